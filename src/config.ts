@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto'
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+const positiveMs = z.coerce.number().int().positive()
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATA_DIR: z.string().default('./.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  PG_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
+  EVENT_STORE: z.enum(['postgres', 'kurrentdb']).default('postgres'),
+  EVENTSTORE_URL: z.string().optional(),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  READ_YOUR_WRITES_TIMEOUT_MS: positiveMs.default(5000),
+  PROJECTION_POLL_MS: positiveMs.default(500),
+  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
+  PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
+  READY_MAX_LAG_MS: positiveMs.default(10000),
+  SHUTDOWN_TIMEOUT_MS: positiveMs.default(10000),
+})
+
+export type Config = Readonly<{
+  env: 'development' | 'production' | 'test'
+  host: string
+  port: number
+  databaseUrl: string | undefined
+  dataDir: string
+  embeddedPgPort: number
+  pgPoolSize: number
+  eventStore: 'postgres' | 'kurrentdb'
+  eventStoreUrl: string | undefined
+  jwtSecret: string
+  logLevel: string
+  readYourWritesTimeoutMs: number
+  projectionPollMs: number
+  projectionBatchSize: number
+  projectionLeaderRetryMs: number
+  readyMaxLagMs: number
+  shutdownTimeoutMs: number
+}>
+
+export type LoadedConfig = { config: Config; warnings: string[] }
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once at start-up; every problem is reported together so a deploy fails with one clear message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  const e = parsed.data
+  const warnings: string[] = []
+  if (e.EVENT_STORE === 'kurrentdb' && !e.EVENTSTORE_URL) {
+    throw new ConfigError('Invalid configuration:\n  EVENTSTORE_URL: expected a connection string when EVENT_STORE=kurrentdb')
+  }
+  let jwtSecret = e.JWT_SECRET
+  if (!jwtSecret) {
+    if (e.NODE_ENV === 'production') {
+      throw new ConfigError('Invalid configuration:\n  JWT_SECRET: expected a secret of at least 32 characters in production')
+    }
+    jwtSecret = randomBytes(32).toString('base64url')
+    warnings.push('JWT_SECRET is not set: generated a random one, so tokens will not survive a restart')
+  }
+  const config: Config = {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    pgPoolSize: e.PG_POOL_SIZE,
+    eventStore: e.EVENT_STORE,
+    eventStoreUrl: e.EVENTSTORE_URL,
+    jwtSecret,
+    logLevel: e.LOG_LEVEL,
+    readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
+    projectionPollMs: e.PROJECTION_POLL_MS,
+    projectionBatchSize: e.PROJECTION_BATCH_SIZE,
+    projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,
+    readyMaxLagMs: e.READY_MAX_LAG_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  }
+  return { config: Object.freeze(config), warnings }
+}

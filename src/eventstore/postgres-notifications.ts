@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto'
+import pg from 'pg'
+
+const CHANNEL = 'crm_events'
+const RECONNECT_MS = 1000
+
+export type Notifications = {
+  /** Called after a local append commits: wakes local listeners now, other processes through NOTIFY. */
+  appended(): void
+  subscribe(listener: () => void): () => void
+  close(): Promise<void>
+}
+
+/**
+ * Wake-ups for subscribers. NOTIFY is deliberately not part of the append statement: a notifying
+ * commit takes a cluster-wide lock, which would serialize appends and defeat group commit. Instead
+ * each process coalesces its appends into at most one NOTIFY in flight, sent after they committed,
+ * and other processes LISTEN on a dedicated connection (started on first subscription).
+ */
+export function startNotifications(pool: pg.Pool): Notifications {
+  const instanceId = randomUUID()
+  const listeners = new Set<() => void>()
+  let closed = false
+  let listenClient: pg.Client | null = null
+  let reconnectTimer: NodeJS.Timeout | undefined
+  let notifying: Promise<void> | null = null
+  let notifyAgain = false
+
+  const fire = () => {
+    for (const listener of [...listeners]) listener()
+  }
+
+  async function sendNotifications(): Promise<void> {
+    do {
+      notifyAgain = false
+      // Lost notifications only cost latency: every subscriber also polls.
+      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, instanceId]).catch(() => {})
+    } while (notifyAgain && !closed)
+    notifying = null
+  }
+
+  function appended(): void {
+    fire()
+    if (closed) return
+    if (notifying) notifyAgain = true
+    else notifying = sendNotifications()
+  }
+
+  async function listen(): Promise<void> {
+    if (closed || listenClient) return
+    const client = new pg.Client({ ...pool.options, application_name: 'crm-deals-listener' })
+    listenClient = client
+    const retry = () => {
+      client.removeAllListeners()
+      client.on('error', () => {})
+      client.end().catch(() => {})
+      if (listenClient === client) listenClient = null
+      if (!closed) reconnectTimer = setTimeout(() => void listen(), RECONNECT_MS)
+    }
+    client.on('error', retry)
+    client.on('notification', (message) => {
+      if (message.payload !== instanceId) fire()
+    })
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+      // Anything committed while we were not listening is picked up by the wake-up itself.
+      fire()
+    } catch {
+      retry()
+    }
+  }
+
+  function subscribe(listener: () => void): () => void {
+    listeners.add(listener)
+    void listen()
+    return () => listeners.delete(listener)
+  }
+
+  async function close(): Promise<void> {
+    closed = true
+    clearTimeout(reconnectTimer)
+    await notifying
+    const client = listenClient
+    listenClient = null
+    if (client) {
+      client.removeAllListeners()
+      client.on('error', () => {})
+      await client.end().catch(() => {})
+    }
+  }
+
+  return { appended, subscribe, close }
+}

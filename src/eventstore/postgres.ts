@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
+import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import { startNotifications } from './postgres-notifications.ts'
+import { nextHiddenRetryMs, sleepUntilWoken } from './wakeup.ts'
+
+export type PostgresEventStoreOptions = {
+  pool: pg.Pool
+  /** Polling fallback for subscribers when no notification arrives. */
+  pollIntervalMs?: number
+  defaultPageSize?: number
+}
+
+const UNIQUE_VIOLATION = '23505'
+const EVENT_COLUMNS = `transaction_id::text AS commit, global_position::text AS prepare, stream_name, stream_revision::text AS revision,
+  event_id, event_type, schema_version, data, metadata, created_at`
+
+/*
+ * One statement per append, so one round trip in autocommit. The stream's revision is derived from
+ * its last event (an index-only lookup on the primary key); the expectation is checked in the WHERE
+ * clause, and a concurrent append of the same revision fails on the primary key.
+ */
+const APPEND_SQL = `
+  WITH current AS (SELECT max(stream_revision) AS revision FROM events WHERE stream_name = $1),
+  base AS (
+    SELECT coalesce(current.revision, -1) AS revision FROM current
+    WHERE CASE $2::text
+      WHEN 'no_stream' THEN current.revision IS NULL
+      WHEN 'exact' THEN current.revision IS NOT DISTINCT FROM $3::bigint
+      WHEN 'stream_exists' THEN current.revision IS NOT NULL
+      ELSE true END)
+  INSERT INTO events (stream_name, stream_revision, event_id, event_type, schema_version, data, metadata)
+  SELECT $1, base.revision + e.ord, e.id, e.type, e.version, e.data, e.metadata
+  FROM base, unnest($4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY AS e(id, type, version, data, metadata, ord)
+  ORDER BY e.ord
+  RETURNING transaction_id::text AS commit, global_position::text AS prepare, stream_revision::text AS revision`
+
+/*
+ * The head is the last event below the oldest open transaction: everything up to it is final, so a
+ * reader that moves past it can never miss an event committed later. `more_hidden` says whether
+ * committed events wait beyond the horizon, so readers retry soon instead of sleeping a full poll.
+ */
+const READ_ALL_SQL = `
+  WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+  head AS MATERIALIZED (
+    SELECT e.transaction_id, e.global_position FROM events e, horizon
+    WHERE e.transaction_id < horizon.xmin
+    ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1)
+  SELECT head.transaction_id::text AS head_commit, head.global_position::text AS head_prepare,
+    EXISTS (SELECT 1 FROM events h, horizon WHERE h.transaction_id >= horizon.xmin) AS more_hidden, page.*
+  FROM (SELECT 1) one
+  LEFT JOIN head ON true
+  LEFT JOIN LATERAL (
+    SELECT ${EVENT_COLUMNS} FROM events e
+    WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+      AND (e.transaction_id, e.global_position) <= (head.transaction_id, head.global_position)
+      AND ($4::text[] IS NULL OR e.event_type = ANY($4::text[]))
+    ORDER BY e.transaction_id, e.global_position LIMIT $3) page ON true`
+
+const READ_STREAM_SQL = `SELECT ${EVENT_COLUMNS} FROM events
+  WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`
+
+type EventRow = {
+  commit: string
+  prepare: string
+  stream_name: string
+  revision: string
+  event_id: string
+  event_type: string
+  schema_version: number
+  data: unknown
+  metadata: Record<string, unknown>
+  created_at: Date
+}
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
+  const { pool } = options
+  const pollIntervalMs = options.pollIntervalMs ?? 500
+  const defaultPageSize = options.defaultPageSize ?? 500
+  const notifications = startNotifications(pool)
+
+  async function appendToStream(streamName: string, events: readonly NewEvent[], opts: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
+    const expected = opts.expectedRevision ?? 'any'
+    const mode = typeof expected === 'bigint' ? 'exact' : expected
+    const values = [
+      streamName,
+      mode,
+      typeof expected === 'bigint' ? expected.toString() : null,
+      events.map((e) => e.id ?? randomUUID()),
+      events.map((e) => e.type),
+      events.map((e) => e.schemaVersion ?? 1),
+      events.map((e) => JSON.stringify(e.data ?? null)),
+      events.map((e) => JSON.stringify(e.metadata ?? {})),
+    ]
+    // A checked-out client survives an expected error; pool.query() would discard the connection.
+    const client = await pool.connect()
+    try {
+      for (;;) {
+        try {
+          const { rows } = await client.query<{ commit: string; prepare: string; revision: string }>({ name: 'es_append', text: APPEND_SQL, values })
+          if (rows.length === 0) throw await conflict(client, streamName, expected)
+          const last = rows.reduce((a, b) => (BigInt(a.prepare) > BigInt(b.prepare) ? a : b))
+          notifications.appended()
+          return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.commit), prepare: BigInt(last.prepare) } }
+        } catch (error) {
+          const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
+          // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry.
+          if (raced && (mode === 'any' || mode === 'stream_exists')) continue
+          if (raced) throw await conflict(client, streamName, expected)
+          throw error
+        }
+      }
+    } finally {
+      client.release()
+    }
+  }
+
+  async function readStream(streamName: string, opts: { fromRevision?: bigint; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const { rows } = await pool.query<EventRow>({
+      name: 'es_read_stream',
+      text: READ_STREAM_SQL,
+      values: [streamName, (opts.fromRevision ?? 0n).toString(), opts.maxCount ?? null],
+    })
+    return rows.map(toRecordedEvent)
+  }
+
+  async function readAll(opts: ReadAllOptions = {}): Promise<ReadAllPage> {
+    const after = opts.after ?? START
+    const maxCount = opts.maxCount ?? defaultPageSize
+    const { rows } = await pool.query<EventRow & { head_commit: string | null; head_prepare: string | null; more_hidden: boolean }>({
+      name: 'es_read_all',
+      text: READ_ALL_SQL,
+      values: [after.commit.toString(), after.prepare.toString(), maxCount, opts.eventTypes ?? null],
+    })
+    const first = rows[0]!
+    const events = first.commit === null ? [] : rows.map(toRecordedEvent)
+    const head: Position | null = first.head_commit === null ? null : { commit: BigInt(first.head_commit), prepare: BigInt(first.head_prepare!) }
+    const isEnd = events.length < maxCount
+    const lastRead = events.at(-1)?.position ?? after
+    const scannedTo = isEnd && head && comparePositions(head, lastRead) > 0 ? head : lastRead
+    return { events, scannedTo, isEnd, moreHidden: first.more_hidden }
+  }
+
+  async function* subscribeToAll(opts: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+    let cursor = opts.after ?? START
+    let hiddenRetryMs = 0
+    while (!opts.signal?.aborted) {
+      const page = await readAll({ after: cursor, maxCount: opts.maxCount, eventTypes: opts.eventTypes })
+      for (const event of page.events) yield event
+      cursor = page.scannedTo
+      if (!page.isEnd) continue
+      hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollIntervalMs) : 0
+      await sleepUntilWoken(notifications.subscribe, hiddenRetryMs || pollIntervalMs, opts.signal)
+    }
+  }
+
+  async function visibilityLag(): Promise<VisibilityLag> {
+    const { rows } = await pool.query<{ hidden: string; oldest: Date | null; pid: number | null; xact_start: Date | null; state: string | null; application_name: string | null }>(`
+      WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+      SELECT (SELECT count(*) FROM events, horizon WHERE transaction_id >= horizon.xmin) AS hidden,
+             (SELECT min(created_at) FROM events, horizon WHERE transaction_id >= horizon.xmin) AS oldest,
+             a.pid, a.xact_start, a.state, a.application_name
+      FROM horizon LEFT JOIN pg_stat_activity a ON a.backend_xid = xid(horizon.xmin)`)
+    const row = rows[0]!
+    const hiddenEvents = Number(row.hidden)
+    return {
+      hiddenEvents,
+      hiddenForMs: row.oldest ? Math.max(0, Date.now() - row.oldest.getTime()) : 0,
+      blocker: hiddenEvents > 0 && row.pid !== null ? { pid: row.pid, startedAt: row.xact_start, state: row.state, application: row.application_name } : null,
+    }
+  }
+
+  return {
+    kind: 'postgres',
+    appendToStream,
+    readStream,
+    readAll,
+    subscribeToAll,
+    onAppended: notifications.subscribe,
+    visibilityLag,
+    close: notifications.close,
+  }
+}
+
+async function conflict(client: pg.PoolClient, streamName: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
+  const { rows } = await client.query<{ revision: string | null }>('SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1', [streamName])
+  const actual = rows[0]?.revision
+  return new WrongExpectedRevisionError(streamName, expected, actual == null ? 'no_stream' : BigInt(actual))
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    data: row.data,
+    metadata: row.metadata,
+    schemaVersion: row.schema_version,
+    streamName: row.stream_name,
+    revision: BigInt(row.revision),
+    position: { commit: BigInt(row.commit), prepare: BigInt(row.prepare) },
+    createdAt: row.created_at,
+  }
+}
