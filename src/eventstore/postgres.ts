@@ -3,7 +3,7 @@ import type pg from 'pg'
 import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { startNotifications } from './postgres-notifications.ts'
-import { nextHiddenRetryMs, sleepUntilWoken } from './wakeup.ts'
+import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
 export type PostgresEventStoreOptions = {
   pool: pg.Pool
@@ -146,13 +146,19 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   async function* subscribeToAll(opts: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
     let cursor = opts.after ?? START
     let hiddenRetryMs = 0
-    while (!opts.signal?.aborted) {
-      const page = await readAll({ after: cursor, maxCount: opts.maxCount, eventTypes: opts.eventTypes })
-      for (const event of page.events) yield event
-      cursor = page.scannedTo
-      if (!page.isEnd) continue
-      hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollIntervalMs) : 0
-      await sleepUntilWoken(notifications.subscribe, hiddenRetryMs || pollIntervalMs, opts.signal)
+    const wakeup = createWakeup(notifications.subscribe)
+    try {
+      while (!opts.signal?.aborted) {
+        wakeup.arm()
+        const page = await readAll({ after: cursor, maxCount: opts.maxCount, eventTypes: opts.eventTypes })
+        for (const event of page.events) yield event
+        cursor = page.scannedTo
+        if (!page.isEnd) continue
+        hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollIntervalMs) : 0
+        await wakeup.sleep(hiddenRetryMs || pollIntervalMs, opts.signal)
+      }
+    } finally {
+      wakeup.close()
     }
   }
 

@@ -1,0 +1,29 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { RecordedEvent } from '../eventstore/event-store.ts'
+
+/**
+ * A read model kept in PostgreSQL. It owns its tables (created by `createTables`, never by a
+ * migration: when its logic changes, bump `version` and it is rebuilt from the log), and applies
+ * events idempotently through kysely. Table names are unqualified: a rebuild runs the same code
+ * with a search_path pointing at a fresh schema, then swaps the tables in.
+ */
+export interface Projector {
+  /** Lowercase identifier, also used for the rebuild schema. */
+  readonly name: string
+  readonly version: number
+  readonly eventTypes: readonly string[]
+  readonly tables: readonly string[]
+  createTables(db: Kysely<any>): Promise<void>
+  apply(trx: Transaction<any>, event: RecordedEvent): Promise<void>
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,40}$/
+
+export function assertValidProjectors(projectors: readonly Projector[]): void {
+  const seen = new Set<string>()
+  for (const p of projectors) {
+    if (!NAME.test(p.name)) throw new Error(`Expected projector name "${p.name}" to match ${NAME}`)
+    if (seen.has(p.name)) throw new Error(`Expected unique projector names, "${p.name}" appears twice`)
+    seen.add(p.name)
+  }
+}

@@ -1,0 +1,67 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.ts'
+import { START } from '../eventstore/event-store.ts'
+import type { EventStore, Position } from '../eventstore/event-store.ts'
+import { LIVE_SCHEMA, applyEvents, drain, useSchema } from './apply.ts'
+import { lockCheckpoint, saveCheckpoint } from './checkpoints.ts'
+import type { Projector } from './projector.ts'
+
+export type RebuildResult = { name: string; events: number; position: Position; ms: number }
+
+/**
+ * Replays the whole log into fresh tables in a scratch schema, then swaps them in atomically.
+ * The live runner keeps serving (and applying to) the old tables meanwhile; the swap transaction
+ * holds the checkpoint lock, applies whatever arrived during the bulk replay, replaces the tables
+ * and moves the checkpoint, so the runner resumes after it with nothing lost or applied twice.
+ */
+export async function rebuildProjection(db: Kysely<Database>, store: EventStore, projector: Projector, batchSize = 2000): Promise<RebuildResult> {
+  const started = Date.now()
+  const schema = `rebuild_${projector.name}`
+  let events = 0
+  await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db)
+  await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db)
+  try {
+    await db.transaction().execute(async (trx) => {
+      await useSchema(trx, schema)
+      await projector.createTables(trx)
+    })
+    const replayed = await drain(store, projector, START, batchSize, async (page) => {
+      events += page.length
+      await db.transaction().execute(async (trx) => {
+        await useSchema(trx, schema)
+        await applyEvents(trx, projector, page)
+      })
+    })
+    const position = await db.transaction().execute(async (trx) => {
+      await saveCheckpointIfMissing(trx, projector)
+      await lockCheckpoint(trx, projector.name)
+      await useSchema(trx, schema)
+      const caughtUp = await drain(store, projector, replayed, batchSize, async (page) => {
+        events += page.length
+        await applyEvents(trx, projector, page)
+      })
+      await swapTables(trx, schema, projector.tables)
+      await saveCheckpoint(trx, projector.name, projector.version, caughtUp)
+      return caughtUp
+    })
+    return { name: projector.name, events, position, ms: Date.now() - started }
+  } finally {
+    await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db)
+  }
+}
+
+async function saveCheckpointIfMissing(trx: Kysely<Database>, projector: Projector): Promise<void> {
+  await trx
+    .insertInto('projection_checkpoints')
+    .values({ name: projector.name, version: projector.version, position_commit: 0n, position_prepare: 0n })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute()
+}
+
+async function swapTables(trx: Kysely<Database>, schema: string, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    await sql`DROP TABLE IF EXISTS ${sql.id(LIVE_SCHEMA, table)} CASCADE`.execute(trx)
+    await sql`ALTER TABLE ${sql.id(schema, table)} SET SCHEMA ${sql.id(LIVE_SCHEMA)}`.execute(trx)
+  }
+}

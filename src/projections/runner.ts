@@ -1,0 +1,190 @@
+import type { Kysely } from 'kysely'
+import type pg from 'pg'
+import type { Logger } from 'pino'
+import type { Database } from '../db/database.ts'
+import { START, comparePositions, formatPosition } from '../eventstore/event-store.ts'
+import type { EventStore, Position } from '../eventstore/event-store.ts'
+import { createWakeup, delay, nextHiddenRetryMs } from '../eventstore/wakeup.ts'
+import { applyBatch } from './apply.ts'
+import { readCheckpoints } from './checkpoints.ts'
+import { createLeadership } from './leadership.ts'
+import { assertValidProjectors } from './projector.ts'
+import type { Projector } from './projector.ts'
+import { rebuildProjection } from './rebuild.ts'
+
+export type ProjectionRunnerOptions = {
+  db: Kysely<Database>
+  poolOptions: pg.PoolConfig
+  store: EventStore
+  projectors: readonly Projector[]
+  logger: Logger
+  batchSize: number
+  pollMs: number
+  leaderRetryMs: number
+}
+
+export type ProjectionRunner = {
+  readonly projectors: readonly Projector[]
+  readonly isLeader: boolean
+  /** The last error of each projector that is currently failing. */
+  readonly failures: ReadonlyMap<string, string>
+  start(): void
+  stop(): Promise<void>
+  /** Resolves once every projector has processed the log up to `position`; rejects with ProjectionLagError after `timeoutMs`. */
+  waitFor(position: Position, timeoutMs: number): Promise<void>
+}
+
+export class ProjectionLagError extends Error {
+  constructor(readonly position: Position, timeoutMs: number) {
+    super(`Read models did not reach position ${formatPosition(position)} within ${timeoutMs} ms`)
+    this.name = 'ProjectionLagError'
+  }
+}
+
+type Waiter = { position: Position; resolve: () => void }
+
+const FOLLOWER_POLL_MS = 20
+const MAX_ERROR_BACKOFF_MS = 30_000
+
+export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
+  const { db, store, projectors, logger, batchSize, pollMs } = options
+  assertValidProjectors(projectors)
+  const log = logger.child({ component: 'projections' })
+  const leadership = createLeadership(options.poolOptions, options.leaderRetryMs)
+  const reached = new Map<string, Position>()
+  const failures = new Map<string, string>()
+  const waiters = new Set<Waiter>()
+  const stopping = new AbortController()
+  let running: Promise<void> | undefined
+  let followerPoll: NodeJS.Timeout | undefined
+
+  const caughtUp = (position: Position) =>
+    projectors.every((p) => {
+      const at = reached.get(p.name)
+      return at !== undefined && comparePositions(at, position) >= 0
+    })
+
+  function markReached(name: string, position: Position): void {
+    reached.set(name, position)
+    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+  }
+
+  // A process that does not lead learns progress from the checkpoint table, only while someone waits.
+  function pollCheckpointsWhileWaiting(): void {
+    if (followerPoll || leadership.isLeader) return
+    followerPoll = setInterval(async () => {
+      if (waiters.size === 0 || leadership.isLeader) {
+        clearInterval(followerPoll)
+        followerPoll = undefined
+        return
+      }
+      const checkpoints = await readCheckpoints(db).catch(() => [])
+      for (const c of checkpoints) if (c.version === projectors.find((p) => p.name === c.name)?.version) markReached(c.name, c.position)
+    }, FOLLOWER_POLL_MS)
+  }
+
+  function waitFor(position: Position, timeoutMs: number): Promise<void> {
+    if (caughtUp(position)) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer)
+          waiters.delete(waiter)
+          resolve()
+        },
+      }
+      const timer = setTimeout(() => {
+        waiters.delete(waiter)
+        reject(new ProjectionLagError(position, timeoutMs))
+      }, timeoutMs)
+      waiters.add(waiter)
+      pollCheckpointsWhileWaiting()
+    })
+  }
+
+  /** Creates a projector's tables on first run, and rebuilds it from the log when its version changed. */
+  async function prepare(projector: Projector): Promise<Position> {
+    const stored = (await readCheckpoints(db)).find((c) => c.name === projector.name)
+    if (stored && stored.version === projector.version) return stored.position
+    log.info({ projector: projector.name, from: stored?.version, to: projector.version }, 'building projection from the log')
+    const result = await rebuildProjection(db, store, projector, batchSize)
+    log.info({ projector: projector.name, events: result.events, ms: result.ms }, 'projection built')
+    return result.position
+  }
+
+  async function follow(projector: Projector, signal: AbortSignal): Promise<void> {
+    const wakeup = createWakeup(store.onAppended)
+    let cursor: Position | undefined
+    let hiddenRetryMs = 0
+    let errorBackoffMs = 0
+    try {
+      while (!signal.aborted) {
+        try {
+          cursor ??= await prepare(projector)
+          markReached(projector.name, cursor)
+          wakeup.arm()
+          const page = await store.readAll({ after: cursor, maxCount: batchSize, eventTypes: projector.eventTypes })
+          if (comparePositions(page.scannedTo, cursor) > 0) {
+            const outcome = await applyBatch(db, projector, cursor, page.events, page.scannedTo)
+            cursor = outcome.position
+            markReached(projector.name, cursor)
+            if (!outcome.applied) continue
+          }
+          errorBackoffMs = 0
+          failures.delete(projector.name)
+          if (!page.isEnd) continue
+          hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollMs) : 0
+          await wakeup.sleep(hiddenRetryMs || pollMs, signal)
+        } catch (error) {
+          failures.set(projector.name, error instanceof Error ? error.message : String(error))
+          errorBackoffMs = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, errorBackoffMs * 2))
+          log.error({ err: error, projector: projector.name, retryInMs: errorBackoffMs }, 'projection failed; retrying')
+          cursor = undefined
+          await delay(errorBackoffMs, signal)
+        }
+      }
+    } finally {
+      wakeup.close()
+    }
+  }
+
+  async function lead(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      try {
+        await leadership.acquire(stopping.signal)
+      } catch {
+        return
+      }
+      log.info('this process now applies the projections')
+      const term = new AbortController()
+      const endTerm = () => term.abort()
+      stopping.signal.addEventListener('abort', endTerm, { once: true })
+      void leadership.lost().then(() => {
+        if (!stopping.signal.aborted) log.warn('lost projection leadership (lock connection closed)')
+        endTerm()
+      })
+      await Promise.all(projectors.map((p) => follow(p, term.signal)))
+      stopping.signal.removeEventListener('abort', endTerm)
+    }
+  }
+
+  return {
+    projectors,
+    get isLeader() {
+      return leadership.isLeader
+    },
+    failures,
+    start() {
+      for (const p of projectors) if (!reached.has(p.name)) reached.set(p.name, START)
+      running ??= lead()
+    },
+    async stop() {
+      stopping.abort()
+      clearInterval(followerPoll)
+      await running
+      await leadership.release()
+    },
+    waitFor,
+  }
+}

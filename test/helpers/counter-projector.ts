@@ -1,0 +1,36 @@
+import { sql } from 'kysely'
+import type { Projector } from '../../src/projections/projector.ts'
+
+/**
+ * A minimal read model for runner tests: per stream, how many `Counted` events and the sum of
+ * their amounts (numeric, so a double application would show). `failOn` simulates a crash.
+ */
+export function counterProjector(options: { version?: number; failOn?: (data: unknown) => boolean } = {}): Projector {
+  return {
+    name: 'counter',
+    version: options.version ?? 1,
+    eventTypes: ['Counted'],
+    tables: ['counter'],
+    async createTables(db) {
+      await db.schema
+        .createTable('counter')
+        .addColumn('stream_name', 'text', (c) => c.primaryKey())
+        .addColumn('events', 'integer', (c) => c.notNull())
+        .addColumn('total', 'numeric', (c) => c.notNull())
+        .execute()
+    },
+    async apply(trx, event) {
+      if (options.failOn?.(event.data)) throw new Error('simulated crash while applying')
+      const amount = String((event.data as { amount: string }).amount)
+      await trx
+        .insertInto('counter')
+        .values({ stream_name: event.streamName, events: 1, total: amount })
+        .onConflict((oc) => oc.column('stream_name').doUpdateSet({ events: sql`counter.events + 1`, total: sql`counter.total + ${amount}::numeric` }))
+        .execute()
+    },
+  }
+}
+
+export async function counterRows(db: { selectFrom: (t: 'counter') => any }): Promise<{ stream_name: string; events: number; total: string }[]> {
+  return db.selectFrom('counter').selectAll().orderBy('stream_name').execute()
+}

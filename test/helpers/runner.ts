@@ -1,0 +1,30 @@
+import pino from 'pino'
+import type { Test } from 'tap'
+import type { EventStore } from '../../src/eventstore/event-store.ts'
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
+import { createProjectionRunner } from '../../src/projections/runner.ts'
+import type { Projector } from '../../src/projections/projector.ts'
+import type { TestDatabase } from './db.ts'
+
+export const silentLogger = pino({ level: 'silent' })
+
+export function testStore(t: Test, database: TestDatabase): EventStore {
+  const store = createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 })
+  t.teardown(() => store.close())
+  return store
+}
+
+export function testRunner(t: Test, database: TestDatabase, store: EventStore, projectors: Projector[], options: { leaderRetryMs?: number } = {}) {
+  const runner = createProjectionRunner({
+    db: database.db,
+    poolOptions: database.pool.options,
+    store,
+    projectors,
+    logger: silentLogger,
+    batchSize: 7,
+    pollMs: 50,
+    leaderRetryMs: options.leaderRetryMs ?? 100,
+  })
+  t.teardown(() => runner.stop())
+  return runner
+}

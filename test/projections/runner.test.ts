@@ -1,0 +1,138 @@
+import t from 'tap'
+import { START } from '../../src/eventstore/event-store.ts'
+import type { EventStore, Position } from '../../src/eventstore/event-store.ts'
+import { readCheckpoints } from '../../src/projections/checkpoints.ts'
+import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { ProjectionLagError } from '../../src/projections/runner.ts'
+import { projectionsStatus } from '../../src/projections/status.ts'
+import { counterProjector, counterRows } from '../helpers/counter-projector.ts'
+import { freshDatabase } from '../helpers/db.ts'
+import { testRunner, testStore } from '../helpers/runner.ts'
+
+async function count(store: EventStore, stream: string, amounts: string[]): Promise<Position> {
+  let last: Position = START
+  for (const amount of amounts) last = (await store.appendToStream(stream, [{ type: 'Counted', data: { amount } }, { type: 'Ignored', data: {} }])).position
+  return last
+}
+
+t.test('catches up from the checkpoint, then follows live appends', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  await count(store, 'a', ['1.10', '2.20', '3.30'])
+  const runner = testRunner(t, database, store, [counterProjector()])
+  runner.start()
+  const position = await count(store, 'b', ['0.01'])
+  await runner.waitFor(position, 5000)
+  t.same(await counterRows(database.db as any), [
+    { stream_name: 'a', events: 3, total: '6.60' },
+    { stream_name: 'b', events: 1, total: '0.01' },
+  ])
+  const [checkpoint] = await readCheckpoints(database.db)
+  t.same(checkpoint?.position, position, 'the checkpoint is the last position, though its event is not one the projector handles')
+  const status = await projectionsStatus(database.db, store, runner.projectors)
+  t.match(status.projectors[0], { name: 'counter', lagEvents: 0, lagMs: 0, failure: null })
+})
+
+t.test('a failure mid-batch rolls back the batch and its checkpoint; nothing is applied twice', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  let failures = 1
+  const flaky = counterProjector({ failOn: (data) => (data as { amount: string }).amount === '4' && failures-- > 0 })
+  await count(store, 's', ['1', '2', '3', '4', '5'])
+  const runner = testRunner(t, database, store, [flaky])
+  runner.start()
+  const position = await count(store, 's', ['6'])
+  await runner.waitFor(position, 5000)
+  t.equal(failures, -1, 'the projector did fail once')
+  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 6, total: '21' }])
+})
+
+t.test('a runner stopped and restarted resumes from its checkpoint', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const first = testRunner(t, database, store, [counterProjector()])
+  first.start()
+  await first.waitFor(await count(store, 's', ['1', '2']), 5000)
+  await first.stop()
+  await count(store, 's', ['3'])
+  const second = testRunner(t, database, store, [counterProjector()])
+  second.start()
+  await second.waitFor(await count(store, 's', ['4']), 5000)
+  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 4, total: '10' }])
+})
+
+t.test('rebuild replays the log into fresh tables equal to the live ones', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const runner = testRunner(t, database, store, [counterProjector()])
+  runner.start()
+  let position = START
+  for (let i = 0; i < 20; i++) position = await count(store, `s${i % 4}`, [`${i}.5`])
+  await runner.waitFor(position, 5000)
+  const live = await counterRows(database.db as any)
+
+  t.test('while writes continue, the swap loses nothing', async (t) => {
+    const writing = (async () => {
+      for (let i = 0; i < 30; i++) position = await count(store, `s${i % 5}`, ['1'])
+    })()
+    const result = await rebuildProjection(database.db, store, counterProjector(), 5)
+    await writing
+    t.ok(result.events >= 20)
+    await runner.waitFor(position, 5000)
+    const afterSwap = await counterRows(database.db as any)
+    t.equal(afterSwap.reduce((n, r) => n + r.events, 0), 50, 'every event counted exactly once')
+  })
+  t.test('a quiet rebuild gives identical rows', async (t) => {
+    const before = await counterRows(database.db as any)
+    await rebuildProjection(database.db, store, counterProjector())
+    t.same(await counterRows(database.db as any), before)
+    t.notSame(before, live, 'the rows did change since the first snapshot')
+  })
+})
+
+t.test('a new projector version is rebuilt from the log on start', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const v1 = testRunner(t, database, store, [counterProjector({ version: 1 })])
+  v1.start()
+  await v1.waitFor(await count(store, 's', ['1', '2']), 5000)
+  await v1.stop()
+  await database.db.updateTable('counter' as any).set({ total: '999' } as any).execute()
+  const v2 = testRunner(t, database, store, [counterProjector({ version: 2 })])
+  v2.start()
+  await v2.waitFor(await count(store, 's', ['3']), 5000)
+  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 3, total: '6' }], 'rows recomputed, the tampered total is gone')
+  t.equal((await readCheckpoints(database.db))[0]?.version, 2)
+})
+
+t.test('two runners on one database: one applies, the other takes over when it stops', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const a = testRunner(t, database, store, [counterProjector()], { leaderRetryMs: 100 })
+  const b = testRunner(t, database, store, [counterProjector()], { leaderRetryMs: 100 })
+  a.start()
+  await a.waitFor(await count(store, 's', ['1']), 5000)
+  b.start()
+  await new Promise((r) => setTimeout(r, 300))
+  t.ok(a.isLeader, 'the first runner leads')
+  t.notOk(b.isLeader, 'the second waits')
+  const position = await count(store, 's', ['2', '3'])
+  await b.waitFor(position, 5000)
+  t.pass('a follower reads progress from the checkpoint table')
+  await a.stop()
+  const takeoverStarted = Date.now()
+  const after = await count(store, 's', ['4'])
+  await b.waitFor(after, 5000)
+  const takeoverMs = Date.now() - takeoverStarted
+  t.ok(b.isLeader, 'the second runner leads')
+  t.ok(takeoverMs < 2000, `took over within the bound (${takeoverMs} ms, retry interval 100 ms)`)
+  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 4, total: '10' }], 'each event applied once')
+})
+
+t.test('waitFor gives up with ProjectionLagError rather than serving a stale read', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const runner = testRunner(t, database, store, [counterProjector()])
+  const position = await count(store, 's', ['1'])
+  await t.rejects(runner.waitFor(position, 100), ProjectionLagError)
+})
