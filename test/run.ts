@@ -8,16 +8,32 @@ import { resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 
 const log = { info: (m: string) => console.error(`[test] ${m}`), debug: () => {} }
-const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log)
+const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: true })
 const databaseUrl = process.env.DATABASE_URL ?? cluster!.url
 log.info(`tests use PostgreSQL at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}`)
 
 const started = Date.now()
 const tap = spawn('npx', ['tap', ...process.argv.slice(2)], {
-  stdio: 'inherit',
+  stdio: ['inherit', 'pipe', 'inherit'],
   env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
 })
-const code = await new Promise<number>((done) => tap.on('exit', (c, signal) => done(c ?? (signal ? 1 : 0))))
+// tap's own summary is `# { total: N, pass: N, fail: N }`; CI reads the plain `N passed, N failed` line.
+let summary: Record<string, number> | undefined
+let pending = ''
+tap.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk)
+  const lines = (pending + chunk.toString()).split('\n')
+  pending = lines.pop() ?? ''
+  for (const line of lines) {
+    const match = /^# \{ (total: .*) \}$/.exec(line.trim())
+    if (match) summary = Object.fromEntries(match[1]!.split(', ').map((kv) => [kv.split(': ')[0], Number(kv.split(': ')[1])]))
+  }
+})
+const code = await new Promise<number>((done) => tap.on('close', (c, signal) => done(c ?? (signal ? 1 : 0))))
 log.info(`suite wall time ${((Date.now() - started) / 1000).toFixed(1)} s`)
+if (summary) {
+  const skipped = (summary.skip ?? 0) + (summary.todo ?? 0)
+  console.log(`${summary.pass ?? 0} passed, ${summary.fail ?? 0} failed${skipped ? `, ${skipped} skipped` : ''}`)
+}
 await cluster?.stop()
 process.exit(code)

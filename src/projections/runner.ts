@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Database } from '../db/database.ts'
 import { START, comparePositions, formatPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
-import { createWakeup, delay, nextHiddenRetryMs } from '../eventstore/wakeup.ts'
+import { createWakeup, delay, nextHiddenRetryMs, untilAborted } from '../eventstore/wakeup.ts'
 import { applyBatch } from './apply.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { createLeadership } from './leadership.ts'
@@ -156,6 +156,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       } catch {
         return
       }
+      if (stopping.signal.aborted) return
       log.info('this process now applies the projections')
       const term = new AbortController()
       const endTerm = () => term.abort()
@@ -164,7 +165,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         if (!stopping.signal.aborted) log.warn('lost projection leadership (lock connection closed)')
         endTerm()
       })
-      await Promise.all(projectors.map((p) => follow(p, term.signal)))
+      await Promise.all([...projectors.map((p) => follow(p, term.signal)), untilAborted(term.signal)])
       stopping.signal.removeEventListener('abort', endTerm)
     }
   }

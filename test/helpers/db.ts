@@ -4,6 +4,7 @@ import type { Test } from 'tap'
 import { createDb, createPool } from '../../src/db/database.ts'
 import type { Db } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
+import { onTeardown } from './cleanup.ts'
 
 export type TestDatabase = { url: string; name: string; pool: pg.Pool; db: Db }
 
@@ -36,8 +37,10 @@ export async function freshDatabase(t: Test, options: { migrate?: boolean; poolS
   const url = databaseUrl(name)
   const pool = createPool(url, options.poolSize ?? 10)
   const db = createDb(pool)
-  t.teardown(async () => {
+  onTeardown(t, async () => {
     await db.destroy()
+    // Kysely only ends a pool it has used; a test that never queried through it leaves it open.
+    if (!pool.ended) await pool.end()
     await onServer((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
   })
   if (options.migrate !== false) await migrateToLatest(db)

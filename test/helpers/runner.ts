@@ -5,12 +5,13 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { createProjectionRunner } from '../../src/projections/runner.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import type { TestDatabase } from './db.ts'
+import { onTeardown } from './cleanup.ts'
 
 export const silentLogger = pino({ level: 'silent' })
 
 export function testStore(t: Test, database: TestDatabase): EventStore {
   const store = createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 })
-  t.teardown(() => store.close())
+  onTeardown(t, () => store.close())
   return store
 }
 
@@ -25,6 +26,6 @@ export function testRunner(t: Test, database: TestDatabase, store: EventStore, p
     pollMs: 50,
     leaderRetryMs: options.leaderRetryMs ?? 100,
   })
-  t.teardown(() => runner.stop())
+  onTeardown(t, () => runner.stop())
   return runner
 }

@@ -1,0 +1,65 @@
+/**
+ * Operator commands, against the same database the server uses (DATABASE_URL or the embedded one,
+ * which works while the server runs):
+ *   npm run crm -- migrate
+ *   npm run crm -- projections status
+ *   npm run crm -- projections rebuild [name]
+ */
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from './config.ts'
+import { createLogger } from './logger.ts'
+import { rebuildProjection } from './projections/rebuild.ts'
+import { projectionsStatus } from './projections/status.ts'
+import { openRuntime } from './runtime.ts'
+import type { Runtime } from './runtime.ts'
+
+const USAGE = `Usage: npm run crm -- <command>
+  migrate                         apply pending migrations
+  projections status              each projection's checkpoint and lag
+  projections rebuild [name]      replay the log into fresh tables and swap them in`
+
+type Command = (runtime: Runtime, args: string[]) => Promise<unknown>
+
+const commands: Record<string, Command> = {
+  // openRuntime already migrated; report where the schema stands.
+  migrate: async () => ({ migrated: true }),
+  'projections status': async ({ db, store, projections }) => projectionsStatus(db, store, projections.projectors),
+  'projections rebuild': async ({ db, store, projections }, [name]) => {
+    const targets = projections.projectors.filter((p) => name === undefined || p.name === name)
+    if (name !== undefined && targets.length === 0) {
+      throw new ConfigError(`Unknown projection "${name}"; expected one of: ${projections.projectors.map((p) => p.name).join(', ') || '(none registered)'}`)
+    }
+    const results = []
+    for (const projector of targets) results.push(await rebuildProjection(db, store, projector))
+    return { rebuilt: results }
+  },
+}
+
+async function main(): Promise<number> {
+  const { positionals } = parseArgs({ allowPositionals: true, strict: true })
+  const key = positionals[0] === 'projections' ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
+  const command = commands[key]
+  if (!command) {
+    console.error(USAGE)
+    return 2
+  }
+  const { config } = loadConfig()
+  // Logs go to stderr so stdout stays one JSON document for scripts.
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 2).child({ component: 'cli' })
+  const runtime = await openRuntime(config, logger, 'cli')
+  try {
+    const result = await command(runtime, positionals.slice(key.split(' ').length))
+    process.stdout.write(`${JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
+    return 0
+  } finally {
+    await runtime.close()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof ConfigError ? error.message : error)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,46 @@
+/**
+ * The few errors the domain raises. Each carries its HTTP status and the `errors` payload of the
+ * spec's error-flag shape; the HTTP error handler renders them once, at the edge.
+ */
+export type ErrorDetail = string | Record<string, unknown>
+
+export class DomainError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errors: ErrorDetail,
+  ) {
+    super(typeof errors === 'string' ? errors : JSON.stringify(errors))
+    this.name = new.target.name
+  }
+}
+
+/** Field name to messages, e.g. `{ closed_on: ['Required when the stage is won or lost'] }`. */
+export class ValidationError extends DomainError {
+  constructor(errors: Record<string, string[]> | string) {
+    super(400, errors)
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'Authentication credentials were not provided or are invalid') {
+    super(401, message)
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'You do not have permission to perform this action') {
+    super(403, message)
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message = 'Not found') {
+    super(404, message)
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super(409, message)
+  }
+}

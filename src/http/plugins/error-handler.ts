@@ -1,0 +1,39 @@
+import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
+import { DomainError } from '../../errors.ts'
+import { ProjectionLagError } from '../../projections/runner.ts'
+
+/** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
+export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  for (const issue of issues) {
+    const field = issue.instancePath.split('/').filter(Boolean).join('.') || 'non_field_errors'
+    ;(errors[field] ??= []).push(issue.message ?? 'Invalid value')
+  }
+  return errors
+}
+
+/**
+ * One place renders every failure in the spec's error-flag shape `{"error": true, "errors": ...}`.
+ * Path parameters that fail validation (a malformed id) are answered 404, like a missing record;
+ * unexpected errors are logged with the request id and answered 500 without internals.
+ */
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      if (error.validationContext === 'params') return reply.code(404).send({ error: true, errors: 'Not found' })
+      return reply.code(400).send({ error: true, errors: fieldErrors(error.validation) })
+    }
+    if (error instanceof DomainError) return reply.code(error.statusCode).send({ error: true, errors: error.errors })
+    if (error instanceof ProjectionLagError) {
+      request.log.warn({ err: error }, 'read models lagging behind a write')
+      return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The change was saved but is not yet visible; retry shortly' })
+    }
+    const status = error.statusCode ?? 500
+    if (status >= 400 && status < 500) return reply.code(status).send({ error: true, errors: error.message })
+    request.log.error({ err: error }, 'request failed')
+    return reply.code(500).send({ error: true, errors: 'Internal server error' })
+  })
+
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: true, errors: `No route for ${request.method} ${request.url.split('?')[0]}` }))
+}

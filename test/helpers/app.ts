@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import { loadConfig } from '../../src/config.ts'
+import { buildApp } from '../../src/http/app.ts'
+import type { Projector } from '../../src/projections/projector.ts'
+import { freshDatabase } from './db.ts'
+import type { TestDatabase } from './db.ts'
+import { silentLogger, testRunner, testStore } from './runner.ts'
+import { onTeardown } from './cleanup.ts'
+
+export const FIXED_NOW = new Date('2026-11-22T09:00:00Z')
+
+export type TestApp = { app: FastifyInstance; database: TestDatabase } & Pick<Parameters<typeof buildApp>[0], 'store' | 'projections'>
+
+/**
+ * The real app on a fresh database, with a fixed clock and projections running. `extend` may add
+ * routes before the app is ready (used to exercise the error handler).
+ */
+export async function buildTestApp(
+  t: Test,
+  options: { env?: Record<string, string>; projectors?: Projector[]; extend?: (app: FastifyInstance) => void } = {},
+): Promise<TestApp> {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const projections = testRunner(t, database, store, options.projectors ?? [])
+  const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
+  const app = await buildApp({ config, db: database.db, store, projections, logger: silentLogger, clock: () => FIXED_NOW })
+  options.extend?.(app)
+  onTeardown(t, () => app.close())
+  await app.ready()
+  projections.start()
+  return { app, database, store, projections }
+}
