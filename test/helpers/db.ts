@@ -41,7 +41,16 @@ export async function freshDatabase(t: Test, options: { migrate?: boolean; poolS
     await db.destroy()
     // Kysely only ends a pool it has used; a test that never queried through it leaves it open.
     if (!pool.ended) await pool.end()
-    await onServer((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    // pool.end() resolves before its sockets close; forcing the drop then kills backends that are
+    // saying goodbye and their clients emit errors. Wait for them to leave first.
+    await onServer(async (c) => {
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])
+        if (rows[0].n === 0) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    })
   })
   if (options.migrate !== false) await migrateToLatest(db)
   return { url, name, pool, db }
