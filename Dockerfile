@@ -11,4 +11,5 @@ COPY . .
 
 USER node
 EXPOSE 8000
-CMD ["npm", "start"]
+# node directly (not npm) so SIGTERM reaches the server and it drains gracefully.
+CMD ["node", "--import", "tsx", "src/main.ts"]
