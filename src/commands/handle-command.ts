@@ -1,0 +1,58 @@
+import { ConflictError } from '../errors.ts'
+import { WrongExpectedRevisionError } from '../eventstore/event-store.ts'
+import type { EventMetadata, EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
+import { fold } from './decider.ts'
+import type { Decider, DomainEvent } from './decider.ts'
+
+export type CommandOptions<Event extends DomainEvent> = {
+  /** Who and why: actor, organization, request and correlation ids. */
+  metadata: EventMetadata
+  /** Turns a stored event (possibly of an older schema version) into the decider's event type. */
+  decode?: (recorded: RecordedEvent) => Event
+  /** Schema version written with each new event. */
+  schemaVersion?: (event: Event) => number
+  /** Retries after a concurrent writer got in first; the decision is re-made on fresh state. */
+  maxRetries?: number
+}
+
+export type CommandResult<State, Event> = {
+  state: State
+  events: readonly Event[]
+  /** Position of the last appended event (wait for it to read your writes); null when nothing changed. */
+  position: Position | null
+}
+
+const asDomainEvent = (recorded: RecordedEvent) => ({ type: recorded.type, data: recorded.data })
+
+/**
+ * Load the stream, fold it, decide, append with the revision that was read. A concurrent append
+ * makes the append fail on its expected revision; the whole decision is then retried on the new
+ * state, so rules are always checked against what is really stored.
+ */
+export async function handleCommand<Command, State, Event extends DomainEvent>(
+  store: EventStore,
+  decider: Decider<Command, State, Event>,
+  streamName: string,
+  command: Command,
+  options: CommandOptions<Event>,
+): Promise<CommandResult<State, Event>> {
+  const decode = options.decode ?? (asDomainEvent as (r: RecordedEvent) => Event)
+  const maxRetries = options.maxRetries ?? 3
+  for (let attempt = 0; ; attempt++) {
+    const recorded = await store.readStream(streamName)
+    const state = fold(decider, recorded.map(decode))
+    const events = decider.decide(command, state)
+    if (events.length === 0) return { state, events, position: null }
+    try {
+      const appended = await store.appendToStream(
+        streamName,
+        events.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata, schemaVersion: options.schemaVersion?.(e) })),
+        { expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' },
+      )
+      return { state: events.reduce(decider.evolve, state), events, position: appended.position }
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error
+      if (attempt >= maxRetries) throw new ConflictError(`${streamName} kept changing concurrently; retry the request`)
+    }
+  }
+}
