@@ -1,8 +1,9 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { createDb, createPool } from './db/database.ts'
 import type { Db } from './db/database.ts'
+import { createDatabase, withDatabase } from './db/databases.ts'
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import type { EventStore } from './eventstore/event-store.ts'
@@ -65,15 +66,6 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
 async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stopEmbedded: async () => {} }
   const cluster = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger, { owner })
-  const admin = new pg.Client({ connectionString: cluster.url })
-  await admin.connect()
-  try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])
-    if (!rowCount) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(cluster.url)
-  url.pathname = `/${EMBEDDED_DATABASE}`
-  return { url: url.toString(), stopEmbedded: cluster.stop }
+  await createDatabase(cluster.url, EMBEDDED_DATABASE, { ifMissing: true })
+  return { url: withDatabase(cluster.url, EMBEDDED_DATABASE), stopEmbedded: cluster.stop }
 }

@@ -1,0 +1,125 @@
+/**
+ * `npm run bench`: appends measured side by side, in one run, on one database server (DATABASE_URL
+ * or the embedded cluster): the physical ceiling (plain INSERT + COMMIT) and our PostgreSQL event
+ * store. Prints a table and writes bench/results/<date>.json and .md.
+ * BENCH_SECONDS (default 4) sets the duration of each cell.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { createPool } from '../src/db/database.ts'
+import { createDb } from '../src/db/database.ts'
+import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { WrongExpectedRevisionError } from '../src/eventstore/event-store.ts'
+import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
+import { measure } from './measure.ts'
+import type { Cell } from './measure.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+const CLIENTS = [1, 8, 32]
+const HOT_STREAMS = 100
+const log = { info: (m: string) => console.error(`[bench] ${m}`), debug: () => {} }
+
+// ~300 bytes of JSON, the size of a typical deal event.
+const payload = (i: number) => ({
+  opportunity_id: randomUUID(),
+  name: `Renewal for Acme Corporation ${i}`,
+  amount: '125000.00',
+  currency: 'USD',
+  stage: 'NEGOTIATION',
+  probability: 75,
+  closed_on: null,
+  lead_source: 'EXISTING CUSTOMER',
+  description: 'Multi-year renewal with expansion into two new regions.',
+})
+const metadata = { actorId: randomUUID(), orgId: randomUUID(), requestId: randomUUID() }
+
+async function onFreshDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/bench'), 0, log, { owner: true })
+  const server = process.env.DATABASE_URL ?? cluster!.url
+  const name = `bench_${Date.now()}`
+  await createDatabase(server, name)
+  try {
+    return await work(withDatabase(server, name))
+  } finally {
+    await dropDatabase(server, name)
+    await cluster?.stop()
+  }
+}
+
+async function rawCells(url: string): Promise<Cell[]> {
+  const cells: Cell[] = []
+  const pool = createPool(url, 34)
+  await pool.query('CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream text NOT NULL, data jsonb NOT NULL)')
+  const row = JSON.stringify(payload(0))
+  for (const clients of CLIENTS) {
+    cells.push(await measure('raw INSERT+COMMIT, 1 row', clients, SECONDS, 1, () => pool.query({ name: 'raw1', text: 'INSERT INTO raw_events (stream, data) VALUES ($1, $2)', values: [randomUUID(), row] }).then(() => {})))
+  }
+  const rows10 = Array.from({ length: 10 }, () => row)
+  for (const clients of CLIENTS) {
+    cells.push(
+      await measure('raw INSERT+COMMIT, 10 rows', clients, SECONDS, 10, () =>
+        pool.query({ name: 'raw10', text: 'INSERT INTO raw_events (stream, data) SELECT $1, d FROM unnest($2::jsonb[]) d', values: [randomUUID(), rows10] }).then(() => {}),
+      ),
+    )
+  }
+  await pool.end()
+  return cells
+}
+
+async function eventStoreCells(url: string): Promise<Cell[]> {
+  const cells: Cell[] = []
+  const pool = createPool(url, 34)
+  const db = createDb(pool)
+  await migrateToLatest(db)
+  const store = createPostgresEventStore({ pool })
+  for (const clients of CLIENTS) {
+    cells.push(await measure('ours: 1 event, new stream', clients, SECONDS, 1, (_c, i) => store.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedRevision: 'no_stream' }).then(() => {})))
+  }
+  // Hot streams: each client keeps the revision it last saw and retries on a conflict, as a command would.
+  const known = new Map<string, bigint | 'no_stream'>()
+  for (const clients of CLIENTS) {
+    cells.push(
+      await measure('ours: 1 event, 100 hot streams', clients, SECONDS, 1, async (c, i) => {
+        const stream = `hot-${(c * 7919 + i) % HOT_STREAMS}`
+        for (;;) {
+          try {
+            const r = await store.appendToStream(stream, [{ type: 'OpportunityUpdated', data: payload(i), metadata }], { expectedRevision: known.get(stream) ?? 'no_stream' })
+            known.set(stream, r.nextExpectedRevision)
+            return
+          } catch (error) {
+            if (!(error instanceof WrongExpectedRevisionError) || error.actual === 'unknown') throw error
+            known.set(stream, error.actual)
+          }
+        }
+      }),
+    )
+  }
+  await store.close()
+  await db.destroy()
+  return cells
+}
+
+function report(cells: Cell[]): string {
+  const ceiling = (clients: number) => cells.find((c) => c.workload === 'raw INSERT+COMMIT, 1 row' && c.clients === clients)!.opsPerSec
+  const lines = [
+    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...cells.map((c) => `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${c.eventsPerSec.toFixed(0)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${(c.opsPerSec / ceiling(c.clients)).toFixed(2)} | ${c.errors} |`),
+  ]
+  return lines.join('\n')
+}
+
+const startedAt = new Date()
+const cells = await onFreshDatabase(async (url) => [...(await rawCells(url)), ...(await eventStoreCells(url))])
+const table = report(cells)
+const server = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'
+console.log(table)
+mkdirSync('bench/results', { recursive: true })
+const stamp = startedAt.toISOString().replace(/[:.]/g, '-')
+const meta = { startedAt, seconds: SECONDS, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells }, null, 2))
+writeFileSync(`bench/results/${stamp}.md`, `# Bench ${startedAt.toISOString()}\n\n${SECONDS} s per cell on ${server}, Node ${process.version}, peak RSS ${meta.peakRssMb} MB.\n\n${table}\n`)
+log.info(`wrote bench/results/${stamp}.json and .md`)
