@@ -6,7 +6,10 @@
  *   npm run crm -- projections rebuild [name]
  */
 import { parseArgs } from 'node:util'
+import { bootstrap, login } from './cli-identity.ts'
+import type { CliOptions } from './cli-identity.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import type { Config } from './config.ts'
 import { createLogger } from './logger.ts'
 import { rebuildProjection } from './projections/rebuild.ts'
 import { projectionsStatus } from './projections/status.ts'
@@ -14,13 +17,17 @@ import { openRuntime } from './runtime.ts'
 import type { Runtime } from './runtime.ts'
 
 const USAGE = `Usage: npm run crm -- <command>
+  bootstrap --org <name> --email <email>    new organization and admin; prints {org_id, user_id, profile_id, access_token}
+  login --email <email> --org <org id>      prints {profile_id, access_token} for an active profile
   migrate                         apply pending migrations
   projections status              each projection's checkpoint and lag
   projections rebuild [name]      replay the log into fresh tables and swap them in`
 
-type Command = (runtime: Runtime, args: string[]) => Promise<unknown>
+type Command = (runtime: Runtime, args: string[], options: CliOptions & { config: Config }) => Promise<unknown>
 
 const commands: Record<string, Command> = {
+  bootstrap: (runtime, _args, { config, ...options }) => bootstrap(runtime, config, options),
+  login: (runtime, _args, { config, ...options }) => login(runtime, config, options),
   // openRuntime already migrated; report where the schema stands.
   migrate: async () => ({ migrated: true }),
   'projections status': async ({ db, store, projections }) => projectionsStatus(db, store, projections.projectors),
@@ -36,7 +43,7 @@ const commands: Record<string, Command> = {
 }
 
 async function main(): Promise<number> {
-  const { positionals } = parseArgs({ allowPositionals: true, strict: true })
+  const { positionals, values } = parseArgs({ allowPositionals: true, strict: true, options: { org: { type: 'string' }, email: { type: 'string' } } })
   const key = positionals[0] === 'projections' ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
   const command = commands[key]
   if (!command) {
@@ -48,7 +55,7 @@ async function main(): Promise<number> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 2).child({ component: 'cli' })
   const runtime = await openRuntime(config, logger, 'cli')
   try {
-    const result = await command(runtime, positionals.slice(key.split(' ').length))
+    const result = await command(runtime, positionals.slice(key.split(' ').length), { ...values, config })
     process.stdout.write(`${JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
     return 0
   } finally {

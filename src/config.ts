@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { resolve } from 'node:path'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { z } from 'zod'
 
 const positiveMs = z.coerce.number().int().positive()
@@ -15,6 +16,8 @@ const EnvSchema = z.object({
   EVENT_STORE: z.enum(['postgres', 'kurrentdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86400).default(900),
+  REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   READ_YOUR_WRITES_TIMEOUT_MS: positiveMs.default(5000),
   PROJECTION_POLL_MS: positiveMs.default(500),
@@ -35,6 +38,8 @@ export type Config = Readonly<{
   eventStore: 'postgres' | 'kurrentdb'
   eventStoreUrl: string | undefined
   jwtSecret: string
+  accessTokenTtlSeconds: number
+  refreshTokenTtlDays: number
   logLevel: string
   readYourWritesTimeoutMs: number
   projectionPollMs: number
@@ -65,8 +70,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     if (e.NODE_ENV === 'production') {
       throw new ConfigError('Invalid configuration:\n  JWT_SECRET: expected a secret of at least 32 characters in production')
     }
-    jwtSecret = randomBytes(32).toString('base64url')
-    warnings.push('JWT_SECRET is not set: generated a random one, so tokens will not survive a restart')
+    const dataDir = resolve(e.DATA_DIR)
+    jwtSecret = e.NODE_ENV === 'test' ? randomBytes(32).toString('base64url') : developmentSecret(dataDir)
+    warnings.push(
+      e.NODE_ENV === 'test'
+        ? 'JWT_SECRET is not set: generated a random one for this process'
+        : `JWT_SECRET is not set: generated a random one, kept in ${join(dataDir, DEV_SECRET_FILE)} so the CLI and restarts share it; set JWT_SECRET in production`,
+    )
   }
   const config: Config = {
     env: e.NODE_ENV,
@@ -79,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     eventStore: e.EVENT_STORE,
     eventStoreUrl: e.EVENTSTORE_URL,
     jwtSecret,
+    accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,
     logLevel: e.LOG_LEVEL,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
     projectionPollMs: e.PROJECTION_POLL_MS,
@@ -88,4 +100,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   }
   return { config: Object.freeze(config), warnings }
+}
+
+const DEV_SECRET_FILE = 'jwt-secret'
+
+/** Development only: one random secret per data directory, so CLI-issued tokens work against the server. */
+function developmentSecret(dataDir: string): string {
+  const file = join(dataDir, DEV_SECRET_FILE)
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true })
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(file, secret, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return secret
 }

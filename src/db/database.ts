@@ -26,9 +26,72 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>
 }
 
+export type Role = 'ADMIN' | 'USER'
+
+export interface OrganizationsTable {
+  id: string
+  name: string
+  default_currency: Generated<string>
+  timezone: Generated<string>
+  is_active: Generated<boolean>
+  api_key_hash: Buffer | null
+  api_key_prefix: string | null
+  api_key_created_at: Date | null
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+export interface UsersTable {
+  id: string
+  email: string
+  first_name: Generated<string>
+  last_name: Generated<string>
+  created_at: Generated<Date>
+}
+
+export interface ProfilesTable {
+  id: string
+  user_id: string
+  org_id: string
+  role: Role
+  is_active: Generated<boolean>
+  phone: Generated<string>
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+export interface PersonalAccessTokensTable {
+  id: string
+  profile_id: string
+  org_id: string
+  name: string
+  token_prefix: string
+  token_hash: Buffer
+  scopes: string[]
+  created_at: Generated<Date>
+  expires_at: Date | null
+  last_used_at: Date | null
+  revoked_at: Date | null
+}
+
+export interface RefreshTokensTable {
+  id: string
+  profile_id: string
+  family_id: string
+  token_hash: Buffer
+  created_at: Generated<Date>
+  expires_at: Date
+  revoked_at: Date | null
+}
+
 export interface Database {
   events: EventsTable
   projection_checkpoints: ProjectionCheckpointsTable
+  organizations: OrganizationsTable
+  users: UsersTable
+  profiles: ProfilesTable
+  personal_access_tokens: PersonalAccessTokensTable
+  refresh_tokens: RefreshTokensTable
 }
 
 export type Db = Kysely<Database>

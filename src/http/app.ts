@@ -6,10 +6,16 @@ import type { Config } from '../config.ts'
 import type { Db } from '../db/database.ts'
 import type { EventStore } from '../eventstore/event-store.ts'
 import type { ProjectionRunner } from '../projections/runner.ts'
+import { createAuthenticator } from '../identity/authenticate.ts'
+import { registerJwt } from '../identity/jwt.ts'
+import { registerAuth } from './plugins/auth.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
 import { echoRequestId, requestIdFrom } from './plugins/request-id.ts'
+import { apiKeyRoutes } from './routes/api-key.ts'
 import { healthRoutes } from './routes/health.ts'
+import { meRoutes } from './routes/me.ts'
+import { tokenRoutes } from './routes/tokens.ts'
 
 export type AppDeps = {
   config: Config
@@ -35,6 +41,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   echoRequestId(app)
   registerErrorHandlers(app)
   await registerOpenApi(app)
+  await registerJwt(app, deps.config)
+  registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
   await app.register(healthRoutes(deps))
+  await app.register(meRoutes(deps))
+  await app.register(tokenRoutes(deps))
+  await app.register(apiKeyRoutes(deps))
   return app
 }

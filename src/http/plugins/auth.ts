@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
+import { ForbiddenError, UnauthorizedError } from '../../errors.ts'
+import type { Identity } from '../../identity/identity.ts'
+import { actionOf, resourceOf, scopesAllow } from '../../identity/scopes.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    identity: Identity | null
+  }
+  interface FastifyContextConfig {
+    /** `public`: no credential needed. `interactive`: a JWT only (credential management, §5 rule 5). */
+    auth?: 'public' | 'interactive'
+  }
+}
+
+/**
+ * Every /api/ route needs a credential unless it says `config: { auth: 'public' }`. The checks that
+ * depend only on the credential live here, once: interactive-only routes, the read-only API key
+ * and PAT scopes. Role and row rules belong to each route.
+ */
+export function registerAuth(app: FastifyInstance, authenticate: (headers: IncomingHttpHeaders) => Promise<Identity>): void {
+  app.decorateRequest('identity', null)
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config
+    if (!request.routeOptions.url?.startsWith('/api/') || config.auth === 'public') return
+    const identity = await authenticate(request.headers)
+    if (config.auth === 'interactive' && identity.credential !== 'jwt') {
+      throw new ForbiddenError('Managing credentials requires an interactive sign-in; personal access tokens and the API key cannot')
+    }
+    if (identity.credential === 'api_key' && actionOf(request.method) !== 'read') throw new ForbiddenError('The organization API key is read-only')
+    if (!scopesAllow(identity.scopes, request.url, request.method)) {
+      throw new ForbiddenError(`This token's scopes do not allow ${resourceOf(request.url) ?? 'this path'}:${actionOf(request.method)}`)
+    }
+    request.identity = identity
+  })
+}
+
+/** The authenticated caller of a route that is not public. */
+export function identityOf(request: FastifyRequest): Identity {
+  if (!request.identity) throw new UnauthorizedError()
+  return request.identity
+}
+
+export function requireAdmin(request: FastifyRequest): Identity {
+  const identity = identityOf(request)
+  if (identity.role !== 'ADMIN') throw new ForbiddenError('Only an organization admin may do this')
+  return identity
+}

@@ -1,0 +1,13 @@
+import { z } from 'zod'
+
+/** Path ids: anything that is not a uuid answers 404 (see the error handler), like a missing record. */
+export const IdParams = z.object({ id: z.uuid() })
+
+export const Message = z.object({ error: z.literal(false), message: z.string() })
+
+export const ErrorBody = z.object({ error: z.literal(true), errors: z.union([z.string(), z.record(z.string(), z.unknown())]) })
+
+export const iso = (date: Date | null): string | null => date?.toISOString() ?? null
+
+/** The error-flag responses every authenticated route may give, for the OpenAPI document. */
+export const authErrors = { 401: ErrorBody, 403: ErrorBody } as const

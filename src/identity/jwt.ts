@@ -1,0 +1,30 @@
+import fastifyJwt from '@fastify/jwt'
+import Fastify from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.ts'
+
+export type AccessClaims = { sub: string; org_id: string; typ: 'access' }
+
+/** HS256 access tokens: `sub` is the user id, `org_id` the organization they act in. */
+export async function registerJwt(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(fastifyJwt, {
+    secret: config.jwtSecret,
+    sign: { algorithm: 'HS256', expiresIn: config.accessTokenTtlSeconds },
+    verify: { algorithms: ['HS256'] },
+  })
+}
+
+export type AccessTokenSigner = (claims: Omit<AccessClaims, 'typ'>) => string
+
+/** The same signer outside the HTTP app (the admin CLI issues tokens the server accepts). */
+export async function createAccessTokenSigner(config: Config): Promise<AccessTokenSigner> {
+  const app = Fastify({ logger: false })
+  await registerJwt(app, config)
+  await app.ready()
+  return (claims) => app.jwt.sign({ ...claims, typ: 'access' })
+}
+
+export function isAccessClaims(value: unknown): value is AccessClaims {
+  const v = value as Partial<AccessClaims> | null
+  return typeof v?.sub === 'string' && typeof v.org_id === 'string' && v.typ === 'access'
+}
