@@ -64,21 +64,21 @@ t.test('errors are rendered in the spec error-flag shape', async (t) => {
   const { app } = await buildTestApp(t, {
     extend: (app) => {
       const typed = app.withTypeProvider<ZodTypeProvider>()
-      typed.post('/api/test/things/', { schema: { body: z.object({ name: z.string().min(1), amount: z.number().nonnegative().optional() }) } }, async (req) => ({ error: false, name: req.body.name }))
-      typed.get('/api/test/things/:id/', { schema: { params: z.object({ id: z.uuid() }) } }, async (req) => ({ id: req.params.id }))
-      app.get('/api/test/forbidden/', async () => {
+      typed.post('/api/test/things/', { config: { auth: 'public' }, schema: { body: z.object({ name: z.string().min(1), amount: z.number().nonnegative().optional() }) } }, async (req) => ({ error: false, name: req.body.name }))
+      typed.get('/api/test/things/:id/', { config: { auth: 'public' }, schema: { params: z.object({ id: z.uuid() }) } }, async (req) => ({ id: req.params.id }))
+      app.get('/api/test/forbidden/', { config: { auth: 'public' } }, async () => {
         throw new ForbiddenError()
       })
-      app.get('/api/test/invalid/', async () => {
+      app.get('/api/test/invalid/', { config: { auth: 'public' } }, async () => {
         throw new ValidationError({ closed_on: ['Required when the stage is won or lost'] })
       })
-      app.get('/api/test/conflict/', async () => {
+      app.get('/api/test/conflict/', { config: { auth: 'public' } }, async () => {
         throw new ConflictError('Changed meanwhile')
       })
-      app.get('/api/test/lagging/', async () => {
+      app.get('/api/test/lagging/', { config: { auth: 'public' } }, async () => {
         throw new ProjectionLagError(START, 5)
       })
-      app.get('/api/test/bug/', async () => {
+      app.get('/api/test/bug/', { config: { auth: 'public' } }, async () => {
         throw new TypeError('secret internals at /srv/app.ts:12')
       })
     },

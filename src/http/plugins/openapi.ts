@@ -31,5 +31,5 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   })
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/schema/?format=json' } })
   app.get('/schema/', { schema: { hide: true } }, async () => app.swagger())
-  app.get('/api/schema/redoc/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE))
+  app.get('/api/schema/redoc/', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE))
 }
