@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import type { Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
@@ -18,13 +19,13 @@ export type TestApp = { app: FastifyInstance; database: TestDatabase } & Pick<Pa
  */
 export async function buildTestApp(
   t: Test,
-  options: { env?: Record<string, string>; projectors?: Projector[]; extend?: (app: FastifyInstance) => void } = {},
+  options: { env?: Record<string, string>; projectors?: Projector[]; extend?: (app: FastifyInstance) => void; logger?: Logger } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase(t)
   const store = testStore(t, database)
   const projections = testRunner(t, database, store, options.projectors ?? [])
   const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
-  const app = await buildApp({ config, db: database.db, store, projections, logger: silentLogger, clock: () => FIXED_NOW })
+  const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: () => FIXED_NOW })
   options.extend?.(app)
   onTeardown(t, () => app.close())
   await app.ready()
