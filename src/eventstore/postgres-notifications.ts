@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
+import { endQuietly } from '../db/quiet-end.ts'
 
 const CHANNEL = 'crm_events'
 const RECONNECT_MS = 1000
@@ -51,9 +52,7 @@ export function startNotifications(pool: pg.Pool): Notifications {
     const client = new pg.Client({ ...pool.options, application_name: 'crm-deals-listener' })
     listenClient = client
     const retry = () => {
-      client.removeAllListeners()
-      client.on('error', () => {})
-      client.end().catch(() => {})
+      void endQuietly(client)
       if (listenClient === client) listenClient = null
       if (!closed) reconnectTimer = setTimeout(() => void listen(), RECONNECT_MS)
     }
@@ -83,11 +82,7 @@ export function startNotifications(pool: pg.Pool): Notifications {
     await notifying
     const client = listenClient
     listenClient = null
-    if (client) {
-      client.removeAllListeners()
-      client.on('error', () => {})
-      await client.end().catch(() => {})
-    }
+    if (client) await endQuietly(client)
   }
 
   return { appended, subscribe, close }

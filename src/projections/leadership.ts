@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { endQuietly } from '../db/quiet-end.ts'
 import { delay } from '../eventstore/wakeup.ts'
 
 export type Leadership = {
@@ -67,11 +68,7 @@ export function createLeadership(poolOptions: pg.PoolConfig, retryMs: number): L
     async release() {
       const held = client
       client = null
-      if (held) {
-        held.removeAllListeners()
-        held.on('error', () => {})
-        await held.end().catch(() => {})
-      }
+      if (held) await endQuietly(held)
     },
   }
 }
