@@ -71,3 +71,23 @@ t.test('a long transaction that wrote nothing to the log still holds the horizon
   await other.query('ROLLBACK')
   t.equal((await store.readAll()).events.length, 1, 'visible once the transaction ends')
 })
+
+t.test('an append in one process wakes subscribers of another through LISTEN/NOTIFY', async (t) => {
+  const { pool, url } = await freshDatabase(t)
+  const writer = createPostgresEventStore({ pool })
+  t.teardown(() => writer.close())
+  const otherPool = new pg.Pool({ connectionString: url, max: 2 })
+  const reader = createPostgresEventStore({ pool: otherPool })
+  t.teardown(async () => {
+    await reader.close()
+    await otherPool.end()
+  })
+  let woken = 0
+  reader.onAppended(() => woken++)
+  // The first wake-up comes from the listener connecting; wait for it, then count only NOTIFYs.
+  for (let i = 0; i < 100 && woken === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  woken = 0
+  await writer.appendToStream('s', [{ type: 'E', data: {} }])
+  for (let i = 0; i < 100 && woken === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  t.ok(woken > 0, 'the other store was notified')
+})
