@@ -25,7 +25,17 @@ const EnvSchema = z.object({
   PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
   READY_MAX_LAG_MS: positiveMs.default(10000),
   SHUTDOWN_TIMEOUT_MS: positiveMs.default(10000),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().trim().min(3).default('CRM <no-reply@localhost>'),
+  MAGIC_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000/auth/magic-link'),
+  AUTH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).max(10000).default(5),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_ISSUERS: z.string().default('https://accounts.google.com,accounts.google.com'),
+  GOOGLE_JWKS_URL: z.url({ protocol: /^https?$/ }).default('https://www.googleapis.com/oauth2/v3/certs'),
 })
+
+/** `a, b,,c` → `['a', 'b', 'c']`: list-valued variables are comma-separated. */
+const list = (value: string | undefined): string[] => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean)
 
 export type Config = Readonly<{
   env: 'development' | 'production' | 'test'
@@ -47,6 +57,16 @@ export type Config = Readonly<{
   projectionLeaderRetryMs: number
   readyMaxLagMs: number
   shutdownTimeoutMs: number
+  /** Unset: magic-link mail goes to the log in development and test, and magic-link sign-in is off in production. */
+  smtpUrl: string | undefined
+  mailFrom: string
+  magicLinkBaseUrl: string
+  /** Requests per minute to each magic-link route, per client IP and email. */
+  authRateLimitMax: number
+  /** Accepted `aud` values of Google ID tokens; empty turns Google sign-in off. */
+  googleClientIds: readonly string[]
+  googleIssuers: readonly string[]
+  googleJwksUrl: string
 }>
 
 export type LoadedConfig = { config: Config; warnings: string[] }
@@ -78,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         : `JWT_SECRET is not set: generated a random one, kept in ${join(dataDir, DEV_SECRET_FILE)} so the CLI and restarts share it; set JWT_SECRET in production`,
     )
   }
+  if (e.NODE_ENV === 'production' && !e.SMTP_URL) warnings.push('SMTP_URL is not set: magic-link sign-in is disabled (mail would otherwise only reach the log)')
   const config: Config = {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -98,6 +119,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,
     readyMaxLagMs: e.READY_MAX_LAG_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    magicLinkBaseUrl: e.MAGIC_LINK_BASE_URL,
+    authRateLimitMax: e.AUTH_RATE_LIMIT_MAX,
+    googleClientIds: list(e.GOOGLE_CLIENT_ID),
+    googleIssuers: list(e.GOOGLE_ISSUERS),
+    googleJwksUrl: e.GOOGLE_JWKS_URL,
   }
   return { config: Object.freeze(config), warnings }
 }

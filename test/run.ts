@@ -1,6 +1,7 @@
 /**
  * `npm test`: runs the whole tap suite against DATABASE_URL, or, when it is unset, against one
  * embedded PostgreSQL started here for the whole run (under .data/test, apart from the dev cluster).
+ * A second run started meanwhile attaches to that cluster and leaves it to the run that started it.
  * Each test file then creates its own fresh database on that server (test/helpers/db.ts).
  */
 import { spawn } from 'node:child_process'
@@ -8,7 +9,7 @@ import { resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 
 const log = { info: (m: string) => console.error(`[test] ${m}`), debug: () => {} }
-const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: true })
+const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: false })
 const databaseUrl = process.env.DATABASE_URL ?? cluster!.url
 log.info(`tests use PostgreSQL at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}`)
 

@@ -84,6 +84,17 @@ export interface RefreshTokensTable {
   revoked_at: Date | null
 }
 
+export interface MagicLinksTable {
+  id: string
+  user_id: string
+  token_hash: Buffer
+  code_hash: Buffer
+  created_at: Generated<Date>
+  expires_at: Date
+  used_at: Date | null
+  attempts: Generated<number>
+}
+
 export interface Database {
   events: EventsTable
   projection_checkpoints: ProjectionCheckpointsTable
@@ -92,6 +103,7 @@ export interface Database {
   profiles: ProfilesTable
   personal_access_tokens: PersonalAccessTokensTable
   refresh_tokens: RefreshTokensTable
+  magic_links: MagicLinksTable
 }
 
 export type Db = Kysely<Database>

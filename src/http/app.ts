@@ -1,3 +1,4 @@
+import fastifyRateLimit from '@fastify/rate-limit'
 import Fastify from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
@@ -8,14 +9,23 @@ import type { EventStore } from '../eventstore/event-store.ts'
 import type { ProjectionRunner } from '../projections/runner.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
+import type { MailTransport } from '../identity/mail.ts'
 import { registerAuth } from './plugins/auth.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
+import { rateLimitOptions } from './plugins/rate-limit.ts'
 import { echoRequestId, requestIdFrom } from './plugins/request-id.ts'
 import { apiKeyRoutes } from './routes/api-key.ts'
+import { authRoutes } from './routes/auth.ts'
+import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
+import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
+import { organizationRoutes } from './routes/organizations.ts'
+import { profileRoutes } from './routes/profile.ts'
 import { tokenRoutes } from './routes/tokens.ts'
+import { userRoutes } from './routes/user.ts'
+import { usersRoutes } from './routes/users.ts'
 
 export type AppDeps = {
   config: Config
@@ -25,6 +35,8 @@ export type AppDeps = {
   logger: Logger
   /** Injected so tests can fix time; deciders receive it through commands. */
   clock: () => Date
+  /** Sign-in mail; when absent, chosen from the config (SMTP, or the log outside production). */
+  mail?: MailTransport
 }
 
 /** The whole HTTP app, used by the server and by tests (inject or a real listen). */
@@ -42,10 +54,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandlers(app)
   await registerOpenApi(app)
   await registerJwt(app, deps.config)
+  await app.register(fastifyRateLimit, rateLimitOptions)
   registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
   await app.register(healthRoutes(deps))
   await app.register(meRoutes(deps))
   await app.register(tokenRoutes(deps))
   await app.register(apiKeyRoutes(deps))
+  await app.register(authRoutes(deps))
+  await app.register(magicLinkRoutes(deps))
+  await app.register(googleRoutes(deps))
+  await app.register(usersRoutes(deps))
+  await app.register(userRoutes(deps))
+  await app.register(profileRoutes(deps))
+  await app.register(organizationRoutes(deps))
   return app
 }

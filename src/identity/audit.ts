@@ -12,3 +12,18 @@ export const auditStream = (orgId: string) => `org_audit-${orgId}`
 export async function recordCredentialEvent(store: EventStore, orgId: string, event: CredentialAuditEvent, metadata: EventMetadata): Promise<void> {
   await store.appendToStream(auditStream(orgId), [{ type: event.type, data: event.data, metadata: { ...metadata, orgId } }])
 }
+
+export type AuditEntry = { type: string; at: string; actor_id: string | null }
+
+/** The organization's credential history, grouped by token id (or `api_key` for key rotations). */
+export async function credentialHistory(store: EventStore, orgId: string): Promise<Map<string, AuditEntry[]>> {
+  const history = new Map<string, AuditEntry[]>()
+  for (const event of await store.readStream(auditStream(orgId))) {
+    const key = (event.data as { token_id?: string }).token_id ?? (event.type === 'OrganizationApiKeyRotated' ? 'api_key' : undefined)
+    if (!key) continue
+    const entries = history.get(key) ?? []
+    entries.push({ type: event.type, at: event.createdAt.toISOString(), actor_id: (event.metadata.actorId as string | null | undefined) ?? null })
+    history.set(key, entries)
+  }
+  return history
+}

@@ -10,6 +10,16 @@ function memberships(db: Db) {
     .select(['p.id as profile_id', 'p.user_id', 'p.org_id', 'p.role', 'p.is_active as profile_active', 'o.is_active as org_active', 'u.email'])
 }
 
+/** A user's active profiles in active organizations: where they can sign in and work. */
+export function activeMembershipsOfUser(db: Db, userId: string) {
+  return db
+    .selectFrom('profiles as p')
+    .innerJoin('organizations as o', 'o.id', 'p.org_id')
+    .where('p.user_id', '=', userId)
+    .where('p.is_active', '=', true)
+    .where('o.is_active', '=', true)
+}
+
 export type Membership = NonNullable<Awaited<ReturnType<typeof membershipOf>>>
 
 export function membershipOf(db: Db, userId: string, orgId: string) {

@@ -4,6 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 export const PAT_PREFIX = 'svc_pat_'
 export const API_KEY_PREFIX = 'svc_key_'
 export const REFRESH_TOKEN_PREFIX = 'svc_rt_'
+export const MAGIC_LINK_PREFIX = 'svc_ml_'
 
 export type NewSecret = { raw: string; hash: Buffer; displayPrefix: string }
 

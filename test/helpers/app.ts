@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
+import type { MailTransport } from '../../src/identity/mail.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import { freshDatabase } from './db.ts'
 import type { TestDatabase } from './db.ts'
@@ -19,13 +20,21 @@ export type TestApp = { app: FastifyInstance; database: TestDatabase } & Pick<Pa
  */
 export async function buildTestApp(
   t: Test,
-  options: { env?: Record<string, string>; projectors?: Projector[]; extend?: (app: FastifyInstance) => void; logger?: Logger } = {},
+  options: {
+    env?: Record<string, string>
+    projectors?: Projector[]
+    extend?: (app: FastifyInstance) => void
+    logger?: Logger
+    /** Replaces the fixed clock, e.g. with a mutable one to let time pass. */
+    clock?: () => Date
+    mail?: MailTransport
+  } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase(t)
   const store = testStore(t, database)
   const projections = testRunner(t, database, store, options.projectors ?? [])
   const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
-  const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: () => FIXED_NOW })
+  const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: options.clock ?? (() => FIXED_NOW), mail: options.mail })
   options.extend?.(app)
   onTeardown(t, () => app.close())
   await app.ready()

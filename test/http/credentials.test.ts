@@ -179,6 +179,15 @@ t.test('§5 credentials', async (t) => {
     t.same(mine, ['PersonalAccessTokenCreated', 'PersonalAccessTokenFirstUsed', 'PersonalAccessTokenRevoked'], 'first use recorded once')
     t.ok(events.some((e) => e.type === 'OrganizationApiKeyRotated'))
     t.notMatch(JSON.stringify(events.map((e) => e.data)), /svc_pat_[A-Za-z0-9_-]{20}|svc_key_[A-Za-z0-9_-]{20}/, 'no raw credential in the log')
+    const listed = (await app.inject({ url: '/api/org/tokens/', headers: acme.admin.headers })).json().tokens.find((tk: { id: string }) => tk.id === pat.id)
+    t.match(listed.history, [
+      { type: 'PersonalAccessTokenCreated', actor_id: dave.profileId },
+      { type: 'PersonalAccessTokenFirstUsed' },
+      { type: 'PersonalAccessTokenRevoked', actor_id: dave.profileId },
+    ], 'admins read the history on the org token list')
+    const keyInfo = (await app.inject({ url: '/api/org/api-key/', headers: acme.admin.headers })).json()
+    t.ok(keyInfo.rotations.length >= 2, 'and the key rotations on the api-key route')
+    t.match(keyInfo.rotations[0], { type: 'OrganizationApiKeyRotated', actor_id: acme.admin.profileId })
     const used = await database.db.selectFrom('personal_access_tokens').select('last_used_at').where('id', '=', pat.id).executeTakeFirstOrThrow()
     t.ok(used.last_used_at, 'last_used_at is recorded')
   })

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { recordCredentialEvent } from '../../identity/audit.ts'
+import { credentialHistory, recordCredentialEvent } from '../../identity/audit.ts'
 import { API_KEY_PREFIX, newSecret } from '../../identity/secrets.ts'
 import type { AppDeps } from '../app.ts'
 import { requireAdmin } from '../plugins/auth.ts'
-import { authErrors, iso } from '../schemas/common.ts'
+import { AuditEntry, authErrors, iso } from '../schemas/common.ts'
 
 const KeyInfo = z.object({ error: z.literal(false), has_key: z.boolean(), api_key_prefix: z.string().nullable(), created_at: z.string().nullable() })
+const KeyDescription = KeyInfo.extend({ rotations: z.array(AuditEntry).describe('Every rotation of the key, from the audit stream') })
 
 /**
  * The organization API key (§5): read-only, accepted only from the `Token` header. Only its hash
@@ -17,10 +18,11 @@ export function apiKeyRoutes({ db, store, clock }: AppDeps): FastifyPluginAsyncZ
   return async (app) => {
     const config = { auth: 'interactive' as const }
 
-    app.get('/api/org/api-key/', { config, schema: { tags: ['tokens'], summary: 'Describe the organization API key (admins); the raw key is only shown when rotated', response: { 200: KeyInfo, ...authErrors } } }, async (request) => {
+    app.get('/api/org/api-key/', { config, schema: { tags: ['tokens'], summary: 'Describe the organization API key (admins); the raw key is only shown when rotated', response: { 200: KeyDescription, ...authErrors } } }, async (request) => {
       const identity = requireAdmin(request)
       const org = await db.selectFrom('organizations').select(['api_key_prefix', 'api_key_created_at']).where('id', '=', identity.orgId).executeTakeFirstOrThrow()
-      return { error: false as const, has_key: org.api_key_prefix !== null, api_key_prefix: org.api_key_prefix, created_at: iso(org.api_key_created_at) }
+      const rotations = (await credentialHistory(store, identity.orgId)).get('api_key') ?? []
+      return { error: false as const, has_key: org.api_key_prefix !== null, api_key_prefix: org.api_key_prefix, created_at: iso(org.api_key_created_at), rotations }
     })
 
     app.post(

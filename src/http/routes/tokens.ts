@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ValidationError } from '../../errors.ts'
-import { recordCredentialEvent } from '../../identity/audit.ts'
+import { credentialHistory, recordCredentialEvent } from '../../identity/audit.ts'
 import { createToken, revokeToken, tokensOfOrganization, tokensOfProfile } from '../../identity/personal-access-tokens.ts'
 import type { TokenRow } from '../../identity/personal-access-tokens.ts'
 import { MAX_SCOPES, normalizeScopes } from '../../identity/scopes.ts'
 import type { AppDeps } from '../app.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
-import { IdParams, Message, authErrors, iso } from '../schemas/common.ts'
+import { AuditEntry, IdParams, Message, authErrors, iso } from '../schemas/common.ts'
 
 const Token = z.object({
   id: z.uuid(),
@@ -21,7 +21,10 @@ const Token = z.object({
   is_live: z.boolean(),
 })
 
-const OrgToken = Token.extend({ owner: z.object({ id: z.uuid(), name: z.string(), role: z.enum(['ADMIN', 'USER']), is_active: z.boolean() }) })
+const OrgToken = Token.extend({
+  owner: z.object({ id: z.uuid(), name: z.string(), role: z.enum(['ADMIN', 'USER']), is_active: z.boolean() }),
+  history: z.array(AuditEntry).describe('Lifecycle events of the token from the audit stream: created, first used, revoked'),
+})
 
 const CreateToken = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(100),
@@ -88,9 +91,11 @@ export function tokenRoutes({ db, store, clock }: AppDeps): FastifyPluginAsyncZo
         const identity = requireAdmin(request)
         const now = clock()
         const unusedSince = new Date(now.getTime() - UNUSED_DAYS * 86_400_000)
+        const history = await credentialHistory(store, identity.orgId)
         const tokens = (await tokensOfOrganization(db, identity.orgId)).map(({ owner_id, owner_email, owner_role, owner_active, ...row }) => ({
           ...tokenBody(row, now, owner_active),
           owner: { id: owner_id, name: owner_email, role: owner_role, is_active: owner_active },
+          history: history.get(row.id) ?? [],
           lastActivity: row.last_used_at ?? row.created_at,
         }))
         const totals = {

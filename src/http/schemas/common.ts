@@ -11,3 +11,6 @@ export const iso = (date: Date | null): string | null => date?.toISOString() ?? 
 
 /** The error-flag responses every authenticated route may give, for the OpenAPI document. */
 export const authErrors = { 401: ErrorBody, 403: ErrorBody } as const
+
+/** One credential lifecycle event from an organization's audit stream. */
+export const AuditEntry = z.object({ type: z.string(), at: z.string(), actor_id: z.string().nullable() })

@@ -1,0 +1,69 @@
+import { z } from 'zod'
+import { isCurrency, isTimezone } from '../../identity/organizations.ts'
+import type { OrganizationRow } from '../../identity/organizations.ts'
+import type { MemberRow } from '../../identity/users.ts'
+
+/** Shapes shared by the user, profile and organization routes. */
+
+export const RoleEnum = z.enum(['ADMIN', 'USER'], { error: 'Expected "ADMIN" or "USER".' })
+
+export const Profile = z
+  .object({
+    id: z.uuid().describe('Profile id: the membership of the user in this organization'),
+    user_details: z
+      .object({ id: z.uuid().describe('User id'), email: z.string(), first_name: z.string(), last_name: z.string() })
+      .describe('The user behind the profile; email and name are shared by every organization the user belongs to'),
+    role: RoleEnum,
+    is_active: z.boolean().describe('An inactive profile keeps its history but none of its credentials work'),
+    phone: z.string(),
+    created_at: z.string(),
+  })
+  .describe('A member of the organization')
+
+export const OwnProfile = Profile.extend({ org: z.object({ id: z.uuid(), name: z.string() }) }).describe("The caller's own profile with its organization")
+
+export const profileBody = (row: MemberRow): z.infer<typeof Profile> => ({
+  id: row.id,
+  user_details: { id: row.user_id, email: row.email, first_name: row.first_name, last_name: row.last_name },
+  role: row.role,
+  is_active: row.is_active,
+  phone: row.phone,
+  created_at: row.created_at.toISOString(),
+})
+
+export const ownProfileBody = (row: MemberRow): z.infer<typeof OwnProfile> => ({ ...profileBody(row), org: { id: row.org_id, name: row.org_name } })
+
+export const Organization = z.object({ id: z.uuid(), name: z.string(), default_currency: z.string(), timezone: z.string(), is_active: z.boolean(), created_at: z.string() })
+
+export const organizationBody = (row: OrganizationRow): z.infer<typeof Organization> => ({ ...row, created_at: row.created_at.toISOString() })
+
+export const PersonName = z.string().trim().max(150, 'At most 150 characters.')
+
+export const Phone = z
+  .string()
+  .trim()
+  .max(30, 'At most 30 characters.')
+  .regex(/^[+\d\s().-]*$/, 'Expected a phone number: digits, spaces and + ( ) - . only.')
+
+export const OrgName = z.string().trim().min(1, 'This field may not be blank.').max(255, 'At most 255 characters.')
+
+export const Currency = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine(isCurrency, 'Expected an ISO 4217 currency code, such as "USD".')
+  .describe('ISO 4217 code; stored in upper case')
+
+export const Timezone = z
+  .string()
+  .refine(isTimezone, 'Expected an IANA time zone name, such as "Europe/Paris" (see GET /api/org/timezones/).')
+  .describe('IANA time zone name, as listed by GET /api/org/timezones/ (aliases such as Asia/Kolkata are accepted too)')
+
+/** limit/offset pagination (§4.1): default page size 10, no maximum. */
+export const Pagination = z.object({
+  limit: z.coerce.number().int('Expected a whole number.').min(1, 'Expected at least 1.').default(10),
+  offset: z.coerce.number().int('Expected a whole number.').min(0, 'Expected 0 or more.').default(0),
+})
+
+/** The offset of the next page, or null on the last page (the leads list convention of §4.1). */
+export const nextOffset = (offset: number, pageLength: number, count: number): number | null => (offset + pageLength < count ? offset + pageLength : null)

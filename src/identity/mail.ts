@@ -1,0 +1,51 @@
+import nodemailer from 'nodemailer'
+import type { Logger } from 'pino'
+import type { Config } from '../config.ts'
+
+export type MailMessage = Readonly<{ to: string; subject: string; text: string }>
+
+/** Where sign-in mail goes. `send` rejects when the message could not be handed over. */
+export type MailTransport = Readonly<{ kind: 'log' | 'smtp'; send(message: MailMessage): Promise<void> }>
+
+export type LogTransport = MailTransport & { readonly outbox: readonly MailMessage[] }
+
+const OUTBOX_SIZE = 50
+
+/**
+ * Development and tests: the message, sign-in link and code included, is written to the log at
+ * info level (the only log line allowed to carry a secret) and kept in a small in-memory outbox.
+ * The outbox is filled synchronously, so it holds the message as soon as `send` was called.
+ */
+export function logTransport(logger: Pick<Logger, 'info'>): LogTransport {
+  const outbox: MailMessage[] = []
+  return {
+    kind: 'log',
+    outbox,
+    send(message) {
+      outbox.push(message)
+      if (outbox.length > OUTBOX_SIZE) outbox.shift()
+      logger.info({ mail: message }, `mail to ${message.to} (log transport; set SMTP_URL to send it)`)
+      return Promise.resolve()
+    },
+  }
+}
+
+export function smtpTransport(url: string, from: string): MailTransport {
+  // Short timeouts: a stuck relay must not hold sends (and their memory) for nodemailer's default minutes.
+  const transporter = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }, { from })
+  return {
+    kind: 'smtp',
+    async send(message) {
+      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text })
+    },
+  }
+}
+
+/**
+ * SMTP when `SMTP_URL` is set; otherwise the log transport, except in production, where mail that
+ * only reaches the log would put sign-in secrets in the logs: there it is null (magic links off).
+ */
+export function mailTransportFor(config: Pick<Config, 'env' | 'smtpUrl' | 'mailFrom'>, logger: Pick<Logger, 'info'>): MailTransport | null {
+  if (config.smtpUrl) return smtpTransport(config.smtpUrl, config.mailFrom)
+  return config.env === 'production' ? null : logTransport(logger)
+}

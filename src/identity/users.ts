@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Db, Role } from '../db/database.ts'
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
+import type { Identity } from './identity.ts'
+import { ensureUser } from './memberships.ts'
+
+/**
+ * Members of an organization: a profile (role, phone, active flag; one per organization) joined to
+ * its user (email and name, shared by every organization the user belongs to). Every query takes
+ * the caller's organization, so another organization's id reads as missing.
+ */
+function members(db: Db, orgId: string) {
+  return db
+    .selectFrom('profiles as p')
+    .innerJoin('users as u', 'u.id', 'p.user_id')
+    .innerJoin('organizations as o', 'o.id', 'p.org_id')
+    .select(['p.id', 'p.user_id', 'u.email', 'u.first_name', 'u.last_name', 'p.role', 'p.is_active', 'p.phone', 'p.created_at', 'o.id as org_id', 'o.name as org_name'])
+    .where('p.org_id', '=', orgId)
+}
+
+export type MemberRow = Awaited<ReturnType<typeof memberById>>
+
+export async function memberById(db: Db, orgId: string, profileId: string) {
+  const row = await members(db, orgId).where('p.id', '=', profileId).executeTakeFirst()
+  if (!row) throw new NotFoundError()
+  return row
+}
+
+export async function memberByUserId(db: Db, orgId: string, userId: string): Promise<MemberRow> {
+  const row = await members(db, orgId).where('p.user_id', '=', userId).executeTakeFirst()
+  if (!row) throw new NotFoundError()
+  return row
+}
+
+export type MemberFilters = { email?: string; role?: string }
+export type Page = { limit: number; offset: number }
+
+/** One page of the active or inactive members, newest first, with the count of the whole filtered set. */
+export async function memberPage(db: Db, orgId: string, active: boolean, filters: MemberFilters, page: Page) {
+  let query = members(db, orgId).where('p.is_active', '=', active)
+  if (filters.email) query = query.where('u.email', 'ilike', `%${escapeLike(filters.email)}%`)
+  if (filters.role) query = query.where('p.role', '=', filters.role as Role)
+  const [rows, total] = await Promise.all([
+    query.orderBy('p.created_at', 'desc').orderBy('u.email').orderBy('p.id').limit(page.limit).offset(page.offset).execute(),
+    query.clearSelect().select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, count: Number(total.count) }
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** Active members ordered by email, for pickers (assignees, mentions). */
+export function activeMembers(db: Db, orgId: string) {
+  return members(db, orgId).where('p.is_active', '=', true).orderBy(sql`lower(u.email)`).orderBy('p.id').execute()
+}
+
+/** The organization's earliest active admin: its contact for members (`admin_email`). */
+export async function adminContact(db: Db, orgId: string): Promise<string | null> {
+  const row = await members(db, orgId).where('p.is_active', '=', true).where('p.role', '=', 'ADMIN').orderBy('p.created_at').orderBy('p.id').executeTakeFirst()
+  return row?.email ?? null
+}
+
+/**
+ * Adds a user (found by email case-insensitively, created when new) to the organization. A user
+ * who already has a profile here, active or not, is refused on `email`.
+ */
+export async function addMember(db: Db, orgId: string, input: { email: string; role: Role; phone?: string }): Promise<{ profileId: string; userId: string }> {
+  return db.transaction().execute(async (trx) => {
+    const userId = await ensureUser(trx, input.email)
+    const inserted = await trx
+      .insertInto('profiles')
+      .values({ id: randomUUID(), user_id: userId, org_id: orgId, role: input.role, phone: input.phone ?? '' })
+      .onConflict((oc) => oc.columns(['user_id', 'org_id']).doNothing())
+      .returning(['id', 'is_active'])
+      .executeTakeFirst()
+    if (inserted) return { profileId: inserted.id, userId }
+    const existing = await memberByUserId(trx, orgId, userId)
+    const hint = existing.is_active ? '' : ` (inactive: reactivate it with POST /api/user/${userId}/status/)`
+    throw new ValidationError({ email: [`A user with this email is already a member of this organization${hint}.`] })
+  })
+}
+
+/** The user behind a credential; the organization API key belongs to no user. */
+export function requireUser(identity: Identity): { userId: string; profileId: string } {
+  if (!identity.userId || !identity.profileId) throw new ForbiddenError("This route acts on a user's own profile; the organization API key belongs to no user")
+  return { userId: identity.userId, profileId: identity.profileId }
+}
+
+/** Whether the user also belongs to another organization, where a change to their name would show too. */
+export async function belongsElsewhere(db: Db, userId: string, orgId: string): Promise<boolean> {
+  const row = await db.selectFrom('profiles').select('id').where('user_id', '=', userId).where('org_id', '<>', orgId).limit(1).executeTakeFirst()
+  return row !== undefined
+}

@@ -1,0 +1,49 @@
+import t from 'tap'
+import { buildTestApp } from '../helpers/app.ts'
+import { givenOrganization } from '../helpers/identity.ts'
+
+t.test('own profile', async (t) => {
+  const { app, database } = await buildTestApp(t)
+  const db = database.db
+  const acme = await givenOrganization(app, db, 'Acme')
+  const globex = await givenOrganization(app, db, 'Globex')
+  const alice = await acme.addMember('alice@acme.test')
+  const aliceAtGlobex = await globex.addMember('ALICE@acme.test')
+  const apiKey = (await app.inject({ method: 'POST', url: '/api/org/api-key/', headers: acme.admin.headers })).json().api_key as string
+
+  t.test('GET /api/profile/ and GET /api/auth/profile/', async (t) => {
+    const res = await app.inject({ url: '/api/profile/', headers: { ...alice.headers, org: globex.orgId } })
+    t.equal(res.statusCode, 200)
+    t.same(res.json(), {
+      error: false,
+      user_obj: {
+        id: alice.profileId,
+        user_details: { id: alice.userId, email: 'alice@acme.test', first_name: '', last_name: '' },
+        role: 'USER',
+        is_active: true,
+        phone: '',
+        created_at: res.json().user_obj.created_at,
+        org: { id: acme.orgId, name: 'Acme' },
+      },
+    }, 'the profile of the credential, whatever the org header says')
+    t.same((await app.inject({ url: '/api/auth/profile/', headers: alice.headers })).json(), res.json(), 'both routes answer the same body')
+    t.equal(aliceAtGlobex.userId, alice.userId, 'one user in two organizations')
+    t.match((await app.inject({ url: '/api/profile/', headers: aliceAtGlobex.headers })).json(), { user_obj: { id: aliceAtGlobex.profileId, org: { id: globex.orgId, name: 'Globex' } } })
+    t.equal((await app.inject({ url: '/api/profile/', headers: { token: apiKey } })).statusCode, 403, 'the API key belongs to no user')
+    t.equal((await app.inject({ url: '/api/profile/' })).statusCode, 401)
+  })
+
+  t.test('PATCH /api/profile/', async (t) => {
+    const res = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { first_name: 'Alice', last_name: 'Liddell', phone: '+44 20 7946 0000', role: 'ADMIN', is_active: false } })
+    t.equal(res.statusCode, 200)
+    t.match(res.json(), { error: false, message: String, user_obj: { id: alice.profileId, role: 'USER', is_active: true, phone: '+44 20 7946 0000', user_details: { first_name: 'Alice', last_name: 'Liddell' } } })
+    const row = await db.selectFrom('profiles').selectAll().where('id', '=', alice.profileId).executeTakeFirstOrThrow()
+    t.match(row, { role: 'USER', is_active: true }, 'role and status are not editable here')
+    const elsewhere = (await app.inject({ url: '/api/profile/', headers: aliceAtGlobex.headers })).json().user_obj
+    t.match(elsewhere, { phone: '', user_details: { first_name: 'Alice' } }, 'the name belongs to the user; the phone to the profile')
+    const bad = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { phone: 'not a phone' } })
+    t.equal(bad.statusCode, 400)
+    t.match(bad.json(), { error: true, errors: { phone: [String] } })
+    t.equal((await app.inject({ method: 'PATCH', url: '/api/profile/', headers: { token: apiKey }, payload: { phone: '1' } })).statusCode, 403)
+  })
+})
