@@ -23,6 +23,7 @@ import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { profileRoutes } from './routes/profile.ts'
+import { tagRoutes } from './routes/tags.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
 import { usersRoutes } from './routes/users.ts'
@@ -67,5 +68,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(userRoutes(deps))
   await app.register(profileRoutes(deps))
   await app.register(organizationRoutes(deps))
+  await app.register(tagRoutes(deps))
   return app
 }

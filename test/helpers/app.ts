@@ -4,6 +4,7 @@ import type { Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
 import type { MailTransport } from '../../src/identity/mail.ts'
+import { allProjectors } from '../../src/projections/index.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import { freshDatabase } from './db.ts'
 import type { TestDatabase } from './db.ts'
@@ -32,7 +33,7 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const database = await freshDatabase(t)
   const store = testStore(t, database)
-  const projections = testRunner(t, database, store, options.projectors ?? [])
+  const projections = testRunner(t, database, store, options.projectors ?? [...allProjectors])
   const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
   const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: options.clock ?? (() => FIXED_NOW), mail: options.mail })
   options.extend?.(app)

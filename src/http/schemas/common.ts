@@ -14,3 +14,9 @@ export const authErrors = { 401: ErrorBody, 403: ErrorBody } as const
 
 /** One credential lifecycle event from an organization's audit stream. */
 export const AuditEntry = z.object({ type: z.string(), at: z.string(), actor_id: z.string().nullable() })
+
+/** limit/offset pagination (§4.1): default page 10, no maximum. */
+export const PageQuery = z.object({ limit: z.coerce.number().int().min(0).default(10), offset: z.coerce.number().int().min(0).default(0) })
+
+/** The list envelope of the newer, bare-data endpoints. */
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ count: z.number().int(), offset: z.number().int(), limit: z.number().int(), results: z.array(item) })

@@ -1,0 +1,38 @@
+import t from 'tap'
+import { nameClaimDecider } from '../../src/commands/name-claim.ts'
+import { tagDecider } from '../../src/commands/tag/tag.ts'
+import type { TagEvent } from '../../src/commands/tag/tag.ts'
+import { NotFoundError, ValidationError } from '../../src/errors.ts'
+import { spec } from '../helpers/given-when-then.ts'
+
+const org = '00000000-0000-4000-8000-00000000000a'
+const otherOrg = '00000000-0000-4000-8000-00000000000b'
+const at = '2026-11-22T09:00:00.000Z'
+const created: TagEvent = { type: 'TagCreated', data: { tag_id: 't1', org_id: org, name: 'VIP', color: null, created_by: 'p1', at } }
+
+t.test('tag decider', async (t) => {
+  const tag = spec(t, tagDecider)
+  tag.given([]).when({ type: 'CreateTag', tagId: 't1', orgId: org, name: 'VIP', color: null, actorId: 'p1', at }).then([created])
+  tag.given([created]).when({ type: 'CreateTag', tagId: 't1', orgId: org, name: 'VIP', color: null, actorId: 'p1', at }).then([], 'creating again is a no-op')
+  tag.given([created]).when({ type: 'UpdateTag', orgId: org, name: 'Key account', at }).then([{ type: 'TagUpdated', data: { name: 'Key account', at } }])
+  tag.given([created]).when({ type: 'UpdateTag', orgId: org, name: 'VIP', color: null, at }).then([], 'no change, no event')
+  tag.given([created]).when({ type: 'UpdateTag', orgId: otherOrg, name: 'X', at }).thenRejects(NotFoundError)
+  tag.given([]).when({ type: 'DeleteTag', orgId: org, at }).thenRejects(NotFoundError)
+  tag.given([created]).when({ type: 'DeleteTag', orgId: org, at }).then([{ type: 'TagDeleted', data: { at } }])
+  tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'DeleteTag', orgId: org, at }).then([], 'deleting twice is a no-op')
+  tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'UpdateTag', orgId: org, name: 'X', at }).thenRejects(NotFoundError)
+  tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'RestoreTag', orgId: org, at }).then([{ type: 'TagRestored', data: { at } }])
+  tag.given([created]).when({ type: 'MergeTag', orgId: org, intoTagId: 't2', at }).then([{ type: 'TagMerged', data: { into_tag_id: 't2', at } }])
+  tag.given([created, { type: 'TagMerged', data: { into_tag_id: 't2', at } }]).when({ type: 'RestoreTag', orgId: org, at }).thenRejects(NotFoundError, undefined)
+})
+
+t.test('name claim decider', async (t) => {
+  const claim = spec(t, nameClaimDecider)
+  const claimed = { type: 'NameClaimed', data: { owner_id: 'a', name: 'VIP' } } as const
+  claim.given([]).when({ type: 'Claim', ownerId: 'a', name: 'VIP', field: 'name' }).then([claimed])
+  claim.given([claimed]).when({ type: 'Claim', ownerId: 'a', name: 'vip', field: 'name' }).then([], 'the holder claiming again is a no-op')
+  claim.given([claimed]).when({ type: 'Claim', ownerId: 'b', name: 'vip', field: 'name' }).thenRejects(ValidationError, { errors: { name: [/already in use/] } })
+  claim.given([claimed]).when({ type: 'Release', ownerId: 'b' }).then([], 'only the holder releases')
+  claim.given([claimed]).when({ type: 'Release', ownerId: 'a' }).then([{ type: 'NameReleased', data: { owner_id: 'a' } }])
+  claim.given([claimed, { type: 'NameReleased', data: { owner_id: 'a' } }]).when({ type: 'Claim', ownerId: 'b', name: 'VIP', field: 'name' }).then([{ type: 'NameClaimed', data: { owner_id: 'b', name: 'VIP' } }])
+})
