@@ -29,6 +29,24 @@ t.test('starts with no DATABASE_URL and answers /schema/ and /healthz', async (t
   t.same(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' })
   t.equal((await fetch(`${base}/readyz`)).status, 200)
 
+  // The admin CLI shares the running server's embedded cluster and development JWT secret.
+  const cliEnv = { ...envWithout('DATABASE_URL', 'JWT_SECRET'), NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }
+  const boot = await runEntry('src/cli.ts', ['bootstrap', '--org', 'Smoke Co', '--email', 'owner@smoke.test'], cliEnv).finished
+  t.equal(boot.code, 0, boot.stderr)
+  const lines = boot.stdout.trim().split('\n')
+  t.equal(lines.length, 1, 'bootstrap prints exactly one line')
+  const created = JSON.parse(lines[0]!)
+  t.same(Object.keys(created).sort(), ['access_token', 'org_id', 'profile_id', 'user_id'])
+  const me = await fetch(`${base}/api/auth/me/`, { headers: { authorization: `Bearer ${created.access_token}` } })
+  t.match(await me.json(), { org_id: created.org_id, profile_id: created.profile_id, role: 'ADMIN' }, 'the server accepts the CLI token')
+  const login = await runEntry('src/cli.ts', ['login', '--email', 'OWNER@smoke.test', '--org', created.org_id], cliEnv).finished
+  t.equal(login.code, 0)
+  t.same(Object.keys(JSON.parse(login.stdout)).sort(), ['access_token', 'profile_id'])
+  const refused = await runEntry('src/cli.ts', ['login', '--email', 'nobody@smoke.test', '--org', created.org_id], cliEnv).finished
+  t.not(refused.code, 0, 'login of an unknown profile fails')
+  t.match(refused.stderr, /No profile for nobody@smoke.test/)
+  t.equal(refused.stdout, '', 'and prints nothing on stdout')
+
   child.kill('SIGTERM')
   const { code, stdout } = await finished
   t.equal(code, 0, 'exits cleanly on SIGTERM')
