@@ -44,3 +44,10 @@ export class ConflictError extends DomainError {
     super(409, message)
   }
 }
+
+/** The row, or a 404: for lookups scoped to the caller's organization, where another org's id reads as missing. */
+export async function orNotFound<T>(row: Promise<T | undefined>): Promise<T> {
+  const found = await row
+  if (found === undefined) throw new NotFoundError()
+  return found
+}

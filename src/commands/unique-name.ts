@@ -23,10 +23,26 @@ export async function releaseName(run: CommandRunner, claim: Omit<NameClaim, 'fi
   await run(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Release', ownerId: claim.ownerId })
 }
 
-/** A rename: claim the new name, act, then release the old one. Same name (ignoring case) needs no claim. */
-export async function withRenamedClaim<T>(run: CommandRunner, claim: NameClaim & { previousName: string }, action: () => Promise<T>): Promise<T> {
-  if (claim.name.trim().toLowerCase() === claim.previousName.trim().toLowerCase()) return action()
-  const result = await withClaimedName(run, claim, action)
-  await releaseName(run, { ...claim, name: claim.previousName })
+/**
+ * A rename: claim the new name, act, then release the old one. Same name (ignoring case) needs no
+ * claim. Either side may be null for an optional unique value (a contact's email being set or cleared).
+ */
+export async function withRenamedClaim<T>(run: CommandRunner, claim: Omit<NameClaim, 'name'> & { name: string | null; previousName: string | null }, action: () => Promise<T>): Promise<T> {
+  const { name, previousName } = claim
+  if (name?.trim().toLowerCase() === previousName?.trim().toLowerCase()) return action()
+  const result = name === null ? await action() : await withClaimedName(run, { ...claim, name }, action)
+  if (previousName !== null) await releaseName(run, { ...claim, name: previousName })
+  return result
+}
+
+/** A create whose unique value is optional: claimed only when given. */
+export function withOptionalClaim<T>(run: CommandRunner, claim: Omit<NameClaim, 'name'> & { name: string | null }, action: () => Promise<T>): Promise<T> {
+  return claim.name === null ? action() : withClaimedName(run, { ...claim, name: claim.name }, action)
+}
+
+/** A removal (delete, merge): act, and free the name only if the action recorded something, so a repeated delete releases nothing. */
+export async function withReleasedName<T extends { events: readonly unknown[] }>(run: CommandRunner, claim: Omit<NameClaim, 'field'>, action: () => Promise<T>): Promise<T> {
+  const result = await action()
+  if (result.events.length) await releaseName(run, claim)
   return result
 }

@@ -15,8 +15,10 @@ import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
 import { rateLimitOptions } from './plugins/rate-limit.ts'
 import { echoRequestId, requestIdFrom } from './plugins/request-id.ts'
+import { accountRoutes } from './routes/accounts.ts'
 import { apiKeyRoutes } from './routes/api-key.ts'
 import { authRoutes } from './routes/auth.ts'
+import { contactRoutes } from './routes/contacts.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
@@ -24,6 +26,7 @@ import { meRoutes } from './routes/me.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { profileRoutes } from './routes/profile.ts'
 import { tagRoutes } from './routes/tags.ts'
+import { teamRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
 import { usersRoutes } from './routes/users.ts'
@@ -69,5 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(profileRoutes(deps))
   await app.register(organizationRoutes(deps))
   await app.register(tagRoutes(deps))
+  await app.register(accountRoutes(deps))
+  await app.register(contactRoutes(deps))
+  await app.register(teamRoutes(deps))
   return app
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db, Role } from '../db/database.ts'
+import { containsPattern } from '../db/like.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import type { Identity } from './identity.ts'
 import { ensureUser } from './memberships.ts'
@@ -39,7 +40,7 @@ export type Page = { limit: number; offset: number }
 /** One page of the active or inactive members, newest first, with the count of the whole filtered set. */
 export async function memberPage(db: Db, orgId: string, active: boolean, filters: MemberFilters, page: Page) {
   let query = members(db, orgId).where('p.is_active', '=', active)
-  if (filters.email) query = query.where('u.email', 'ilike', `%${escapeLike(filters.email)}%`)
+  if (filters.email) query = query.where('u.email', 'ilike', containsPattern(filters.email))
   if (filters.role) query = query.where('p.role', '=', filters.role as Role)
   const [rows, total] = await Promise.all([
     query.orderBy('p.created_at', 'desc').orderBy('u.email').orderBy('p.id').limit(page.limit).offset(page.offset).execute(),
@@ -48,11 +49,16 @@ export async function memberPage(db: Db, orgId: string, active: boolean, filters
   return { rows, count: Number(total.count) }
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 /** Active members ordered by email, for pickers (assignees, mentions). */
 export function activeMembers(db: Db, orgId: string) {
   return members(db, orgId).where('p.is_active', '=', true).orderBy(sql`lower(u.email)`).orderBy('p.id').execute()
+}
+
+/** Which of these profile ids are active members of the organization (for records that point at members). */
+export async function activeProfileIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set()
+  const rows = await db.selectFrom('profiles').select('id').where('org_id', '=', orgId).where('is_active', '=', true).where('id', 'in', ids).execute()
+  return new Set(rows.map((row) => row.id))
 }
 
 /** The organization's earliest active admin: its contact for members (`admin_email`). */
@@ -91,4 +97,10 @@ export function requireUser(identity: Identity): { userId: string; profileId: st
 export async function belongsElsewhere(db: Db, userId: string, orgId: string): Promise<boolean> {
   const row = await db.selectFrom('profiles').select('id').where('user_id', '=', userId).where('org_id', '<>', orgId).limit(1).executeTakeFirst()
   return row !== undefined
+}
+
+/** The organization's members among these profile ids (active or not), by email: who a record is assigned to. */
+export function membersByIds(db: Db, orgId: string, ids: readonly string[]) {
+  if (!ids.length) return Promise.resolve([])
+  return members(db, orgId).where('p.id', 'in', ids).orderBy(sql`lower(u.email)`).orderBy('p.id').execute()
 }

@@ -27,3 +27,6 @@ export function assertValidProjectors(projectors: readonly Projector[]): void {
     seen.add(p.name)
   }
 }
+
+/** A recorded event as its aggregate's event union, for a projector's `apply` (its `eventTypes` already filtered it). */
+export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => ({ type: recorded.type, data: recorded.data }) as Event

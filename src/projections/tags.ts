@@ -1,7 +1,10 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { tagStreams } from '../commands/tag/tag.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
-import type { RecordedEvent } from '../eventstore/event-store.ts'
+import { containsPattern } from '../db/like.ts'
+import { domainEventOf } from './projector.ts'
+import { fetchPage } from './records.ts'
 import type { Projector } from './projector.ts'
 
 /** The tags read model: one row per tag, soft-deleted rows kept (restorable), merged ones pointing at their target. */
@@ -18,8 +21,6 @@ export type TagRow = {
 }
 
 type Tables = { tags: TagRow }
-
-const tagIdOf = (event: RecordedEvent) => event.streamName.slice('tag-'.length)
 
 export const tagsProjector: Projector = {
   name: 'tags',
@@ -44,8 +45,8 @@ export const tagsProjector: Projector = {
   // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
   async apply(trx, recorded) {
     const db = trx as unknown as Kysely<Tables>
-    const event = { type: recorded.type, data: recorded.data } as TagEvent
-    const id = tagIdOf(recorded)
+    const event = domainEventOf<TagEvent>(recorded)
+    const id = tagStreams.idOf(recorded.streamName)
     if (event.type === 'TagCreated') {
       const { org_id, name, color, created_by, at } = event.data
       await db.insertInto('tags').values({ id, org_id, name, color, is_deleted: false, merged_into: null, created_by, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
@@ -66,18 +67,29 @@ const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 export type TagListFilter = { limit: number; offset: number; search?: string; includeDeleted: boolean }
 
-export async function listTags(db: Kysely<any>, orgId: string, filter: TagListFilter): Promise<{ count: number; rows: TagRow[] }> {
+export function listTags(db: Kysely<any>, orgId: string, filter: TagListFilter): Promise<{ count: number; rows: TagRow[] }> {
   let query = readDb(db).selectFrom('tags').where('org_id', '=', orgId).where('merged_into', 'is', null)
   if (!filter.includeDeleted) query = query.where('is_deleted', '=', false)
-  if (filter.search) query = query.where(sql<string>`name`, 'ilike', `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`)
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(filter.limit).offset(filter.offset).execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { count: Number(total.n), rows }
+  if (filter.search) query = query.where(sql<string>`name`, 'ilike', containsPattern(filter.search))
+  return fetchPage<TagRow>(query, filter, (q) => q.orderBy(sql`lower(name)`).orderBy('id'))
 }
 
 /** A tag of the organization, or undefined: another org's id looks exactly like a missing one. */
 export function tagOf(db: Kysely<any>, orgId: string, id: string): Promise<TagRow | undefined> {
   return readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('merged_into', 'is', null).executeTakeFirst()
+}
+
+/** Which of these ids are live (not deleted, not merged) tags of the organization: what records may be tagged with. */
+export async function liveTagIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set()
+  const rows = await readDb(db).selectFrom('tags').select('id').where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).where('merged_into', 'is', null).execute()
+  return new Set(rows.map((row) => row.id))
+}
+
+/** The organization's live tags, by name; only those of `ids` when given (a record's tags). */
+export function liveTags(db: Kysely<any>, orgId: string, ids?: readonly string[]): Promise<TagRow[]> {
+  if (ids && !ids.length) return Promise.resolve([])
+  let query = readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).where('merged_into', 'is', null)
+  if (ids) query = query.where('id', 'in', ids)
+  return query.orderBy(sql`lower(name)`).orderBy('id').execute()
 }

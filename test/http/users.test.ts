@@ -110,6 +110,10 @@ t.test('users and members', async (t) => {
     t.same(body.teams, [])
     const emails = body.profiles.map((p: { user_details: { email: string } }) => p.user_details.email)
     t.same(emails, ['admin@acme.test', 'alice@acme.test', 'bob@acme.test', 'carol@acme.test'], 'active members of the caller organization, by email')
+    const team = (await app.inject({ method: 'POST', url: '/api/teams/', headers: acme.admin.headers, payload: { name: 'Sales', users: [bob.profileId, alice.profileId] } })).json()
+    await app.inject({ method: 'POST', url: '/api/teams/', headers: globex.admin.headers, payload: { name: 'Elsewhere', users: [] } })
+    const after = (await app.inject({ url: '/api/users/get-teams-and-users/', headers: bob.headers })).json()
+    t.same(after.teams, [{ id: team.id, name: 'Sales', users: [alice.profileId, bob.profileId] }], "the organization's teams with their member profile ids")
   })
 
   t.test('GET /api/user/{id}/', async (t) => {

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
+import { streamCategory } from '../streams.ts'
 
 /** A tag: a named label records (deals, accounts, contacts, leads) carry. Deleting is soft. */
 
@@ -71,5 +72,6 @@ export function decideTag(command: TagCommand, state: TagState): TagEvent[] {
 
 export const tagDecider: Decider<TagCommand, TagState, TagEvent> = { initialState: initialTagState, evolve: evolveTag, decide: decideTag }
 
-export const tagStream = (tagId: string) => `tag-${tagId}`
+export const tagStreams = streamCategory('tag')
+export const tagStream = tagStreams.stream
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { tagDecider, tagStream } from '../../commands/tag/tag.ts'
-import { releaseName, withClaimedName, withRenamedClaim } from '../../commands/unique-name.ts'
-import { NotFoundError, ValidationError } from '../../errors.ts'
+import { releaseName, withClaimedName, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
+import { ValidationError, orNotFound } from '../../errors.ts'
 import { listTags, tagOf } from '../../projections/tags.ts'
 import type { TagRow } from '../../projections/tags.ts'
 import type { AppDeps } from '../app.ts'
@@ -28,11 +28,7 @@ const tagBody = (row: TagRow) => ({ id: row.id, name: row.name, color: row.color
 export function tagRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    const found = async (orgId: string, id: string) => {
-      const row = await tagOf(db, orgId, id)
-      if (!row) throw new NotFoundError()
-      return row
-    }
+    const found = (orgId: string, id: string) => orNotFound(tagOf(db, orgId, id))
 
     app.get('/api/tags/', { schema: { tags: ['tags'], summary: 'Tags of the organization, by name', querystring: ListQuery, response: { 200: pageOf(Tag), ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
@@ -71,8 +67,9 @@ export function tagRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const { orgId } = requireAdmin(request)
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
-      const { events } = await commands.run(tagDecider, tagStream(current.id), { type: 'DeleteTag', orgId, at: clock().toISOString() })
-      if (events.length) await releaseName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name })
+      await withReleasedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name }, () =>
+        commands.run(tagDecider, tagStream(current.id), { type: 'DeleteTag', orgId, at: clock().toISOString() }),
+      )
       await commands.settle()
       return { error: false as const, message: 'Tag deleted' }
     })

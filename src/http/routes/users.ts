@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { activeMembers, addMember, adminContact, memberPage } from '../../identity/users.ts'
 import type { MemberFilters, Page } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
+import { allTeams, memberIdsOf } from '../../projections/teams.ts'
 import type { AppDeps } from '../app.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, authErrors } from '../schemas/common.ts'
@@ -100,13 +101,15 @@ export function usersRoutes({ db }: AppDeps): FastifyPluginAsyncZod {
         schema: {
           tags: ['users'],
           summary: 'Teams and active members, for assignment pickers',
-          description: 'Teams are not implemented yet, so `teams` is always an empty list. `profiles` holds every active member, ordered by email.',
-          response: { 200: z.object({ teams: z.array(z.object({ id: z.uuid(), name: z.string() })), profiles: z.array(Profile) }), ...authErrors },
+          description: '`teams` holds every team of the organization, by name, with the profile ids of all its members (deactivated ones included). `profiles` holds every active member, ordered by email.',
+          response: { 200: z.object({ teams: z.array(z.object({ id: z.uuid(), name: z.string(), users: z.array(z.uuid()).describe('Member profile ids') })), profiles: z.array(Profile) }), ...authErrors },
         },
       },
       async (request) => {
         const { orgId } = identityOf(request)
-        return { teams: [], profiles: (await activeMembers(db, orgId)).map(profileBody) }
+        const [teams, profiles] = await Promise.all([allTeams(db, orgId), activeMembers(db, orgId)])
+        const members = await memberIdsOf(db, teams.map((team) => team.id))
+        return { teams: teams.map(({ id, name }) => ({ id, name, users: members.get(id) ?? [] })), profiles: profiles.map(profileBody) }
       },
     )
   }

@@ -1,0 +1,70 @@
+import { z } from 'zod'
+import type { Db } from '../db/database.ts'
+import { ValidationError } from '../errors.ts'
+import { activeProfileIds, membersByIds } from '../identity/users.ts'
+import { liveTags, liveTagIds } from '../projections/tags.ts'
+
+/**
+ * What the record routes (accounts, contacts, later deals) share about the ids a record points
+ * at: body and filter schemas, the existence checks made before a command (deciders stay pure),
+ * and the nested shapes a detail answers with.
+ */
+
+const lower = (id: string) => id.toLowerCase()
+const isUuid = (value: string) => z.uuid().safeParse(value).success
+
+/** A relation list in a body: uuids of records of the caller's organization, duplicates dropped. */
+export const IdList = (what: string) =>
+  z
+    .array(z.string())
+    // Checked on the list, not per item, so a malformed id is reported under the field's own name.
+    .refine((ids) => ids.every(isUuid), 'Expected a list of ids (uuids).')
+    .transform((ids) => [...new Set(ids.map(lower))])
+    .describe(`Ids of ${what} of this organization; the whole set`)
+
+/**
+ * A repeatable any-of id filter (`?tags=a&tags=b`). Blank values mean no filter; values that are
+ * not uuids match nothing and are no error: the filter becomes an empty list, which matches nothing.
+ */
+export const IdFilter = (what: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((raw) => {
+      const values = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((v) => v.trim()).filter(Boolean)
+      return values.length ? values.filter(isUuid).map(lower) : undefined
+    })
+    .describe(`Repeatable; matches ${what} (any of the ids)`)
+
+/** A blank text field is no value. */
+export const optionalText = (max = 255) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), z.string().trim().max(max).nullable()).optional()
+export const optionalEmail = () => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), z.email('Enter a valid email address.').max(254).nullable()).optional()
+
+export type Relations = { tags?: readonly string[]; assigned_to?: readonly string[] }
+
+/**
+ * 400 naming every relation field with an id that is not a live record of the organization
+ * (another org's ids included). Ids the record already holds (`current`) may stay after their tag
+ * is deleted or their profile deactivated, so a client can send back what it read.
+ */
+export async function checkRelations(db: Db, orgId: string, relations: Relations, extra: Record<string, string[]> = {}, current: Relations = {}): Promise<void> {
+  const errors: Record<string, string[]> = { ...extra }
+  const added = (field: keyof Relations) => (relations[field] ?? []).filter((id) => !current[field]?.includes(id))
+  const [tags, profiles] = await Promise.all([liveTagIds(db, orgId, added('tags')), activeProfileIds(db, orgId, added('assigned_to'))])
+  const missingTags = added('tags').filter((id) => !tags.has(id))
+  const missingProfiles = added('assigned_to').filter((id) => !profiles.has(id))
+  if (missingTags.length) errors.tags = [`Expected tags of this organization; not: ${missingTags.join(', ')}`]
+  if (missingProfiles.length) errors.assigned_to = [`Expected active profiles of this organization; not: ${missingProfiles.join(', ')}`]
+  if (Object.keys(errors).length) throw new ValidationError(errors)
+}
+
+export const TagRef = z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })
+export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), role: z.string(), is_active: z.boolean() })
+
+export async function tagRefs(db: Db, orgId: string, ids?: readonly string[]): Promise<z.infer<typeof TagRef>[]> {
+  return (await liveTags(db, orgId, ids)).map(({ id, name, color }) => ({ id, name, color }))
+}
+
+export async function profileRefs(db: Db, orgId: string, ids: readonly string[]): Promise<z.infer<typeof ProfileRef>[]> {
+  return (await membersByIds(db, orgId, ids)).map(({ id, email, first_name, last_name, role, is_active }) => ({ id, email, first_name, last_name, role, is_active }))
+}

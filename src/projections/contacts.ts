@@ -1,0 +1,62 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import { contactStreams } from '../commands/contact/contact.ts'
+import type { ContactFields } from '../commands/contact/contact.ts'
+import { containsPattern } from '../db/like.ts'
+import { anyOf, fetchPage, recordProjector } from './records.ts'
+
+/** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
+export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+
+type Tables = { contacts: ContactRow }
+
+export const contactsProjector = recordProjector({
+  name: 'contacts',
+  version: 1,
+  table: 'contacts',
+  streams: contactStreams,
+  idField: 'contact_id',
+  events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
+  columns: (table) =>
+    ['last_name', 'email', 'phone', 'title', 'description']
+      .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('first_name', 'text', (c) => c.notNull()))
+      .addColumn('account', 'uuid')
+      .addColumn('assigned_to', sql`uuid[]`, (c) => c.notNull())
+      .addColumn('tags', sql`uuid[]`, (c) => c.notNull()),
+  indexes: async (db) => {
+    await sql`CREATE INDEX contacts_org_name ON contacts (org_id, lower(first_name), lower(last_name))`.execute(db)
+    await sql`CREATE INDEX contacts_account ON contacts (account)`.execute(db)
+  },
+})
+
+const readDb = (db: Kysely<any>) => db as Kysely<Tables>
+
+export type ContactListFilter = { limit: number; offset: number; name?: string; search?: string; account?: string[]; tags?: string[]; assignedTo?: string[] }
+
+const byName = (q: any) => q.orderBy(sql`lower(first_name)`).orderBy(sql`lower(coalesce(last_name, ''))`).orderBy('id')
+
+export function listContacts(db: Kysely<any>, orgId: string, filter: ContactListFilter): Promise<{ count: number; rows: ContactRow[] }> {
+  let query = readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false)
+  if (filter.name) {
+    const pattern = containsPattern(filter.name)
+    query = query.where((eb) => eb.or([eb('first_name', 'ilike', pattern), eb('last_name', 'ilike', pattern)]))
+  }
+  if (filter.search) {
+    const pattern = containsPattern(filter.search)
+    query = query.where((eb) => eb.or([eb('first_name', 'ilike', pattern), eb('last_name', 'ilike', pattern), eb('email', 'ilike', pattern)]))
+  }
+  if (filter.account) query = query.where(filter.account.length ? sql<boolean>`account = any(${sql.val(filter.account)}::uuid[])` : sql<boolean>`false`)
+  if (filter.tags) query = query.where(anyOf('tags', filter.tags))
+  if (filter.assignedTo) query = query.where(anyOf('assigned_to', filter.assignedTo))
+  return fetchPage<ContactRow>(query, filter, byName)
+}
+
+/** A live contact of the organization, or undefined: another org's id looks exactly like a missing one. */
+export function contactOf(db: Kysely<any>, orgId: string, id: string): Promise<ContactRow | undefined> {
+  return readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}
+
+/** The live contacts of one account, for the account detail. */
+export function contactsOfAccount(db: Kysely<any>, orgId: string, accountId: string): Promise<ContactRow[]> {
+  return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()
+}

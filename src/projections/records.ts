@@ -1,0 +1,74 @@
+import { sql } from 'kysely'
+import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import type { StreamCategory } from '../commands/streams.ts'
+import type { Projector } from './projector.ts'
+
+/**
+ * Read-model pieces shared by the record modules (accounts, contacts; the page also tags): the record
+ * projector (one row per stream, created/updated/soft-deleted by events), any-of id filters and a
+ * counted page.
+ */
+export type RecordProjectorOptions = {
+  name: string
+  version: number
+  table: string
+  streams: StreamCategory
+  /** The data key of the created event holding the record id, e.g. `account_id`. */
+  idField: string
+  events: { created: string; updated: string; deleted: string }
+  /** The record's own columns; id, org_id, created_by, is_deleted, created_at and updated_at are added. */
+  columns: (table: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>
+  indexes: (db: Kysely<any>) => Promise<void>
+}
+
+export function recordProjector(options: RecordProjectorOptions): Projector {
+  const { table, events } = options
+  return {
+    name: options.name,
+    version: options.version,
+    eventTypes: [events.created, events.updated, events.deleted],
+    tables: [table],
+    async createTables(db) {
+      const base = db.schema
+        .createTable(table)
+        .addColumn('id', 'uuid', (c) => c.primaryKey())
+        .addColumn('org_id', 'uuid', (c) => c.notNull())
+      await options
+        .columns(base)
+        .addColumn('created_by', 'uuid')
+        .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+      await options.indexes(db)
+    },
+    // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
+    async apply(trx, recorded) {
+      const id = options.streams.idOf(recorded.streamName)
+      const { at, [options.idField]: _id, ...data } = recorded.data as Record<string, unknown> & { at: string }
+      if (recorded.type === events.created) {
+        await trx.insertInto(table).values({ ...data, id, is_deleted: false, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
+        return
+      }
+      const changes = recorded.type === events.deleted ? { is_deleted: true } : data
+      await trx.updateTable(table).set({ ...changes, updated_at: new Date(at) }).where('id', '=', id).execute()
+    },
+  }
+}
+
+/**
+ * Rows whose uuid[] column shares an id with `ids`. An empty list (the filter was given but no
+ * value was a well-formed id) matches nothing, as unknown filter values do.
+ */
+export function anyOf(column: string, ids: readonly string[]): RawBuilder<boolean> {
+  return ids.length ? sql<boolean>`${sql.ref(column)} && ${sql.val([...ids])}::uuid[]` : sql<boolean>`false`
+}
+
+/** One page of `query` in `order`, and the count of the whole filtered set. */
+export async function fetchPage<Row>(query: SelectQueryBuilder<any, any, object>, page: { limit: number; offset: number }, order: (query: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any>): Promise<{ count: number; rows: Row[] }> {
+  const [rows, total] = await Promise.all([
+    order(query.selectAll()).limit(page.limit).offset(page.offset).execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { count: Number(total.n), rows: rows as Row[] }
+}
