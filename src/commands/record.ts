@@ -1,10 +1,11 @@
 import { ForbiddenError, NotFoundError } from '../errors.ts'
+import type { Decider } from './decider.ts'
 
 /**
  * What the plain CRM records (accounts, contacts) share: a bag of fields written by create,
  * replace (PUT) and partial update (PATCH), soft deletion by an admin or the creator, and
- * invisibility to other organizations. Each record module keeps its own events (the storage
- * contract) and uses these pieces in its decider.
+ * invisibility to other organizations. Each record module keeps its own fields and names (its
+ * events are the storage contract) and gets its decider from `recordDecider`.
  */
 export type RecordState<Fields> = { exists: boolean; orgId: string | null; createdBy: string | null; deleted: boolean; fields: Fields }
 
@@ -39,4 +40,63 @@ export function replacing<Fields extends object>(empty: Fields, body: Partial<Fi
   const fields = { ...empty }
   for (const key of Object.keys(empty) as (keyof Fields)[]) if (body[key] !== undefined) fields[key] = body[key] as Fields[keyof Fields]
   return fields
+}
+
+/**
+ * A record module's names. Events are the storage contract, so each module spells out its own
+ * stored types and id key (e.g. `AccountCreated`, `account_id`); commands keep their own names too.
+ */
+export type RecordNames = {
+  events: { created: string; updated: string; deleted: string; idKey: string }
+  commands: { create: string; update: string; delete: string; idKey: string }
+}
+type Keyed<Key extends string> = { [K in Key]: string }
+
+export type RecordEvent<Fields, N extends RecordNames> =
+  | { type: N['events']['created']; data: Fields & Keyed<N['events']['idKey']> & { org_id: string; created_by: string | null; at: string } }
+  | { type: N['events']['updated']; data: Partial<Fields> & { at: string } }
+  | { type: N['events']['deleted']; data: { at: string } }
+
+// Time, ids, the caller and looked-up facts arrive in the command. PUT sends every field, PATCH only the named ones; both decide only what differs.
+export type RecordCommand<Fields, N extends RecordNames> =
+  | ({ type: N['commands']['create']; orgId: string; fields: Fields; actorId: string | null; at: string } & Keyed<N['commands']['idKey']>)
+  | { type: N['commands']['update']; orgId: string; changes: Partial<Fields>; at: string }
+  | { type: N['commands']['delete']; orgId: string; actor: Actor; at: string }
+
+export type RecordDecider<Fields, N extends RecordNames> = Decider<RecordCommand<Fields, N>, RecordState<Fields>, RecordEvent<Fields, N>>
+
+/** The decider of a plain record: create once, update what differs, soft-delete by an admin or the creator. */
+export function recordDecider<Fields extends object, const N extends RecordNames>(empty: () => Fields, names: N): RecordDecider<Fields, N> {
+  type Event = RecordEvent<Fields, N>
+  // The union members' types are generic, so TypeScript cannot narrow on them: each branch names the member it builds or reads.
+  const evolve = (state: RecordState<Fields>, event: Event): RecordState<Fields> => {
+    if (event.type === names.events.created) {
+      const { [names.events.idKey]: _id, org_id, created_by, at: _at, ...fields } = event.data as Record<string, unknown>
+      return { exists: true, orgId: org_id as string, createdBy: created_by as string | null, deleted: false, fields: fields as Fields }
+    }
+    if (event.type === names.events.updated) {
+      const { at: _at, ...changes } = event.data as Partial<Fields> & { at: string }
+      return { ...state, fields: { ...state.fields, ...changes } }
+    }
+    return { ...state, deleted: true }
+  }
+  const decide = (command: RecordCommand<Fields, N>, state: RecordState<Fields>): Event[] => {
+    if (command.type === names.commands.create) {
+      const { orgId, fields, actorId, at } = command as { orgId: string; fields: Fields; actorId: string | null; at: string }
+      const id = (command as unknown as Record<string, string>)[names.commands.idKey]
+      return state.exists ? [] : [{ type: names.events.created, data: { [names.events.idKey]: id, org_id: orgId, ...fields, created_by: actorId, at } } as Event]
+    }
+    if (command.type === names.commands.update) {
+      const { orgId, changes, at } = command as { orgId: string; changes: Partial<Fields>; at: string }
+      assertVisible(state, orgId)
+      const changed = changedFields(state.fields, changes)
+      return Object.keys(changed).length ? [{ type: names.events.updated, data: { ...changed, at } } as Event] : []
+    }
+    const { orgId, actor, at } = command as { orgId: string; actor: Actor; at: string }
+    if (state.exists && state.orgId === orgId && state.deleted) return []
+    assertVisible(state, orgId)
+    assertMayDelete(state, actor)
+    return [{ type: names.events.deleted, data: { at } } as Event]
+  }
+  return { initialState: () => initialRecordState(empty()), evolve, decide }
 }

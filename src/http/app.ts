@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { organizationRoutes } from './routes/organizations.ts'
+import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
 import { tagRoutes } from './routes/tags.ts'
 import { teamRoutes } from './routes/teams.ts'
@@ -75,5 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps))
   await app.register(contactRoutes(deps))
   await app.register(teamRoutes(deps))
+  // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
+  await app.register(pipelineRoutes(deps))
   return app
 }

@@ -42,19 +42,28 @@ export const optionalEmail = () => z.preprocess((v) => (typeof v === 'string' &&
 
 export type Relations = { tags?: readonly string[]; assigned_to?: readonly string[] }
 
+// What a relation list may point at, and how its error names it.
+const relationKinds = {
+  tags: { live: liveTagIds, what: 'tags' },
+  profiles: { live: activeProfileIds, what: 'active profiles' },
+}
+
 /**
- * 400 naming every relation field with an id that is not a live record of the organization
- * (another org's ids included). Ids the record already holds (`current`) may stay after their tag
- * is deleted or their profile deactivated, so a client can send back what it read.
+ * The error of one relation list, or undefined: the ids it adds that are not live records of the
+ * organization (another org's ids included). Ids the record already holds (`current`) may stay
+ * after their tag is deleted or their profile deactivated, so a client can send back what it read.
  */
+export async function relationErrors(db: Db, orgId: string, kind: keyof typeof relationKinds, requested: readonly string[] = [], current: readonly string[] = []): Promise<string[] | undefined> {
+  const added = [...new Set(requested)].filter((id) => !current.includes(id))
+  const live = await relationKinds[kind].live(db, orgId, added)
+  const missing = added.filter((id) => !live.has(id))
+  return missing.length ? [`Expected ${relationKinds[kind].what} of this organization; not: ${missing.join(', ')}`] : undefined
+}
+
+/** 400 naming every relation field (and any `extra` error of the module's own relations) with an id it may not point at. */
 export async function checkRelations(db: Db, orgId: string, relations: Relations, extra: Record<string, string[]> = {}, current: Relations = {}): Promise<void> {
-  const errors: Record<string, string[]> = { ...extra }
-  const added = (field: keyof Relations) => (relations[field] ?? []).filter((id) => !current[field]?.includes(id))
-  const [tags, profiles] = await Promise.all([liveTagIds(db, orgId, added('tags')), activeProfileIds(db, orgId, added('assigned_to'))])
-  const missingTags = added('tags').filter((id) => !tags.has(id))
-  const missingProfiles = added('assigned_to').filter((id) => !profiles.has(id))
-  if (missingTags.length) errors.tags = [`Expected tags of this organization; not: ${missingTags.join(', ')}`]
-  if (missingProfiles.length) errors.assigned_to = [`Expected active profiles of this organization; not: ${missingProfiles.join(', ')}`]
+  const [tags, assigned] = await Promise.all([relationErrors(db, orgId, 'tags', relations.tags, current.tags), relationErrors(db, orgId, 'profiles', relations.assigned_to, current.assigned_to)])
+  const errors = { ...extra, ...(tags && { tags }), ...(assigned && { assigned_to: assigned }) }
   if (Object.keys(errors).length) throw new ValidationError(errors)
 }
 

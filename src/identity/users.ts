@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db, Role } from '../db/database.ts'
+import { idsAmong } from '../db/ids-among.ts'
 import { containsPattern } from '../db/like.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import type { Identity } from './identity.ts'
@@ -55,10 +56,8 @@ export function activeMembers(db: Db, orgId: string) {
 }
 
 /** Which of these profile ids are active members of the organization (for records that point at members). */
-export async function activeProfileIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set()
-  const rows = await db.selectFrom('profiles').select('id').where('org_id', '=', orgId).where('is_active', '=', true).where('id', 'in', ids).execute()
-  return new Set(rows.map((row) => row.id))
+export function activeProfileIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(db.selectFrom('profiles').where('org_id', '=', orgId).where('is_active', '=', true), ids)
 }
 
 /** The organization's earliest active admin: its contact for members (`admin_email`). */

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
-import { accountStreams } from '../commands/account/account.ts'
+import { accountNames, accountStreams } from '../commands/account/account.ts'
 import type { AccountFields } from '../commands/account/account.ts'
 import { containsPattern } from '../db/like.ts'
-import { anyOf, fetchPage, recordProjector } from './records.ts'
+import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from './records.ts'
 
 /** The accounts read model: one row per account, soft-deleted rows kept but hidden from every query. */
 export type AccountRow = AccountFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
@@ -15,8 +15,7 @@ export const accountsProjector = recordProjector({
   version: 1,
   table: 'accounts',
   streams: accountStreams,
-  idField: 'account_id',
-  events: { created: 'AccountCreated', updated: 'AccountUpdated', deleted: 'AccountDeleted' },
+  events: accountNames.events,
   columns: (table) =>
     ['email', 'phone', 'website', 'industry', 'address_line', 'city', 'state', 'postcode', 'country', 'description']
       .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('name', 'text', (c) => c.notNull()))
@@ -48,3 +47,6 @@ export function listAccounts(db: Kysely<any>, orgId: string, filter: AccountList
 export function accountOf(db: Kysely<any>, orgId: string, id: string): Promise<AccountRow | undefined> {
   return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
+
+/** The live accounts of the organization carrying a tag, for a tag merge. */
+export const accountsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
-import { contactStreams } from '../commands/contact/contact.ts'
+import { contactNames, contactStreams } from '../commands/contact/contact.ts'
 import type { ContactFields } from '../commands/contact/contact.ts'
 import { containsPattern } from '../db/like.ts'
-import { anyOf, fetchPage, recordProjector } from './records.ts'
+import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from './records.ts'
 
 /** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
 export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
@@ -15,8 +15,7 @@ export const contactsProjector = recordProjector({
   version: 1,
   table: 'contacts',
   streams: contactStreams,
-  idField: 'contact_id',
-  events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
+  events: contactNames.events,
   columns: (table) =>
     ['last_name', 'email', 'phone', 'title', 'description']
       .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('first_name', 'text', (c) => c.notNull()))
@@ -60,3 +59,6 @@ export function contactOf(db: Kysely<any>, orgId: string, id: string): Promise<C
 export function contactsOfAccount(db: Kysely<any>, orgId: string, accountId: string): Promise<ContactRow[]> {
   return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()
 }
+
+/** The live contacts of the organization carrying a tag, for a tag merge. */
+export const contactsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'contacts', orgId, tagId)

@@ -1,21 +1,21 @@
 import { sql } from 'kysely'
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import type { RecordNames } from '../commands/record.ts'
 import type { StreamCategory } from '../commands/streams.ts'
 import type { Projector } from './projector.ts'
 
 /**
- * Read-model pieces shared by the record modules (accounts, contacts; the page also tags): the record
- * projector (one row per stream, created/updated/soft-deleted by events), any-of id filters and a
- * counted page.
+ * Read-model pieces shared by the record modules (accounts, contacts; the page also tags and
+ * teams): the record projector (one row per stream, created/updated/soft-deleted by events),
+ * any-of id filters, the records carrying a tag and a counted page.
  */
 export type RecordProjectorOptions = {
   name: string
   version: number
   table: string
   streams: StreamCategory
-  /** The data key of the created event holding the record id, e.g. `account_id`. */
-  idField: string
-  events: { created: string; updated: string; deleted: string }
+  /** The record module's stored event types and the created event's id key, e.g. `account_id`. */
+  events: RecordNames['events']
   /** The record's own columns; id, org_id, created_by, is_deleted, created_at and updated_at are added. */
   columns: (table: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>
   indexes: (db: Kysely<any>) => Promise<void>
@@ -45,7 +45,7 @@ export function recordProjector(options: RecordProjectorOptions): Projector {
     // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
     async apply(trx, recorded) {
       const id = options.streams.idOf(recorded.streamName)
-      const { at, [options.idField]: _id, ...data } = recorded.data as Record<string, unknown> & { at: string }
+      const { at, [events.idKey]: _id, ...data } = recorded.data as Record<string, unknown> & { at: string }
       if (recorded.type === events.created) {
         await trx.insertInto(table).values({ ...data, id, is_deleted: false, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
         return
@@ -62,6 +62,11 @@ export function recordProjector(options: RecordProjectorOptions): Projector {
  */
 export function anyOf(column: string, ids: readonly string[]): RawBuilder<boolean> {
   return ids.length ? sql<boolean>`${sql.ref(column)} && ${sql.val([...ids])}::uuid[]` : sql<boolean>`false`
+}
+
+/** The live records of the organization carrying `tagId` in `table`: what a tag merge retags. */
+export function liveRecordsTagged(db: Kysely<any>, table: string, orgId: string, tagId: string): Promise<{ id: string }[]> {
+  return db.selectFrom(table).select('id').where('org_id', '=', orgId).where('is_deleted', '=', false).where(anyOf('tags', [tagId])).orderBy('id').execute()
 }
 
 /** One page of `query` in `order`, and the count of the whole filtered set. */

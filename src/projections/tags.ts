@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { tagStreams } from '../commands/tag/tag.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
+import { idsAmong } from '../db/ids-among.ts'
 import { containsPattern } from '../db/like.ts'
 import { domainEventOf } from './projector.ts'
 import { fetchPage } from './records.ts'
@@ -80,10 +81,8 @@ export function tagOf(db: Kysely<any>, orgId: string, id: string): Promise<TagRo
 }
 
 /** Which of these ids are live (not deleted, not merged) tags of the organization: what records may be tagged with. */
-export async function liveTagIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set()
-  const rows = await readDb(db).selectFrom('tags').select('id').where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).where('merged_into', 'is', null).execute()
-  return new Set(rows.map((row) => row.id))
+export function liveTagIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(readDb(db).selectFrom('tags').where('org_id', '=', orgId).where('is_deleted', '=', false).where('merged_into', 'is', null), ids)
 }
 
 /** The organization's live tags, by name; only those of `ids` when given (a record's tags). */

@@ -5,6 +5,7 @@ import type { TeamEvent } from '../commands/team/team.ts'
 import type { Database } from '../db/database.ts'
 import { containsPattern } from '../db/like.ts'
 import { domainEventOf } from './projector.ts'
+import { fetchPage } from './records.ts'
 import type { Projector } from './projector.ts'
 
 /** The teams read model: one row per live team and one per membership; a deleted team leaves no rows. */
@@ -76,14 +77,10 @@ const readDb = (db: Kysely<any>) => db as Kysely<Tables & Database>
 export type TeamMember = { team_id: string; id: string; email: string; role: string; is_active: boolean }
 export type TeamListFilter = { limit: number; offset: number; name?: string }
 
-export async function listTeams(db: Kysely<any>, orgId: string, filter: TeamListFilter): Promise<{ count: number; rows: TeamRow[] }> {
+export function listTeams(db: Kysely<any>, orgId: string, filter: TeamListFilter): Promise<{ count: number; rows: TeamRow[] }> {
   let query = readDb(db).selectFrom('teams').where('org_id', '=', orgId)
   if (filter.name) query = query.where('name', 'ilike', containsPattern(filter.name))
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(filter.limit).offset(filter.offset).execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { count: Number(total.n), rows }
+  return fetchPage<TeamRow>(query, filter, (q) => q.orderBy(sql`lower(name)`).orderBy('id'))
 }
 
 /** Every team of the organization, by name, for pickers. */

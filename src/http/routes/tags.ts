@@ -8,6 +8,7 @@ import { listTags, tagOf } from '../../projections/tags.ts'
 import type { TagRow } from '../../projections/tags.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
+import { retagRecords } from '../retag.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 
@@ -89,14 +90,16 @@ export function tagRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
     app.post(
       '/api/tags/:id/merge/',
-      { schema: { tags: ['tags'], summary: 'Merge a tag into another (admins): the source disappears', description: 'Records tagged with the source are retagged with the target as events once taggable records exist (deals, accounts, contacts, leads).', params: IdParams, body: z.object({ into: z.uuid() }), response: { 200: Message.extend({ into: Tag }), ...authErrors } } },
+      { schema: { tags: ['tags'], summary: 'Merge a tag into another (admins): the source disappears', description: 'Every live account and contact tagged with the source first gets an update event carrying the target instead (once, if it already had the target); then the source is recorded as merged. A merge that failed half-way may be repeated.', params: IdParams, body: z.object({ into: z.uuid() }), response: { 200: Message.extend({ into: Tag }), ...authErrors } } },
       async (request, reply) => {
         const { orgId } = requireAdmin(request)
         const source = await found(orgId, request.params.id)
         const target = await tagOf(db, orgId, request.body.into)
         if (!target || target.is_deleted || target.id === source.id) throw new ValidationError({ into: ['Expected another active tag of this organization.'] })
         const commands = requestCommands(deps, request, reply)
-        await commands.run(tagDecider, tagStream(source.id), { type: 'MergeTag', orgId, intoTagId: target.id, at: clock().toISOString() })
+        const at = clock().toISOString()
+        await retagRecords(db, commands.run, { orgId, from: source.id, into: target.id, at })
+        await commands.run(tagDecider, tagStream(source.id), { type: 'MergeTag', orgId, intoTagId: target.id, at })
         await releaseName(commands.run, { scope: SCOPE, orgId, ownerId: source.id, name: source.name })
         await commands.settle()
         return { error: false as const, message: `Merged into ${target.name}`, into: tagBody(target) }

@@ -5,12 +5,12 @@ import { z } from 'zod'
 import { teamDecider, teamStreams } from '../../commands/team/team.ts'
 import { withClaimedName, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { ValidationError, orNotFound } from '../../errors.ts'
-import { activeProfileIds } from '../../identity/users.ts'
 import { listTeams, membersOf, teamOf } from '../../projections/teams.ts'
 import type { TeamMember, TeamRow } from '../../projections/teams.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
+import { relationErrors } from '../relations.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 
 const Member = z.object({ id: z.uuid().describe('Profile id'), email: z.string(), role: z.string(), is_active: z.boolean().describe('False once the profile is deactivated; it stays a member') })
@@ -59,9 +59,8 @@ export function teamRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   }
   // Members already in the team may stay after their profile is deactivated; anyone added must be active here.
   const checkMembers = async (orgId: string, users: readonly string[], current: readonly string[] = []) => {
-    const active = await activeProfileIds(db, orgId, users)
-    const unknown = users.filter((id) => !active.has(id) && !current.includes(id))
-    if (unknown.length) throw new ValidationError({ users: [`Expected active profiles of this organization; not: ${[...new Set(unknown)].join(', ')}`] })
+    const errors = await relationErrors(db, orgId, 'profiles', users, current)
+    if (errors) throw new ValidationError({ users: errors })
   }
 
   const update = async (request: FastifyRequest, reply: FastifyReply, id: string, changes: Changes) => {

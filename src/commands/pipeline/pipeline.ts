@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto'
+import { NotFoundError, ValidationError } from '../../errors.ts'
+import type { Decider } from '../decider.ts'
+import { streamCategory } from '../streams.ts'
+import { checkLabelFree, checkNoDeals, checkNotLastOfKind, checkThresholds, defaultProbability, seededStages, stageCode } from './stage-rules.ts'
+import type { Stage, StageKind, Thresholds } from './stage-rules.ts'
+
+/**
+ * A pipeline: a named, ordered list of stages a deal moves through (§2.2, §4.5). One stream per
+ * pipeline, so every stage rule is checked against the pipeline's folded state and appended with
+ * its expected revision: two concurrent stage writes can never both pass a rule only one may.
+ */
+
+// Events: the storage contract. Stage snapshots are recorded whole, so a replay needs no rule.
+export type PipelineEvent =
+  | { type: 'PipelineCreated'; data: { pipeline_id: string; org_id: string; name: string; is_default: boolean; stages: Stage[]; created_by: string | null; at: string } }
+  | { type: 'PipelineRenamed'; data: { name: string; at: string } }
+  | { type: 'StageAdded'; data: { stage: Stage; at: string } }
+  | { type: 'StageUpdated'; data: { stage_id: string; label?: string; kind?: StageKind; expected_days?: number | null; warning_days?: number | null; probability?: number | null; at: string } }
+  | { type: 'StagesReordered'; data: { stage_ids: string[]; at: string } }
+  | { type: 'StageRemoved'; data: { stage_id: string; at: string } }
+  | { type: 'PipelineDeleted'; data: { at: string } }
+
+// Fold. `stages` is kept in order, with `order` = position (1-based).
+export type PipelineState = { exists: boolean; orgId: string | null; name: string; isDefault: boolean; stages: Stage[]; removedStageIds: string[]; deleted: boolean }
+
+export const initialPipelineState = (): PipelineState => ({ exists: false, orgId: null, name: '', isDefault: false, stages: [], removedStageIds: [], deleted: false })
+
+const renumber = (stages: readonly Stage[]): Stage[] => stages.map((s, i) => ({ ...s, order: i + 1 }))
+
+export function evolvePipeline(state: PipelineState, event: PipelineEvent): PipelineState {
+  switch (event.type) {
+    case 'PipelineCreated':
+      return { ...state, exists: true, orgId: event.data.org_id, name: event.data.name, isDefault: event.data.is_default, stages: renumber(event.data.stages) }
+    case 'PipelineRenamed':
+      return { ...state, name: event.data.name }
+    case 'StageAdded':
+      return { ...state, stages: renumber([...state.stages, event.data.stage]) }
+    case 'StageUpdated': {
+      const { stage_id, at: _at, ...changes } = event.data
+      return { ...state, stages: state.stages.map((s) => (s.id === stage_id ? { ...s, ...changes } : s)) }
+    }
+    case 'StagesReordered': {
+      const byId = new Map(state.stages.map((s) => [s.id, s]))
+      return { ...state, stages: renumber(event.data.stage_ids.flatMap((id) => byId.get(id) ?? [])) }
+    }
+    case 'StageRemoved':
+      return { ...state, stages: renumber(state.stages.filter((s) => s.id !== event.data.stage_id)), removedStageIds: [...state.removedStageIds, event.data.stage_id] }
+    case 'PipelineDeleted':
+      return { ...state, deleted: true }
+  }
+}
+
+// Decisions. Time, new ids, the caller and looked-up facts (deal counts) arrive in the command.
+type ThresholdInput = { expected_days?: number | null; warning_days?: number | null }
+export type PipelineCommand =
+  | { type: 'CreatePipeline'; pipelineId: string; orgId: string; name: string; isDefault: boolean; stageIds: string[]; actorId: string | null; at: string }
+  | { type: 'RenamePipeline'; orgId: string; name: string; at: string }
+  /** `dealCount`: deals in the pipeline; always 0 until the deal module exists. */
+  | { type: 'DeletePipeline'; orgId: string; dealCount: number; at: string }
+  | ({ type: 'AddStage'; orgId: string; stageId: string; label: string; kind: StageKind; at: string } & ThresholdInput)
+  /** `dealsInStage`: deals in the stage; always 0 until the deal module exists. */
+  | ({ type: 'UpdateStage'; orgId: string; stageId: string; label?: string; kind?: StageKind; dealsInStage: number; at: string } & ThresholdInput)
+  | { type: 'ReorderStages'; orgId: string; stageIds: string[]; at: string }
+  | { type: 'RemoveStage'; orgId: string; stageId: string; dealsInStage: number; at: string }
+  /** aging-config PUT: thresholds of stages named by code, one StageUpdated per changed stage. */
+  | { type: 'SetStageThresholds'; orgId: string; thresholds: Record<string, ThresholdInput>; at: string }
+
+type Of<T extends PipelineCommand['type']> = Extract<PipelineCommand, { type: T }>
+type StageChanges = Omit<Extract<PipelineEvent, { type: 'StageUpdated' }>['data'], 'stage_id' | 'at'>
+
+function existing(state: PipelineState, orgId: string): void {
+  if (!state.exists || state.orgId !== orgId || state.deleted) throw new NotFoundError('Pipeline not found')
+}
+
+function stageOf(state: PipelineState, stageId: string): Stage {
+  const stage = state.stages.find((s) => s.id === stageId)
+  if (!stage) throw new NotFoundError('Stage not found')
+  return stage
+}
+
+/** The thresholds a stage ends with: given values win, won/lost clear them; only the given values need checking. */
+function nextThresholds(stage: Stage, kind: StageKind, given: ThresholdInput, prefix = ''): Thresholds {
+  checkThresholds(kind, { expected_days: given.expected_days ?? null, warning_days: given.warning_days ?? null }, prefix)
+  if (kind !== 'open') return { expected_days: null, warning_days: null }
+  return { expected_days: given.expected_days === undefined ? stage.expected_days : given.expected_days, warning_days: given.warning_days === undefined ? stage.warning_days : given.warning_days }
+}
+
+function thresholdChanges(stage: Stage, next: Thresholds): StageChanges {
+  const changes: StageChanges = {}
+  if (next.expected_days !== stage.expected_days) changes.expected_days = next.expected_days
+  if (next.warning_days !== stage.warning_days) changes.warning_days = next.warning_days
+  return changes
+}
+
+const updated = (stage: Stage, changes: StageChanges, at: string): PipelineEvent[] => (Object.keys(changes).length ? [{ type: 'StageUpdated', data: { stage_id: stage.id, ...changes, at } }] : [])
+
+function decideAddStage(command: Of<'AddStage'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  if (state.stages.some((s) => s.id === command.stageId) || state.removedStageIds.includes(command.stageId)) return []
+  checkLabelFree(state.stages, command.label)
+  checkThresholds(command.kind, { expected_days: command.expected_days ?? null, warning_days: command.warning_days ?? null })
+  const code = stageCode(command.label, state.stages.map((s) => s.code))
+  const { kind, label } = command
+  const stage: Stage = { id: command.stageId, code, label, order: state.stages.length + 1, kind, expected_days: command.expected_days ?? null, warning_days: command.warning_days ?? null, probability: defaultProbability(kind, code) }
+  return [{ type: 'StageAdded', data: { stage, at: command.at } }]
+}
+
+function decideUpdateStage(command: Of<'UpdateStage'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  const stage = stageOf(state, command.stageId)
+  const changes: StageChanges = {}
+  if (command.label !== undefined && command.label !== stage.label) {
+    checkLabelFree(state.stages, command.label, stage.id)
+    changes.label = command.label
+  }
+  const kind = command.kind ?? stage.kind
+  if (kind !== stage.kind) {
+    checkNotLastOfKind(state.stages, stage, 'kind')
+    checkNoDeals(command.dealsInStage, 'kind')
+    changes.kind = kind
+    const probability = defaultProbability(kind, stage.code)
+    if (probability !== stage.probability) changes.probability = probability
+  }
+  Object.assign(changes, thresholdChanges(stage, nextThresholds(stage, kind, command)))
+  return updated(stage, changes, command.at)
+}
+
+function decideReorder(command: Of<'ReorderStages'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  const current = state.stages.map((s) => s.id)
+  const given = new Set(command.stageIds)
+  if (given.size !== command.stageIds.length || given.size !== current.length || current.some((id) => !given.has(id))) {
+    throw new ValidationError({ stage_ids: ['Expected every stage of the pipeline exactly once'] })
+  }
+  if (command.stageIds.every((id, i) => id === current[i])) return []
+  return [{ type: 'StagesReordered', data: { stage_ids: [...command.stageIds], at: command.at } }]
+}
+
+function decideRemoveStage(command: Of<'RemoveStage'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  if (state.removedStageIds.includes(command.stageId)) return []
+  const stage = stageOf(state, command.stageId)
+  checkNotLastOfKind(state.stages, stage, 'stage')
+  checkNoDeals(command.dealsInStage, 'stage')
+  return [{ type: 'StageRemoved', data: { stage_id: stage.id, at: command.at } }]
+}
+
+function decideThresholds(command: Of<'SetStageThresholds'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  return Object.entries(command.thresholds).flatMap(([code, given]) => {
+    const stage = state.stages.find((s) => s.code === code)
+    if (!stage) throw new ValidationError({ [code]: ['Expected a stage code of the default pipeline'] })
+    return updated(stage, thresholdChanges(stage, nextThresholds(stage, stage.kind, given, `${code}.`)), command.at)
+  })
+}
+
+function decideDelete(command: Of<'DeletePipeline'>, state: PipelineState): PipelineEvent[] {
+  if (state.exists && state.orgId === command.orgId && state.deleted) return []
+  existing(state, command.orgId)
+  if (state.isDefault) throw new ValidationError({ pipeline: ['The default pipeline cannot be deleted'] })
+  if (command.dealCount > 0) throw new ValidationError({ pipeline: [`Expected no deals in the pipeline; ${command.dealCount} still in it`] })
+  return [{ type: 'PipelineDeleted', data: { at: command.at } }]
+}
+
+export function decidePipeline(command: PipelineCommand, state: PipelineState): PipelineEvent[] {
+  switch (command.type) {
+    case 'CreatePipeline': {
+      // Also what makes the lazy default race-safe: the loser of two first creates finds it created.
+      if (state.exists) return []
+      const { pipelineId, orgId, name, isDefault, stageIds, actorId, at } = command
+      return [{ type: 'PipelineCreated', data: { pipeline_id: pipelineId, org_id: orgId, name, is_default: isDefault, stages: seededStages(stageIds), created_by: actorId, at } }]
+    }
+    case 'RenamePipeline':
+      existing(state, command.orgId)
+      return command.name === state.name ? [] : [{ type: 'PipelineRenamed', data: { name: command.name, at: command.at } }]
+    case 'DeletePipeline':
+      return decideDelete(command, state)
+    case 'AddStage':
+      return decideAddStage(command, state)
+    case 'UpdateStage':
+      return decideUpdateStage(command, state)
+    case 'ReorderStages':
+      return decideReorder(command, state)
+    case 'RemoveStage':
+      return decideRemoveStage(command, state)
+    case 'SetStageThresholds':
+      return decideThresholds(command, state)
+  }
+}
+
+export const pipelineDecider: Decider<PipelineCommand, PipelineState, PipelineEvent> = { initialState: initialPipelineState, evolve: evolvePipeline, decide: decidePipeline }
+
+export const pipelineStreams = streamCategory('pipeline')
+
+/**
+ * The id of an organization's default pipeline: a name-based (v5-style, SHA-1) uuid of the org id,
+ * so every first request computes the same stream and a concurrent second creation finds it taken.
+ */
+export function defaultPipelineId(orgId: string): string {
+  const hash = createHash('sha1').update(`crm-default-pipeline:${orgId.toLowerCase()}`).digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+export const DEFAULT_PIPELINE_NAME = 'Default pipeline'

@@ -1,0 +1,91 @@
+import { ValidationError } from '../../errors.ts'
+
+/** Stage values and the pure rules shared by every stage write (§2.2, §4.5, §8). */
+export const STAGE_KINDS = ['open', 'won', 'lost'] as const
+export type StageKind = (typeof STAGE_KINDS)[number]
+
+/**
+ * A stage as events record it. `probability` is the default a deal in the stage gets when its own
+ * probability is 0 or unset (§2.1): 100 won, 0 lost, the seeded per-code default for the seeded
+ * open stages, null (no default) for any other open stage.
+ */
+export type Stage = {
+  id: string
+  code: string
+  label: string
+  order: number
+  kind: StageKind
+  expected_days: number | null
+  warning_days: number | null
+  probability: number | null
+}
+
+export type Thresholds = { expected_days: number | null; warning_days: number | null }
+
+export const MIN_DAYS = 1
+export const MAX_DAYS = 3650
+
+/** The six stages of every new pipeline (spec §2.2; values from where-the-spec-is-silent.md, Deals). */
+const SEED: readonly Omit<Stage, 'id' | 'order'>[] = [
+  { code: 'PROSPECTING', label: 'Prospecting', kind: 'open', expected_days: 14, warning_days: null, probability: 10 },
+  { code: 'QUALIFICATION', label: 'Qualification', kind: 'open', expected_days: 14, warning_days: null, probability: 25 },
+  { code: 'PROPOSAL', label: 'Proposal', kind: 'open', expected_days: 10, warning_days: null, probability: 50 },
+  { code: 'NEGOTIATION', label: 'Negotiation', kind: 'open', expected_days: 10, warning_days: null, probability: 75 },
+  { code: 'CLOSED_WON', label: 'Closed Won', kind: 'won', expected_days: null, warning_days: null, probability: 100 },
+  { code: 'CLOSED_LOST', label: 'Closed Lost', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
+]
+export const SEED_STAGE_COUNT = SEED.length
+
+export function seededStages(ids: readonly string[]): Stage[] {
+  if (ids.length !== SEED.length) throw new Error(`Expected ${SEED.length} stage ids for the seeded stages, got ${ids.length}`)
+  return SEED.map((stage, i) => ({ ...stage, id: ids[i]!, order: i + 1 }))
+}
+
+/** The default probability of a stage of this kind and code (see `Stage`). */
+export function defaultProbability(kind: StageKind, code: string): number | null {
+  if (kind === 'won') return 100
+  if (kind === 'lost') return 0
+  return SEED.find((s) => s.code === code && s.kind === 'open')?.probability ?? null
+}
+
+/** Uppercase, accents dropped, every run of other characters to one `_`, no `_` at either end; `_2`, `_3`... when taken. */
+export function stageCode(label: string, taken: readonly string[]): string {
+  const base =
+    label
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'STAGE'
+  const used = new Set(taken)
+  if (!used.has(base)) return base
+  for (let n = 2; ; n++) if (!used.has(`${base}_${n}`)) return `${base}_${n}`
+}
+
+/** 400 naming the field (`prefix` names the entry, e.g. `PROSPECTING.` in aging-config) unless the thresholds fit the kind. */
+export function checkThresholds(kind: StageKind, thresholds: Thresholds, prefix = ''): void {
+  const errors: Record<string, string[]> = {}
+  for (const field of ['expected_days', 'warning_days'] as const) {
+    const value = thresholds[field]
+    if (value === null) continue
+    if (kind !== 'open') errors[`${prefix}${field}`] = [`Expected null: a ${kind} stage never rots`]
+    else if (!Number.isInteger(value) || value < MIN_DAYS || value > MAX_DAYS) errors[`${prefix}${field}`] = [`Expected an integer from ${MIN_DAYS} to ${MAX_DAYS}, or null`]
+  }
+  if (Object.keys(errors).length) throw new ValidationError(errors)
+}
+
+/** 400 on `label` unless no other stage of the pipeline has it, compared case-insensitively. */
+export function checkLabelFree(stages: readonly Stage[], label: string, exceptId?: string): void {
+  const lower = label.toLowerCase()
+  if (stages.some((s) => s.id !== exceptId && s.label.toLowerCase() === lower)) throw new ValidationError({ label: [`Another stage of this pipeline is already labelled "${label}"`] })
+}
+
+/** 400 on `field` when this stage is the only one of its kind: each pipeline keeps an open, a won and a lost stage. */
+export function checkNotLastOfKind(stages: readonly Stage[], stage: Stage, field: string): void {
+  if (!stages.some((s) => s.id !== stage.id && s.kind === stage.kind)) throw new ValidationError({ [field]: [`Expected the pipeline to keep at least one ${stage.kind} stage; this is the last one`] })
+}
+
+/** 400 on `field` while deals are in the stage (the count is a fact the caller looked up). */
+export function checkNoDeals(dealsInStage: number, field: string): void {
+  if (dealsInStage > 0) throw new ValidationError({ [field]: [`Expected no deals in the stage; ${dealsInStage} still ${dealsInStage === 1 ? 'is' : 'are'} in it`] })
+}

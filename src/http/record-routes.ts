@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+import { replacing } from '../commands/record.ts'
+import type { RecordCommand, RecordDecider, RecordNames } from '../commands/record.ts'
+import { withOptionalClaim, withReleasedName, withRenamedClaim } from '../commands/unique-name.ts'
+import { isAdmin } from '../identity/identity.ts'
+import type { AppDeps } from './app.ts'
+import { requestCommands } from './commands.ts'
+import { identityOf } from './plugins/auth.ts'
+import { IdParams, Message, authErrors } from './schemas/common.ts'
+import { Created } from './schemas/records.ts'
+
+type App = Parameters<FastifyPluginAsyncZod>[0]
+
+export type RecordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames> = {
+  /** The path segment and OpenAPI tag, e.g. `accounts`. */
+  plural: string
+  /** For summaries and messages, e.g. `{ title: 'Account', indefinite: 'an account' }`. */
+  noun: { title: string; indefinite: string }
+  /** The create and replace body (POST, PUT) and its all-optional form (PATCH). */
+  body: z.ZodType<Partial<Fields>>
+  patch: z.ZodType<Partial<Fields>>
+  empty: () => Fields
+  decider: RecordDecider<Fields, N>
+  commands: N['commands']
+  stream: (id: string) => string
+  /** The live record of the organization, or a 404. */
+  found: (orgId: string, id: string) => Promise<Fields & { id: string }>
+  /** The relation checks made before a command (deciders stay pure); ids the record holds (`current`) may stay. */
+  checkRelations: (orgId: string, requested: Partial<Fields>, current?: Fields) => Promise<void>
+  /** The field unique per organization (a name claim of `scope`): a create or change claims the value, a delete frees it. */
+  unique: { scope: string; field: Unique }
+}
+
+/**
+ * POST, PUT, PATCH and DELETE of a plain record (accounts, contacts): any member creates and edits,
+ * an admin or the creator deletes (soft), and the unique field's claim follows every change.
+ */
+export function recordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames>(app: App, deps: AppDeps, options: RecordWriteRoutes<Fields, Unique, N>): void {
+  const { plural, noun, decider, commands: names, stream, found, unique } = options
+  const path = `/api/${plural}/:id/`
+  const at = () => deps.clock().toISOString()
+  // The route's zod schema has validated the body; the type provider cannot resolve its type through the generic `Fields`.
+  const bodyOf = (request: { body: unknown }) => request.body as Partial<Fields>
+
+  app.post(`/api/${plural}/`, { schema: { tags: [plural], summary: `Create ${noun.indefinite}`, body: options.body, response: { 200: Created, ...authErrors } } }, async (request, reply) => {
+    const identity = identityOf(request)
+    const fields = replacing(options.empty(), bodyOf(request))
+    await options.checkRelations(identity.orgId, fields)
+    const commands = requestCommands(deps, request, reply)
+    const id = randomUUID()
+    // The command's id key is the module's own (`accountId`), which TypeScript cannot check through a computed key.
+    const create = { type: names.create, [names.idKey]: id, orgId: identity.orgId, fields, actorId: identity.profileId, at: at() } as RecordCommand<Fields, N>
+    await withOptionalClaim(commands.run, { scope: unique.scope, orgId: identity.orgId, ownerId: id, name: fields[unique.field], field: unique.field }, () => commands.run(decider, stream(id), create))
+    await commands.settle()
+    return { error: false as const, message: `${noun.title} created`, id }
+  })
+
+  const update = async (request: FastifyRequest, reply: FastifyReply, id: string, requested: Partial<Fields>) => {
+    const { orgId } = identityOf(request)
+    const current = await found(orgId, id)
+    await options.checkRelations(orgId, requested, current)
+    const commands = requestCommands(deps, request, reply)
+    const value = requested[unique.field] === undefined ? current[unique.field] : (requested[unique.field] as string | null)
+    await withRenamedClaim(commands.run, { scope: unique.scope, orgId, ownerId: current.id, name: value, previousName: current[unique.field], field: unique.field }, () =>
+      commands.run(decider, stream(current.id), { type: names.update, orgId, changes: requested, at: at() }),
+    )
+    await commands.settle()
+    return { error: false as const, message: `${noun.title} updated` }
+  }
+
+  const replaceDescription = 'Every field is replaced: fields left out take their empty value, relation lists left out are cleared.'
+  app.put(path, { schema: { tags: [plural], summary: `Replace ${noun.indefinite}`, description: replaceDescription, params: IdParams, body: options.body, response: { 200: Message, ...authErrors } } }, (request, reply) =>
+    update(request, reply, request.params.id, replacing(options.empty(), bodyOf(request))),
+  )
+
+  app.patch(path, { schema: { tags: [plural], summary: `Change the named fields of ${noun.indefinite}`, description: 'Fields and relation lists left out keep their values.', params: IdParams, body: options.patch, response: { 200: Message, ...authErrors } } }, (request, reply) =>
+    update(request, reply, request.params.id, bodyOf(request)),
+  )
+
+  app.delete(path, { schema: { tags: [plural], summary: `Delete ${noun.indefinite} (soft; admins or its creator). Its ${unique.field} becomes free`, params: IdParams, response: { 200: Message, ...authErrors } } }, async (request, reply) => {
+    const identity = identityOf(request)
+    const current = await found(identity.orgId, request.params.id)
+    const commands = requestCommands(deps, request, reply)
+    const remove = () => commands.run(decider, stream(current.id), { type: names.delete, orgId: identity.orgId, actor: { profileId: identity.profileId, isAdmin: isAdmin(identity) }, at: at() })
+    const value = current[unique.field]
+    await (value === null ? remove() : withReleasedName(commands.run, { scope: unique.scope, orgId: identity.orgId, ownerId: current.id, name: value }, remove))
+    await commands.settle()
+    return { error: false as const, message: `${noun.title} deleted` }
+  })
+}

@@ -1,0 +1,43 @@
+import { accountDecider, accountNames, accountStream } from '../commands/account/account.ts'
+import type { CommandRunner } from '../commands/command-runner.ts'
+import { contactDecider, contactNames, contactStream } from '../commands/contact/contact.ts'
+import type { Decider } from '../commands/decider.ts'
+import type { RecordDecider, RecordEvent, RecordNames, RecordState } from '../commands/record.ts'
+import type { Db } from '../db/database.ts'
+import { accountsTagged } from '../projections/accounts.ts'
+import { contactsTagged } from '../projections/contacts.ts'
+
+export type Retag = { orgId: string; from: string; into: string; at: string }
+
+/** A tag list with `from` replaced by `into`, kept a set: a record that already had `into` holds it once. */
+export const retagged = (tags: readonly string[], { from, into }: Pick<Retag, 'from' | 'into'>): string[] => [...new Set(tags.map((id) => (id === from ? into : id)))]
+
+/**
+ * A record's ordinary update command, with the tag list computed from the stream's own state
+ * rather than from the read model that found the record: a tag edit made meanwhile is kept, a
+ * retry after a conflict recomputes it, and a record deleted meanwhile is left alone.
+ */
+function retagDecider<Fields extends { tags: string[] }, N extends RecordNames>(decider: RecordDecider<Fields, N>, update: N['commands']['update']): Decider<Retag, RecordState<Fields>, RecordEvent<Fields, N>> {
+  return {
+    initialState: decider.initialState,
+    evolve: decider.evolve,
+    decide: (retag, state) => {
+      if (state.deleted) return []
+      const changes = { tags: retagged(state.fields.tags, retag) } as Partial<Fields>
+      return decider.decide({ type: update, orgId: retag.orgId, changes, at: retag.at }, state)
+    },
+  }
+}
+
+export const retagAccount = retagDecider(accountDecider, accountNames.commands.update)
+export const retagContact = retagDecider(contactDecider, contactNames.commands.update)
+
+/**
+ * A tag merge's first half (issue 4): every live account and contact of the organization tagged
+ * `from` gets one update event carrying `into` instead. The merge records TagMerged only after
+ * this, so a merge that fails half-way can be repeated and finds the records left.
+ */
+export async function retagRecords(db: Db, run: CommandRunner, retag: Retag): Promise<void> {
+  for (const { id } of await accountsTagged(db, retag.orgId, retag.from)) await run(retagAccount, accountStream(id), retag)
+  for (const { id } of await contactsTagged(db, retag.orgId, retag.from)) await run(retagContact, contactStream(id), retag)
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { DEFAULT_PIPELINE_NAME, defaultPipelineId, pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
+import type { PipelineCommand } from '../../commands/pipeline/pipeline.ts'
+import { MAX_DAYS, MIN_DAYS, SEED_STAGE_COUNT, STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
+import { orNotFound } from '../../errors.ts'
+import { pipelineOf, listPipelines, stageOf } from '../../projections/pipelines.ts'
+import type { PipelineWithStages } from '../../projections/pipelines.ts'
+import type { AppDeps } from '../app.ts'
+import { requestCommands } from '../commands.ts'
+import { identityOf, requireAdmin } from '../plugins/auth.ts'
+import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
+
+const DAYS = `Integer ${MIN_DAYS} to ${MAX_DAYS}, or null (never rots); always null for won and lost stages`
+const Days = z.number().int(`Expected an integer from ${MIN_DAYS} to ${MAX_DAYS}, or null`).nullable().describe(DAYS)
+const Kind = z.enum(STAGE_KINDS)
+const Stage = z.object({
+  id: z.uuid(),
+  code: z.string().describe('Stored on the deal. Derived from the label at creation (uppercase, other characters to `_`, `_2`, `_3`... when taken) and never changed'),
+  label: z.string().describe('Unique within the pipeline, case-insensitively'),
+  order: z.number().int().describe('1-based position in the pipeline'),
+  kind: Kind,
+  expected_days: Days,
+  warning_days: Days,
+  probability: z.number().int().nullable().describe("Default probability of a deal in this stage when its own is 0 or unset: 100 won, 0 lost, 10/25/50/75 for the seeded open stages, null (none) for other open stages"),
+})
+const Pipeline = z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean(), stages: z.array(Stage).describe('In order') })
+const Name = z.string().trim().min(1, 'This field may not be blank.').max(200)
+const PipelineBody = z.object({ name: Name })
+const StageBody = z.object({ label: z.string().trim().min(1, 'This field may not be blank.').max(100), kind: Kind, expected_days: Days.optional(), warning_days: Days.optional() })
+const StagePatch = StageBody.partial()
+const ReorderBody = z.object({ stage_ids: z.array(z.uuid()).describe('Every stage of the pipeline exactly once, in the new order') })
+const Thresholds = z.object({ expected_days: Days, warning_days: Days })
+const AgingConfig = z.record(z.string(), Thresholds).describe("Rotting days of the default pipeline's open stages, keyed by stage code")
+const AgingUpdate = z
+  .record(z.string(), Thresholds.partial())
+  .describe("Stage codes of the default pipeline to change; codes and fields left out keep their values. A won or lost stage's thresholds may only be null")
+const NoContent = z.null().describe('No content')
+const errors = { ...authErrors, 404: ErrorBody } as const
+const writeErrors = { 400: ErrorBody, ...errors } as const
+const TAGS = ['pipelines']
+
+const pipelineBody = (row: PipelineWithStages): z.infer<typeof Pipeline> => ({
+  id: row.id,
+  name: row.name,
+  is_default: row.is_default,
+  stages: row.stages.map(({ id, code, label, position, kind, expected_days, warning_days, probability }) => ({ id, code, label, order: position, kind, expected_days, warning_days, probability })),
+})
+
+const agingBody = (row: PipelineWithStages): z.infer<typeof AgingConfig> =>
+  Object.fromEntries(row.stages.filter((s) => s.kind === 'open').map((s) => [s.code, { expected_days: s.expected_days, warning_days: s.warning_days }]))
+
+const newStageIds = () => Array.from({ length: SEED_STAGE_COUNT }, () => randomUUID())
+
+// Deals do not exist yet: these facts are 0 until the deal module supplies real counts (see the decider).
+const DEALS_IN_PIPELINE = 0
+const DEALS_IN_STAGE = 0
+
+/**
+ * Pipeline administration (§4.5) and the older aging-config routes (§4.2, §9): members read,
+ * admins write. The organization's default pipeline is created on first use. These paths have
+ * static segments (`pipelines`, `stages`, `aging-config`); register this plugin before any module
+ * adding a generic `/api/opportunities/:id/` route so the intent stays obvious (find-my-way
+ * prefers static segments anyway).
+ */
+export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const { db, clock, store, projections, config } = deps
+  const now = () => clock().toISOString()
+  const detail = async (orgId: string, id: string) => pipelineBody(await orNotFound(pipelineOf(db, orgId, id)))
+
+  /**
+   * The default pipeline's id, creating it when missing. Its stream id is derived from the org id, so
+   * concurrent first requests append to the same new stream; the loser's retry finds it created and
+   * decides nothing. Either way the request then waits until the read model holds the pipeline
+   * (which also covers a read model whose tables are still being built at startup).
+   */
+  const ensureDefault = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
+    const { orgId } = identityOf(request)
+    const id = defaultPipelineId(orgId)
+    const stream = pipelineStreams.stream(id)
+    let last = (await store.readStream(stream)).at(-1)
+    if (!last) {
+      const commands = requestCommands(deps, request, reply)
+      const result = await commands.run(pipelineDecider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: DEFAULT_PIPELINE_NAME, isDefault: true, stageIds: newStageIds(), actorId: null, at: now() })
+      await commands.settle()
+      if (result.position) return id
+      last = (await store.readStream(stream)).at(-1)
+    }
+    if (last) await projections.waitFor(last.position, config.readYourWritesTimeoutMs)
+    return id
+  }
+
+  /** Runs one command on a pipeline's stream and waits until the read models show it (read-your-writes). */
+  const write = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, command: PipelineCommand) => {
+    const commands = requestCommands(deps, request, reply)
+    await commands.run(pipelineDecider, pipelineStreams.stream(pipelineId), command)
+    await commands.settle()
+  }
+  const adminPipeline = async (request: FastifyRequest, id: string) => {
+    const { orgId } = requireAdmin(request)
+    return orNotFound(pipelineOf(db, orgId, id))
+  }
+  const adminStage = async (request: FastifyRequest, id: string) => {
+    const { orgId } = requireAdmin(request)
+    return orNotFound(stageOf(db, orgId, id))
+  }
+
+  return async (app) => {
+    app.get('/api/opportunities/pipelines/', { schema: { tags: TAGS, summary: "The organization's pipelines, the default first, then by creation", response: { 200: z.object({ pipelines: z.array(Pipeline) }), ...authErrors } } }, async (request, reply) => {
+      await ensureDefault(request, reply)
+      return { pipelines: (await listPipelines(db, identityOf(request).orgId)).map(pipelineBody) }
+    })
+
+    app.post('/api/opportunities/pipelines/', { schema: { tags: TAGS, summary: 'Create a pipeline seeded with the six default stages (admins)', description: 'Names need not be unique.', body: PipelineBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
+      const { orgId, profileId } = requireAdmin(request)
+      await ensureDefault(request, reply)
+      const id = randomUUID()
+      await write(request, reply, id, { type: 'CreatePipeline', pipelineId: id, orgId, name: request.body.name, isDefault: false, stageIds: newStageIds(), actorId: profileId, at: now() })
+      return reply.code(201).send(await detail(orgId, id))
+    })
+
+    app.get('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'One pipeline with its stages', params: IdParams, response: { 200: Pipeline, ...errors } } }, async (request) => detail(identityOf(request).orgId, request.params.id))
+
+    app.patch('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'Rename a pipeline (admins)', params: IdParams, body: PipelineBody, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+      const pipeline = await adminPipeline(request, request.params.id)
+      await write(request, reply, pipeline.id, { type: 'RenamePipeline', orgId: pipeline.org_id, name: request.body.name, at: now() })
+      return detail(pipeline.org_id, pipeline.id)
+    })
+
+    app.delete('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'Delete a pipeline (admins); 400 for the default pipeline or while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
+      const pipeline = await adminPipeline(request, request.params.id)
+      await write(request, reply, pipeline.id, { type: 'DeletePipeline', orgId: pipeline.org_id, dealCount: DEALS_IN_PIPELINE, at: now() })
+      return reply.code(204).send(null)
+    })
+
+    app.post('/api/opportunities/pipelines/:id/stages/', { schema: { tags: TAGS, summary: 'Append a stage (admins); answers the whole pipeline', params: IdParams, body: StageBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
+      const pipeline = await adminPipeline(request, request.params.id)
+      await write(request, reply, pipeline.id, { type: 'AddStage', orgId: pipeline.org_id, stageId: randomUUID(), ...request.body, at: now() })
+      return reply.code(201).send(await detail(pipeline.org_id, pipeline.id))
+    })
+
+    app.post('/api/opportunities/pipelines/:id/stages/reorder/', { schema: { tags: TAGS, summary: 'Reorder the stages (admins)', params: IdParams, body: ReorderBody, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+      const pipeline = await adminPipeline(request, request.params.id)
+      await write(request, reply, pipeline.id, { type: 'ReorderStages', orgId: pipeline.org_id, stageIds: request.body.stage_ids, at: now() })
+      return detail(pipeline.org_id, pipeline.id)
+    })
+
+    app.patch('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: "Change a stage's label, kind or thresholds (admins); answers its pipeline", description: 'Changing the kind to won or lost clears the thresholds.', params: IdParams, body: StagePatch, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+      const stage = await adminStage(request, request.params.id)
+      await write(request, reply, stage.pipeline_id, { type: 'UpdateStage', orgId: stage.org_id, stageId: stage.id, ...request.body, dealsInStage: DEALS_IN_STAGE, at: now() })
+      return detail(stage.org_id, stage.pipeline_id)
+    })
+
+    app.delete('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: 'Remove a stage (admins); not the last of its kind, nor while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
+      const stage = await adminStage(request, request.params.id)
+      await write(request, reply, stage.pipeline_id, { type: 'RemoveStage', orgId: stage.org_id, stageId: stage.id, dealsInStage: DEALS_IN_STAGE, at: now() })
+      return reply.code(204).send(null)
+    })
+
+    app.get('/api/opportunities/aging-config/', { schema: { tags: TAGS, summary: "Rotting days of the default pipeline's open stages, keyed by stage code", response: { 200: AgingConfig, ...authErrors } } }, async (request, reply) => {
+      const id = await ensureDefault(request, reply)
+      return agingBody(await orNotFound(pipelineOf(db, identityOf(request).orgId, id)))
+    })
+
+    app.put('/api/opportunities/aging-config/', { schema: { tags: TAGS, summary: "Change rotting days of the default pipeline's stages (admins)", body: AgingUpdate, response: { 200: AgingConfig, 400: ErrorBody, ...authErrors } } }, async (request, reply) => {
+      const { orgId } = requireAdmin(request)
+      const id = await ensureDefault(request, reply)
+      await write(request, reply, id, { type: 'SetStageThresholds', orgId, thresholds: request.body, at: now() })
+      return agingBody(await orNotFound(pipelineOf(db, orgId, id)))
+    })
+  }
+}
