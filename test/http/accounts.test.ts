@@ -1,21 +1,12 @@
 import t from 'tap'
 import { accountsProjector } from '../../src/projections/accounts.ts'
 import { rebuildProjection } from '../../src/projections/rebuild.ts'
-import { buildTestApp } from '../helpers/app.ts'
-import { givenOrganization } from '../helpers/identity.ts'
-
-type Headers = Record<string, string>
+import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import type { Headers } from '../helpers/fixtures.ts'
 
 t.test('/api/accounts/', async (t) => {
-  const { app, database, store } = await buildTestApp(t)
-  const acme = await givenOrganization(app, database.db, 'Acme')
-  const globex = await givenOrganization(app, database.db, 'Globex')
-  const alice = await acme.addMember('alice@acme.test')
-  const bob = await acme.addMember('bob@acme.test')
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
-  const create = (headers: Headers, payload: object) => inject('POST', '/api/accounts/', headers, payload)
-  const detail = async (headers: Headers, id: string) => (await inject('GET', `/api/accounts/${id}/`, headers)).json()
-  const list = async (headers: Headers, query = '') => (await inject('GET', `/api/accounts/${query}`, headers)).json()
+  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t)
+  const { inject, create, detail, list } = collectionClient(app, '/api/accounts/')
   const tag = async (headers: Headers, name: string): Promise<string> => (await inject('POST', '/api/tags/', headers, { name })).json().id
   const vip = await tag(alice.headers, 'VIP')
   const partner = await tag(alice.headers, 'Partner')

@@ -1,21 +1,12 @@
 import t from 'tap'
 import { contactsProjector } from '../../src/projections/contacts.ts'
 import { rebuildProjection } from '../../src/projections/rebuild.ts'
-import { buildTestApp } from '../helpers/app.ts'
-import { givenOrganization } from '../helpers/identity.ts'
-
-type Headers = Record<string, string>
+import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import type { Headers } from '../helpers/fixtures.ts'
 
 t.test('/api/contacts/', async (t) => {
-  const { app, database, store } = await buildTestApp(t)
-  const acme = await givenOrganization(app, database.db, 'Acme')
-  const globex = await givenOrganization(app, database.db, 'Globex')
-  const alice = await acme.addMember('alice@acme.test')
-  const bob = await acme.addMember('bob@acme.test')
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
-  const create = (headers: Headers, payload: object) => inject('POST', '/api/contacts/', headers, payload)
-  const detail = async (headers: Headers, id: string) => (await inject('GET', `/api/contacts/${id}/`, headers)).json()
-  const list = async (headers: Headers, query = '') => (await inject('GET', `/api/contacts/${query}`, headers)).json()
+  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t)
+  const { inject, create, detail, list } = collectionClient(app, '/api/contacts/')
   const idOf = async (url: string, headers: Headers, payload: object): Promise<string> => (await inject('POST', url, headers, payload)).json().id
   const vip = await idOf('/api/tags/', alice.headers, { name: 'VIP' })
   const partner = await idOf('/api/tags/', alice.headers, { name: 'Partner' })

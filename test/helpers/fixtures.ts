@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import { buildTestApp } from './app.ts'
+import { givenOrganization } from './identity.ts'
+
+export type Headers = Record<string, string>
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** The usual cast of a module's HTTP tests: Acme (admin, Alice, Bob) and Globex, the other tenant. */
+export async function givenTwoOrganizations(t: Test) {
+  const built = await buildTestApp(t)
+  const acme = await givenOrganization(built.app, built.database.db, 'Acme')
+  const globex = await givenOrganization(built.app, built.database.db, 'Globex')
+  const alice = await acme.addMember('alice@acme.test')
+  const bob = await acme.addMember('bob@acme.test')
+  return { ...built, acme, globex, alice, bob }
+}
+
+/** Shorthands for one collection route, e.g. `/api/accounts/`. */
+export function collectionClient(app: FastifyInstance, base: string) {
+  const inject = (method: Method, url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
+  return {
+    inject,
+    create: (headers: Headers, payload: object) => inject('POST', base, headers, payload),
+    detail: async (headers: Headers, id: string) => (await inject('GET', `${base}${id}/`, headers)).json(),
+    list: async (headers: Headers, query = '') => (await inject('GET', `${base}${query}`, headers)).json(),
+  }
+}
