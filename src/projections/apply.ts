@@ -16,6 +16,7 @@ export async function useSchema(trx: Transaction<any>, schema: string): Promise<
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[]): Promise<void> {
+  if (projector.applyBatch) return projector.applyBatch(trx, events)
   for (const event of events) await projector.apply(trx, event)
 }
 

@@ -15,6 +15,41 @@ export interface Projector {
   readonly tables: readonly string[]
   createTables(db: Kysely<any>): Promise<void>
   apply(trx: Transaction<any>, event: RecordedEvent): Promise<void>
+  /**
+   * Optional: applies a whole page, in log order, with fewer statements than one per event (a
+   * replay is bound by round trips otherwise). Must leave the same rows as `apply` one by one.
+   */
+  applyBatch?(trx: Transaction<any>, events: readonly RecordedEvent[]): Promise<void>
+}
+
+// Keeps a multi-row statement under PostgreSQL's 65,535 bind parameters for any row width we use.
+const MAX_RUN = 1000
+
+/**
+ * For `applyBatch`: consecutive events of `type` go to `applyRun` together (e.g. one multi-row
+ * INSERT), every other event to `applyOne`, so the log order between them is kept.
+ */
+export async function applyInRuns(
+  events: readonly RecordedEvent[],
+  type: string,
+  applyRun: (run: RecordedEvent[]) => Promise<void>,
+  applyOne: (event: RecordedEvent) => Promise<void>,
+): Promise<void> {
+  let run: RecordedEvent[] = []
+  const flush = async () => {
+    if (run.length) await applyRun(run)
+    run = []
+  }
+  for (const event of events) {
+    if (event.type !== type) {
+      await flush()
+      await applyOne(event)
+      continue
+    }
+    run.push(event)
+    if (run.length === MAX_RUN) await flush()
+  }
+  await flush()
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/

@@ -4,7 +4,8 @@ import { tagStreams } from '../commands/tag/tag.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
 import { idsAmong } from '../db/ids-among.ts'
 import { containsPattern } from '../db/like.ts'
-import { domainEventOf } from './projector.ts'
+import type { RecordedEvent } from '../eventstore/event-store.ts'
+import { applyInRuns, domainEventOf } from './projector.ts'
 import { fetchPage } from './records.ts'
 import type { Projector } from './projector.ts'
 
@@ -48,11 +49,7 @@ export const tagsProjector: Projector = {
     const db = trx as unknown as Kysely<Tables>
     const event = domainEventOf<TagEvent>(recorded)
     const id = tagStreams.idOf(recorded.streamName)
-    if (event.type === 'TagCreated') {
-      const { org_id, name, color, created_by, at } = event.data
-      await db.insertInto('tags').values({ id, org_id, name, color, is_deleted: false, merged_into: null, created_by, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
-      return
-    }
+    if (event.type === 'TagCreated') return insertCreated(db, [recorded])
     const at = new Date(event.data.at)
     const changes =
       event.type === 'TagUpdated'
@@ -62,6 +59,16 @@ export const tagsProjector: Projector = {
           : { is_deleted: event.type === 'TagDeleted' }
     await db.updateTable('tags').set({ ...changes, updated_at: at }).where('id', '=', id).execute()
   },
+  // A replay is mostly creations: runs of them become one multi-row INSERT.
+  applyBatch: (trx, events) => applyInRuns(events, 'TagCreated', (run) => insertCreated(trx as unknown as Kysely<Tables>, run), (event) => tagsProjector.apply(trx, event)),
+}
+
+async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent[]): Promise<void> {
+  const rows = created.map((recorded) => {
+    const { org_id, name, color, created_by, at } = domainEventOf<Extract<TagEvent, { type: 'TagCreated' }>>(recorded).data
+    return { id: tagStreams.idOf(recorded.streamName), org_id, name, color, is_deleted: false, merged_into: null, created_by, created_at: new Date(at), updated_at: new Date(at) }
+  })
+  await db.insertInto('tags').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute()
 }
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>

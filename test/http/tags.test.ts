@@ -83,5 +83,7 @@ t.test('/api/tags/', async (t) => {
     t.ok(before.length >= 8)
     await rebuildProjection(database.db, store, tagsProjector)
     t.same(await rows(), before)
+    await rebuildProjection(database.db, store, { ...tagsProjector, applyBatch: undefined })
+    t.same(await rows(), before, 'the batched apply leaves the same rows as applying one event at a time')
   })
 })
