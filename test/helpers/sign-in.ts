@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import { logTransport } from '../../src/identity/mail.ts'
 import type { LogTransport, MailMessage } from '../../src/identity/mail.ts'
 import type { TokenPair } from '../../src/identity/sessions.ts'
+import { FIXED_NOW, buildTestApp } from './app.ts'
+import { givenOrganization } from './identity.ts'
+import { silentLogger } from './runner.ts'
 
 /** The link token and code of a sign-in mail. */
 export function secretsOf(message: MailMessage): { token: string; code: string } {
@@ -28,3 +33,16 @@ export async function signIn(app: FastifyInstance, mail: LogTransport, email: st
 }
 
 export const bearer = (pair: Pick<TokenPair, 'access_token'>) => ({ authorization: `Bearer ${pair.access_token}` })
+
+/** The sign-in tests' world: a readable mail outbox, a clock they can move, and Alice in two organizations. */
+export async function givenSignInWorld(t: Test) {
+  const mail = logTransport(silentLogger)
+  const clock = { now: FIXED_NOW }
+  const { app, database } = await buildTestApp(t, { mail, clock: () => clock.now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const db = database.db
+  const acme = await givenOrganization(app, db, 'Acme')
+  const beta = await givenOrganization(app, db, 'Beta')
+  const alice = await acme.addMember('alice@acme.test')
+  await beta.addMember('alice@acme.test')
+  return { app, db, mail, clock, acme, beta, alice }
+}

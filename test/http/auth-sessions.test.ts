@@ -4,28 +4,18 @@
  */
 import t from 'tap'
 import { hashSecret } from '../../src/identity/secrets.ts'
-import { logTransport } from '../../src/identity/mail.ts'
-import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
-import { givenOrganization } from '../helpers/identity.ts'
-import { silentLogger } from '../helpers/runner.ts'
-import { bearer, signIn } from '../helpers/sign-in.ts'
+import { FIXED_NOW } from '../helpers/app.ts'
+import { bearer, givenSignInWorld, signIn } from '../helpers/sign-in.ts'
 
 t.test('/api/auth/ sessions', async (t) => {
-  const mail = logTransport(silentLogger)
-  let now = FIXED_NOW
-  const { app, database } = await buildTestApp(t, { mail, clock: () => now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
-  const db = database.db
-  const acme = await givenOrganization(app, db, 'Acme')
-  const beta = await givenOrganization(app, db, 'Beta')
-  const alice = await acme.addMember('alice@acme.test')
-  await beta.addMember('alice@acme.test')
+  const { app, db, mail, clock, acme, beta, alice } = await givenSignInWorld(t)
   const bob = await acme.addMember('bob@acme.test')
   const refresh = (refresh_token: string) => app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: { refresh_token } })
   const logout = (refresh_token: string, headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/auth/logout/', headers, payload: { refresh_token } })
   const switchOrg = (org_id: string, headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/auth/switch-org/', headers, payload: { org_id } })
   const me = (headers: Record<string, string>) => app.inject({ url: '/api/auth/me/', headers })
   t.teardown(() => {
-    now = FIXED_NOW
+    clock.now = FIXED_NOW
   })
 
   t.test('POST /api/auth/refresh-token/ rotates: a new pair in the same family, the old token revoked', async (t) => {
@@ -58,9 +48,9 @@ t.test('/api/auth/ sessions', async (t) => {
     t.same((await refresh('svc_rt_unknown')).json(), { error: true, errors: 'Invalid, expired or revoked refresh token' })
     t.equal((await app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: {} })).statusCode, 400)
     const pair = await signIn(app, mail, alice.email)
-    now = new Date(FIXED_NOW.getTime() + 30 * 86_400_000)
+    clock.now = new Date(FIXED_NOW.getTime() + 30 * 86_400_000)
     t.equal((await refresh(pair.refresh_token)).statusCode, 401, 'REFRESH_TOKEN_TTL_DAYS (30) later')
-    now = FIXED_NOW
+    clock.now = FIXED_NOW
   })
 
   t.test('an inactive profile or organization cannot refresh; reactivation revives the token', async (t) => {

@@ -6,21 +6,14 @@ import { hashSecret } from '../../src/identity/secrets.ts'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { silentLogger } from '../helpers/runner.ts'
-import { bearer, lastMailTo, secretsOf } from '../helpers/sign-in.ts'
+import { bearer, givenSignInWorld, lastMailTo, secretsOf } from '../helpers/sign-in.ts'
 import { fakeSmtpServer } from '../helpers/smtp-server.ts'
 
 const SENT = { error: false, message: 'If this address belongs to an account, a sign-in link and code have been sent to it' }
 const post = (url: string, payload: object) => ({ method: 'POST' as const, url: `/api/auth/magic-link/${url}`, payload })
 
 t.test('/api/auth/magic-link/', async (t) => {
-  const mail = logTransport(silentLogger)
-  let now = FIXED_NOW
-  const { app, database } = await buildTestApp(t, { mail, clock: () => now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
-  const db = database.db
-  const acme = await givenOrganization(app, db, 'Acme')
-  const beta = await givenOrganization(app, db, 'Beta')
-  const alice = await acme.addMember('alice@acme.test')
-  await beta.addMember('alice@acme.test')
+  const { app, db, mail, clock, acme, beta, alice } = await givenSignInWorld(t)
   const gone = await acme.addMember('gone@acme.test')
   await db.updateTable('profiles').set({ is_active: false }).where('id', '=', gone.profileId).execute()
   const requestLink = async (email: string) => {
@@ -29,7 +22,7 @@ t.test('/api/auth/magic-link/', async (t) => {
     return secretsOf(lastMailTo(mail, email))
   }
   t.afterEach(() => {
-    now = FIXED_NOW
+    clock.now = FIXED_NOW
   })
 
   t.test('request/ answers the same whether or not the address may sign in; only then is mail sent', async (t) => {
@@ -92,10 +85,10 @@ t.test('/api/auth/magic-link/', async (t) => {
 
   t.test('links and codes expire after 15 minutes', async (t) => {
     const { token, code } = await requestLink(alice.email)
-    now = new Date(FIXED_NOW.getTime() + 15 * 60_000)
+    clock.now = new Date(FIXED_NOW.getTime() + 15 * 60_000)
     t.equal((await app.inject(post('verify/', { token }))).statusCode, 401, 'link')
     t.equal((await app.inject(post('verify-code/', { email: alice.email, code }))).statusCode, 401, 'code')
-    now = new Date(FIXED_NOW.getTime() + 15 * 60_000 - 1000)
+    clock.now = new Date(FIXED_NOW.getTime() + 15 * 60_000 - 1000)
     t.equal((await app.inject(post('verify-code/', { email: alice.email, code }))).statusCode, 200, 'a second earlier it worked')
   })
 
