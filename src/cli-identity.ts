@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
 import type { Config } from './config.ts'
 import { ConfigError } from './config.ts'
@@ -35,4 +36,12 @@ export async function login(runtime: Runtime, config: Config, options: CliOption
   if (!member.profile_active || !member.org_active) throw new ConfigError(`The profile of ${email} or organization ${orgId} is inactive`)
   const sign = await createAccessTokenSigner(config)
   return { profile_id: member.profile_id, access_token: sign({ sub: member.user_id, org_id: member.org_id }) }
+}
+
+/** `superuser --email <email>`: the platform-level flag, which only the operator can grant. */
+export async function grantSuperuser(runtime: Runtime, options: CliOptions) {
+  const email = required(options.email, 'email', Email)
+  const updated = await runtime.db.updateTable('users').set({ is_superuser: true }).where(sql<string>`lower(email)`, '=', email.toLowerCase()).returning('id').executeTakeFirst()
+  if (!updated) throw new ConfigError(`No user with email ${email}`)
+  return { user_id: updated.id, is_superuser: true }
 }

@@ -4,9 +4,10 @@
  *   npm run crm -- migrate
  *   npm run crm -- projections status
  *   npm run crm -- projections rebuild [name]
+ *   npm run crm -- superuser --email <email>
  */
 import { parseArgs } from 'node:util'
-import { bootstrap, login } from './cli-identity.ts'
+import { bootstrap, grantSuperuser, login } from './cli-identity.ts'
 import type { CliOptions } from './cli-identity.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import type { Config } from './config.ts'
@@ -19,6 +20,7 @@ import type { Runtime } from './runtime.ts'
 const USAGE = `Usage: npm run crm -- <command>
   bootstrap --org <name> --email <email>    new organization and admin; prints {org_id, user_id, profile_id, access_token}
   login --email <email> --org <org id>      prints {profile_id, access_token} for an active profile
+  superuser --email <email>                 grant the platform-level superuser flag (may delete any deal)
   migrate                         apply pending migrations
   projections status              each projection's checkpoint and lag
   projections rebuild [name]      replay the log into fresh tables and swap them in`
@@ -28,6 +30,7 @@ type Command = (runtime: Runtime, args: string[], options: CliOptions & { config
 const commands: Record<string, Command> = {
   bootstrap: (runtime, _args, { config, ...options }) => bootstrap(runtime, config, options),
   login: (runtime, _args, { config, ...options }) => login(runtime, config, options),
+  superuser: (runtime, _args, options) => grantSuperuser(runtime, options),
   // openRuntime already migrated; report where the schema stands.
   migrate: async () => ({ migrated: true }),
   'projections status': async ({ db, store, projections }) => projectionsStatus(db, store, projections.projectors),

@@ -45,6 +45,13 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** The client's If-Match names a revision the record has moved past (optimistic concurrency for clients). */
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string) {
+    super(412, message)
+  }
+}
+
 /** The row, or a 404: for lookups scoped to the caller's organization, where another org's id reads as missing. */
 export async function orNotFound<T>(row: Promise<T | undefined>): Promise<T> {
   const found = await row

@@ -1,5 +1,10 @@
 import type { Decider, DomainEvent } from './decider.ts'
-import type { CommandResult } from './handle-command.ts'
+import type { CommandInput, CommandResult } from './handle-command.ts'
 
 /** Runs one command on one stream with the caller's metadata already attached (see http/commands.ts). */
-export type CommandRunner = <Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, streamName: string, command: Command) => Promise<CommandResult<State, Event>>
+export type CommandRunner = <Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  streamName: string,
+  command: CommandInput<Command>,
+  options?: { ifRevision?: bigint },
+) => Promise<CommandResult<State, Event>>

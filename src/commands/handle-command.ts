@@ -1,6 +1,6 @@
-import { ConflictError } from '../errors.ts'
+import { ConflictError, PreconditionFailedError } from '../errors.ts'
 import { WrongExpectedRevisionError } from '../eventstore/event-store.ts'
-import type { EventMetadata, EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
+import type { EventMetadata, EventStore, Position, RecordedEvent, StreamGuard } from '../eventstore/event-store.ts'
 import { fold } from './decider.ts'
 import type { Decider, DomainEvent } from './decider.ts'
 
@@ -13,7 +13,16 @@ export type CommandOptions<Event extends DomainEvent> = {
   schemaVersion?: (event: Event) => number
   /** Retries after a concurrent writer got in first; the decision is re-made on fresh state. */
   maxRetries?: number
+  /** The revision the client last read (HTTP If-Match): a stream now elsewhere is refused with 412, never retried. */
+  ifRevision?: bigint
 }
+
+/**
+ * A command whose facts come from other streams (a deal's pipeline): prepared again on every
+ * attempt, with the guard those facts were read at, so the append fails if they changed meanwhile.
+ */
+export type PreparedCommand<Command> = { command: Command; guard?: StreamGuard }
+export type CommandInput<Command> = Command | (() => Promise<PreparedCommand<Command>>)
 
 export type CommandResult<State, Event> = {
   state: State
@@ -33,13 +42,16 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   store: EventStore,
   decider: Decider<Command, State, Event>,
   streamName: string,
-  command: Command,
+  input: CommandInput<Command>,
   options: CommandOptions<Event>,
 ): Promise<CommandResult<State, Event>> {
   const decode = options.decode ?? (asDomainEvent as (r: RecordedEvent) => Event)
   const maxRetries = options.maxRetries ?? 3
   for (let attempt = 0; ; attempt++) {
+    const { command, guard } = typeof input === 'function' ? await (input as () => Promise<PreparedCommand<Command>>)() : { command: input, guard: undefined }
     const recorded = await store.readStream(streamName)
+    const revision = recorded.at(-1)?.revision
+    if (options.ifRevision !== undefined && revision !== options.ifRevision) throw new PreconditionFailedError(`${streamName} changed since revision ${options.ifRevision}; it is at ${revision ?? 'nothing'}`)
     const state = fold(decider, recorded.map(decode))
     const events = decider.decide(command, state)
     if (events.length === 0) return { state, events, position: null }
@@ -47,7 +59,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       const appended = await store.appendToStream(
         streamName,
         events.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata, schemaVersion: options.schemaVersion?.(e) })),
-        { expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' },
+        { expectedRevision: revision ?? 'no_stream', ...(guard && { guard }) },
       )
       return { state: events.reduce(decider.evolve, state), events, position: appended.position }
     } catch (error) {

@@ -26,6 +26,9 @@ export function assertMayDelete(state: RecordState<unknown>, actor: Actor): void
 // Relation lists are sets: the same ids in another order are no change.
 const comparable = (value: unknown) => (Array.isArray(value) ? JSON.stringify([...value].sort()) : JSON.stringify(value ?? null))
 
+/** A tag list with `from` replaced by `into` (a tag merge), kept a set: a record that already had `into` holds it once. */
+export const retagged = (tags: readonly string[], { from, into }: { from: string; into: string }): string[] => [...new Set(tags.map((id) => (id === from ? into : id)))]
+
 /** The requested values that differ from the current ones; empty when the outcome already holds. */
 export function changedFields<Fields extends object>(current: Fields, requested: Partial<Fields>): Partial<Fields> {
   const changes: Partial<Fields> = {}

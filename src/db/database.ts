@@ -46,6 +46,8 @@ export interface UsersTable {
   email: string
   first_name: Generated<string>
   last_name: Generated<string>
+  /** Platform-level; granted by the operator's CLI only. */
+  is_superuser: Generated<boolean>
   created_at: Generated<Date>
 }
 

@@ -31,6 +31,20 @@ export function parsePosition(text: string): Position | undefined {
 /** What the appender expects the stream to be: absent, present, at an exact revision, or anything. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint
 
+/**
+ * A condition on another stream: the append commits only if `streamName` is still at exactly
+ * `revision` ('no_stream': still absent). Nothing is written to that stream. Guarded appends
+ * sharing a guard stream do not block each other; an append to the guard stream serializes with
+ * them in PostgreSQL. KurrentDB checks it just before the append, not atomically with it.
+ */
+export type StreamGuard = { streamName: string; revision: bigint | 'no_stream' }
+
+export type AppendOptions = {
+  expectedRevision?: ExpectedRevision
+  /** Fails with WrongExpectedRevisionError naming the guard stream when it moved. */
+  guard?: StreamGuard
+}
+
 export type EventMetadata = {
   /** Profile id of the caller who caused the event; null for system work (seeding, migrations). */
   actorId?: string | null
@@ -105,7 +119,7 @@ export type VisibilityLag = Readonly<{
 
 export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb'
-  appendToStream(streamName: string, events: readonly NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>
+  appendToStream(streamName: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>
   /** Events of one stream in revision order; an empty list when the stream does not exist. */
   readStream(streamName: string, options?: { fromRevision?: bigint; maxCount?: number }): Promise<RecordedEvent[]>
   /** One page of the global log in commit order. */

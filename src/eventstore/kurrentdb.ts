@@ -2,10 +2,10 @@
  * The KurrentDB (EventStoreDB) adapter, and the only file importing its client: switching to
  * @kurrent/kurrentdb-client changes this file alone. Positions are KurrentDB's own $all positions.
  */
-import { END, EventStoreDBClient, StreamNotFoundError, WrongExpectedVersionError, eventTypeFilter, excludeSystemEvents, jsonEvent } from '@eventstore/db-client'
+import { BACKWARDS, END, EventStoreDBClient, StreamNotFoundError, WrongExpectedVersionError, eventTypeFilter, excludeSystemEvents, jsonEvent } from '@eventstore/db-client'
 import type { AllStreamRecordedEvent, AllStreamSubscription, JSONType } from '@eventstore/db-client'
 import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { eventTypesRegex, isWanted, toActualRevision, toReadAllPage, toReadPosition, toRecordedEvent, toStoredMetadata } from './kurrentdb-mapping.ts'
 
 export type KurrentDbEventStoreOptions = {
@@ -30,8 +30,19 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     for (const listener of [...listeners]) listener()
   }
 
-  async function appendToStream(streamName: string, events: readonly NewEvent[], opts: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
+    /*
+     * NOT ATOMIC on KurrentDB: the client has no multi-stream conditional append, so the guard is
+     * read, then the events appended. An append to the guard stream landing between the two goes
+     * unnoticed (the README states this window); PostgreSQL checks the guard inside the append's
+     * transaction, under a lock that serializes with appends to the guard stream.
+     */
+    if (opts.guard) {
+      const { streamName: guardStream, revision } = opts.guard
+      const actual = await lastRevision(guardStream)
+      if (actual !== revision) throw new WrongExpectedRevisionError(guardStream, revision, actual)
+    }
     // The port's expectations are the client's own constants ('any', 'no_stream', 'stream_exists') or a bigint, so they pass unchanged.
     const expected = opts.expectedRevision ?? 'any'
     const proposed = events.map((e) =>
@@ -44,6 +55,19 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     // Local listeners need not wait for the wake-up subscription's round trip.
     fire()
     return { nextExpectedRevision: result.nextExpectedRevision, position: result.position ?? (await positionOf(streamName, result.nextExpectedRevision)) }
+  }
+
+  async function lastRevision(streamName: string): Promise<bigint | 'no_stream'> {
+    try {
+      for await (const { event } of client.readStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (event) return event.revision
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return 'no_stream'
+      throw error
+    }
+    // A stream whose events were all truncated away reads empty without StreamNotFoundError: it counts as absent.
+    return 'no_stream'
   }
 
   /** Older servers report no position when an append repeats earlier events (same ids, so idempotent): read it back. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
@@ -16,13 +16,27 @@ const UNIQUE_VIOLATION = '23505'
 const EVENT_COLUMNS = `transaction_id::text AS commit, global_position::text AS prepare, stream_name, stream_revision::text AS revision,
   event_id, event_type, schema_version, data, metadata, created_at`
 
+/** The advisory lock key of a stream: 64 bits of its name's hash, shared by every appender of the database. */
+export const streamLockKey = (nameSql: string): string => `hashtextextended(${nameSql}, 0)`
+
 /*
  * One statement per append, so one round trip in autocommit. The stream's revision is derived from
  * its last event (an index-only lookup on the primary key); the expectation is checked in the WHERE
  * clause, and a concurrent append of the same revision fails on the primary key.
+ *
+ * The statement first takes the stream's exclusive transaction-level advisory lock, so that it
+ * serializes with guarded appends holding the lock shared (see GUARD_LOCK_SQL). `locked` is a
+ * materialized CTE (volatile, so never inlined) yielding one row once the lock is granted; every
+ * inserted row derives from that row through `current` and `base`, so the rows, and with them the
+ * transaction id (assigned at the first insert, or by the transaction_id default,
+ * pg_current_xact_id()), only come into being after the lock is held. Taking a lock assigns no
+ * transaction id. The statement's snapshot predates the lock: a writer that committed while we
+ * waited is not seen by `current`, but its rows are, by the primary key, which reports the race as
+ * a unique violation as before.
  */
 const APPEND_SQL = `
-  WITH current AS (SELECT max(stream_revision) AS revision FROM events WHERE stream_name = $1),
+  WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(${streamLockKey('$1')})),
+  current AS (SELECT (SELECT max(stream_revision) FROM events WHERE stream_name = $1) AS revision FROM locked),
   base AS (
     SELECT coalesce(current.revision, -1) AS revision FROM current
     WHERE CASE $2::text
@@ -35,6 +49,33 @@ const APPEND_SQL = `
   FROM base, unnest($4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY AS e(id, type, version, data, metadata, ord)
   ORDER BY e.ord
   RETURNING transaction_id::text AS commit, global_position::text AS prepare, stream_revision::text AS revision`
+
+/*
+ * A guarded append runs in an explicit READ COMMITTED transaction:
+ *   1. GUARD_LOCK_SQL: the guard stream's lock shared, and the appended stream's lock exclusive
+ *      (APPEND_SQL takes it again, which is a no-op for a lock already held). Shared, so guarded
+ *      appends against one guard stream never wait for each other; an append to the guard stream
+ *      needs it exclusive, so it waits for them to end, and those queued after it wait for it.
+ *      Both locks are taken in key order, so guards that cross (A guarded by B while B is guarded
+ *      by A) cannot deadlock; a guard on the appended stream itself takes the one exclusive lock.
+ *   2. STREAM_REVISION_SQL, a new statement and hence a fresh snapshot taken under the lock: every
+ *      append to the guard stream that ever held the lock before us has committed and is visible,
+ *      and none can commit before we do. Mismatch: ROLLBACK, WrongExpectedRevisionError.
+ *   3. APPEND_SQL, then COMMIT.
+ * So once an append to the guard stream has committed, no guarded append that expected the older
+ * revision can commit; and the guarded appends that did commit first got their transaction ids
+ * before it was granted its lock, so their positions precede its events in the log.
+ * The ORDER BY makes PostgreSQL call the lock functions in key order (output expressions are
+ * evaluated after sorting when ORDER BY does not reference them; SELECT reference page).
+ */
+const GUARD_LOCK_SQL = `
+  SELECT CASE WHEN k.exclusive THEN pg_advisory_xact_lock(k.key) ELSE pg_advisory_xact_lock_shared(k.key) END AS locked
+  FROM (SELECT v.key, bool_or(v.exclusive) AS exclusive
+        FROM (VALUES (${streamLockKey('$1::text')}, true), (${streamLockKey('$2::text')}, false)) AS v(key, exclusive)
+        GROUP BY v.key) k
+  ORDER BY k.key`
+
+const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
 
 /*
  * The head is the last event below the oldest open transaction: everything up to it is final, so a
@@ -80,7 +121,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const defaultPageSize = options.defaultPageSize ?? 500
   const notifications = startNotifications(pool)
 
-  async function appendToStream(streamName: string, events: readonly NewEvent[], opts: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
     const expected = opts.expectedRevision ?? 'any'
     const mode = typeof expected === 'bigint' ? 'exact' : expected
@@ -94,26 +135,33 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       events.map((e) => JSON.stringify(e.data ?? null)),
       events.map((e) => JSON.stringify(e.metadata ?? {})),
     ]
+    const append = async (client: pg.PoolClient): Promise<AppendedRow[]> => {
+      const { rows } = await client.query<AppendedRow>({ name: 'es_append', text: APPEND_SQL, values })
+      if (rows.length === 0) throw await conflict(client, streamName, expected)
+      return rows
+    }
+    const { guard } = opts
     // A checked-out client survives an expected error; pool.query() would discard the connection.
     const client = await pool.connect()
+    let broken: Error | undefined
     try {
       for (;;) {
         try {
-          const { rows } = await client.query<{ commit: string; prepare: string; revision: string }>({ name: 'es_append', text: APPEND_SQL, values })
-          if (rows.length === 0) throw await conflict(client, streamName, expected)
+          const rows = guard ? await guarded(client, streamName, guard, append, (error) => (broken = error)) : await append(client)
           const last = rows.reduce((a, b) => (BigInt(a.prepare) > BigInt(b.prepare) ? a : b))
           notifications.appended()
           return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.commit), prepare: BigInt(last.prepare) } }
         } catch (error) {
           const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
-          // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry.
-          if (raced && (mode === 'any' || mode === 'stream_exists')) continue
-          if (raced) throw await conflict(client, streamName, expected)
+          // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry
+          // (a guarded append retries its whole transaction, guard check included).
+          if (raced && !broken && (mode === 'any' || mode === 'stream_exists')) continue
+          if (raced && !broken) throw await conflict(client, streamName, expected)
           throw error
         }
       }
     } finally {
-      client.release()
+      client.release(broken)
     }
   }
 
@@ -190,10 +238,39 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 }
 
-async function conflict(client: pg.PoolClient, streamName: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
-  const { rows } = await client.query<{ revision: string | null }>('SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1', [streamName])
+type AppendedRow = { commit: string; prepare: string; revision: string }
+
+/** One guarded append transaction (see GUARD_LOCK_SQL); rolls back on any error, reporting a failed rollback to `onBroken`. */
+async function guarded(
+  client: pg.PoolClient,
+  streamName: string,
+  guard: StreamGuard,
+  append: (client: pg.PoolClient) => Promise<AppendedRow[]>,
+  onBroken: (error: Error) => void,
+): Promise<AppendedRow[]> {
+  // Explicitly READ COMMITTED: step 2 needs a snapshot taken after the lock, which REPEATABLE READ or SERIALIZABLE defaults would not give.
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED')
+  try {
+    await client.query({ name: 'es_guard_lock', text: GUARD_LOCK_SQL, values: [streamName, guard.streamName] })
+    const actual = await streamRevision(client, guard.streamName)
+    if (actual !== guard.revision) throw new WrongExpectedRevisionError(guard.streamName, guard.revision, actual)
+    const rows = await append(client)
+    await client.query('COMMIT')
+    return rows
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => onBroken(rollbackError as Error))
+    throw error
+  }
+}
+
+async function streamRevision(client: pg.PoolClient, streamName: string): Promise<bigint | 'no_stream'> {
+  const { rows } = await client.query<{ revision: string | null }>({ name: 'es_stream_revision', text: STREAM_REVISION_SQL, values: [streamName] })
   const actual = rows[0]?.revision
-  return new WrongExpectedRevisionError(streamName, expected, actual == null ? 'no_stream' : BigInt(actual))
+  return actual == null ? 'no_stream' : BigInt(actual)
+}
+
+async function conflict(client: pg.PoolClient, streamName: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
+  return new WrongExpectedRevisionError(streamName, expected, await streamRevision(client, streamName))
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {

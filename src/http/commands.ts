@@ -23,8 +23,8 @@ export function requestCommands({ store, projections, config }: AppDeps, request
   const metadata = { actorId: identity.profileId, orgId: identity.orgId, requestId: request.id, correlationId: request.id }
   let last: Position | null = null
   return {
-    run: async (decider, streamName, command) => {
-      const result = await handleCommand(store, decider, streamName, command, { metadata })
+    run: async (decider, streamName, command, options) => {
+      const result = await handleCommand(store, decider, streamName, command, { metadata, ...options })
       if (result.position) last = last ? maxPosition(last, result.position) : result.position
       return result
     },

@@ -2,7 +2,9 @@ import { z } from 'zod'
 import type { Db } from '../db/database.ts'
 import { ValidationError } from '../errors.ts'
 import { activeProfileIds, membersByIds } from '../identity/users.ts'
+import { liveContactIds } from '../projections/contacts.ts'
 import { liveTags, liveTagIds } from '../projections/tags.ts'
+import { teamIds } from '../projections/teams.ts'
 
 /**
  * What the record routes (accounts, contacts, later deals) share about the ids a record points
@@ -40,12 +42,14 @@ export const IdFilter = (what: string) =>
 export const optionalText = (max = 255) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), z.string().trim().max(max).nullable()).optional()
 export const optionalEmail = () => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), z.email('Enter a valid email address.').max(254).nullable()).optional()
 
-export type Relations = { tags?: readonly string[]; assigned_to?: readonly string[] }
+export type Relations = { tags?: readonly string[]; assigned_to?: readonly string[]; contacts?: readonly string[]; teams?: readonly string[] }
 
 // What a relation list may point at, and how its error names it.
 const relationKinds = {
   tags: { live: liveTagIds, what: 'tags' },
   profiles: { live: activeProfileIds, what: 'active profiles' },
+  contacts: { live: liveContactIds, what: 'contacts' },
+  teams: { live: teamIds, what: 'teams' },
 }
 
 /**
@@ -62,8 +66,13 @@ export async function relationErrors(db: Db, orgId: string, kind: keyof typeof r
 
 /** 400 naming every relation field (and any `extra` error of the module's own relations) with an id it may not point at. */
 export async function checkRelations(db: Db, orgId: string, relations: Relations, extra: Record<string, string[]> = {}, current: Relations = {}): Promise<void> {
-  const [tags, assigned] = await Promise.all([relationErrors(db, orgId, 'tags', relations.tags, current.tags), relationErrors(db, orgId, 'profiles', relations.assigned_to, current.assigned_to)])
-  const errors = { ...extra, ...(tags && { tags }), ...(assigned && { assigned_to: assigned }) }
+  const [tags, assigned, contacts, teams] = await Promise.all([
+    relationErrors(db, orgId, 'tags', relations.tags, current.tags),
+    relationErrors(db, orgId, 'profiles', relations.assigned_to, current.assigned_to),
+    relationErrors(db, orgId, 'contacts', relations.contacts, current.contacts),
+    relationErrors(db, orgId, 'teams', relations.teams, current.teams),
+  ])
+  const errors = { ...extra, ...(tags && { tags }), ...(assigned && { assigned_to: assigned }), ...(contacts && { contacts }), ...(teams && { teams }) }
   if (Object.keys(errors).length) throw new ValidationError(errors)
 }
 

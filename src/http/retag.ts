@@ -2,15 +2,16 @@ import { accountDecider, accountNames, accountStream } from '../commands/account
 import type { CommandRunner } from '../commands/command-runner.ts'
 import { contactDecider, contactNames, contactStream } from '../commands/contact/contact.ts'
 import type { Decider } from '../commands/decider.ts'
+import { opportunityDecider, opportunityStreams } from '../commands/opportunity/opportunity.ts'
+import { retagged } from '../commands/record.ts'
 import type { RecordDecider, RecordEvent, RecordNames, RecordState } from '../commands/record.ts'
 import type { Db } from '../db/database.ts'
 import { accountsTagged } from '../projections/accounts.ts'
 import { contactsTagged } from '../projections/contacts.ts'
+import { opportunitiesTagged } from '../projections/opportunities.ts'
 
 export type Retag = { orgId: string; from: string; into: string; at: string }
 
-/** A tag list with `from` replaced by `into`, kept a set: a record that already had `into` holds it once. */
-export const retagged = (tags: readonly string[], { from, into }: Pick<Retag, 'from' | 'into'>): string[] => [...new Set(tags.map((id) => (id === from ? into : id)))]
 
 /**
  * A record's ordinary update command, with the tag list computed from the stream's own state
@@ -31,13 +32,18 @@ function retagDecider<Fields extends { tags: string[] }, N extends RecordNames>(
 
 export const retagAccount = retagDecider(accountDecider, accountNames.commands.update)
 export const retagContact = retagDecider(contactDecider, contactNames.commands.update)
+const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.initialState>, ReturnType<typeof opportunityDecider.decide>[number]> = {
+  ...opportunityDecider,
+  decide: (retag, state) => opportunityDecider.decide({ type: 'RetagOpportunity', ...retag }, state),
+}
 
 /**
- * A tag merge's first half (issue 4): every live account and contact of the organization tagged
+ * A tag merge's first half (issue 4): every live account, contact and deal of the organization tagged
  * `from` gets one update event carrying `into` instead. The merge records TagMerged only after
  * this, so a merge that fails half-way can be repeated and finds the records left.
  */
 export async function retagRecords(db: Db, run: CommandRunner, retag: Retag): Promise<void> {
   for (const { id } of await accountsTagged(db, retag.orgId, retag.from)) await run(retagAccount, accountStream(id), retag)
   for (const { id } of await contactsTagged(db, retag.orgId, retag.from)) await run(retagContact, contactStream(id), retag)
+  for (const { id } of await opportunitiesTagged(db, retag.orgId, retag.from)) await run(retagOpportunity, opportunityStreams.stream(id), retag)
 }

@@ -103,3 +103,10 @@ export function membersByIds(db: Db, orgId: string, ids: readonly string[]) {
   if (!ids.length) return Promise.resolve([])
   return members(db, orgId).where('p.id', 'in', ids).orderBy(sql`lower(u.email)`).orderBy('p.id').execute()
 }
+
+/** Whether the user holds the platform-level superuser flag (false for the API key, which has no user). */
+export async function isSuperuser(db: Db, userId: string | null): Promise<boolean> {
+  if (userId === null) return false
+  const row = await db.selectFrom('users').select('is_superuser').where('id', '=', userId).executeTakeFirst()
+  return row?.is_superuser ?? false
+}

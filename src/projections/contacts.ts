@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { contactNames, contactStreams } from '../commands/contact/contact.ts'
 import type { ContactFields } from '../commands/contact/contact.ts'
 import { containsPattern } from '../db/like.ts'
+import { idsAmong } from '../db/ids-among.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from './records.ts'
 
 /** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
@@ -62,3 +63,16 @@ export function contactsOfAccount(db: Kysely<any>, orgId: string, accountId: str
 
 /** The live contacts of the organization carrying a tag, for a tag merge. */
 export const contactsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'contacts', orgId, tagId)
+
+/** Which of these ids are live contacts of the organization: what a deal may point at. */
+export function liveContactIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false), ids)
+}
+
+/** Live contacts of the organization, by name; only those of `ids` when given (a deal's contacts). */
+export function liveContacts(db: Kysely<any>, orgId: string, ids?: readonly string[]): Promise<ContactRow[]> {
+  if (ids && !ids.length) return Promise.resolve([])
+  let query = readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false)
+  if (ids) query = query.where('id', 'in', ids)
+  return byName(query).execute()
+}

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { idsAmong } from '../db/ids-among.ts'
 import type { Kysely } from 'kysely'
 import { teamStreams } from '../commands/team/team.ts'
 import type { TeamEvent } from '../commands/team/team.ts'
@@ -112,4 +113,9 @@ export async function memberIdsOf(db: Kysely<any>, teamIds: readonly string[]): 
   const byTeam = new Map<string, string[]>(teamIds.map((id) => [id, []]))
   for (const member of await membersOf(db, teamIds)) byTeam.get(member.team_id)?.push(member.id)
   return byTeam
+}
+
+/** Which of these ids are teams of the organization: what a deal may point at. */
+export function teamIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(readDb(db).selectFrom('teams').where('org_id', '=', orgId), ids)
 }

@@ -62,6 +62,65 @@ export function eventStoreContract(t: Test, makeStore: StoreFactory): void {
     })
   })
 
+  t.test('guarded appends', async (t) => {
+    const store = await makeStore(t)
+    const pipeline = stream('pipeline')
+    await store.appendToStream(pipeline, [event('PipelineCreated'), event('StageAdded')], { expectedRevision: 'no_stream' })
+    const pipelineBefore = await store.readStream(pipeline)
+
+    t.test('appends when the guard stream is at the guarded revision', async (t) => {
+      const deal = stream('deal')
+      const result = await store.appendToStream(deal, [event('DealCreated')], { expectedRevision: 'no_stream', guard: { streamName: pipeline, revision: 1n } })
+      t.equal(result.nextExpectedRevision, 0n)
+      t.same((await store.readStream(deal)).map((e) => e.type), ['DealCreated'])
+      t.same((await store.readStream(deal)).at(-1)!.position, result.position, 'the position reported is the one recorded')
+    })
+    t.test('refuses, naming the guard stream, and writes nothing when the guard stream moved', async (t) => {
+      const deal = stream('deal')
+      await store.appendToStream(deal, [event('DealCreated')])
+      for (const revision of [0n, 2n, 'no_stream'] as const) {
+        const error = await store.appendToStream(deal, [event('DealMoved')], { guard: { streamName: pipeline, revision } }).catch((e: unknown) => e)
+        t.type(error, WrongExpectedRevisionError, `guard at ${String(revision)}`)
+        const wrong = error as WrongExpectedRevisionError
+        t.equal(wrong.streamName, pipeline, 'the error names the guard stream')
+        t.equal(wrong.expected, revision)
+        t.equal(wrong.actual, 1n)
+      }
+      t.same((await store.readStream(deal)).map((e) => e.type), ['DealCreated'], 'nothing appended')
+      const fresh = stream('deal')
+      await t.rejects(store.appendToStream(fresh, [event('DealCreated')], { guard: { streamName: pipeline, revision: 0n } }), WrongExpectedRevisionError)
+      t.same(await store.readStream(fresh), [], 'a refused guarded append creates no stream')
+    })
+    t.test("'no_stream' guards on an absent stream", async (t) => {
+      const absent = stream('absent-pipeline')
+      const deal = stream('deal')
+      t.equal((await store.appendToStream(deal, [event('DealCreated')], { guard: { streamName: absent, revision: 'no_stream' } })).nextExpectedRevision, 0n)
+      const error = await store.appendToStream(deal, [event('X')], { guard: { streamName: absent, revision: 0n } }).catch((e: unknown) => e)
+      t.type(error, WrongExpectedRevisionError)
+      t.equal((error as WrongExpectedRevisionError).actual, 'no_stream')
+      t.same(await store.readStream(absent), [], 'the absent guard stream stays absent')
+      await store.appendToStream(absent, [event('PipelineCreated')])
+      await t.rejects(store.appendToStream(deal, [event('X')], { guard: { streamName: absent, revision: 'no_stream' } }), WrongExpectedRevisionError, 'no longer absent')
+      t.equal((await store.appendToStream(deal, [event('X')], { guard: { streamName: absent, revision: 0n } })).nextExpectedRevision, 1n)
+    })
+    t.test('the guard and the expected revision are both checked', async (t) => {
+      const deal = stream('deal')
+      await store.appendToStream(deal, [event('DealCreated')])
+      const error = await store.appendToStream(deal, [event('X')], { expectedRevision: 5n, guard: { streamName: pipeline, revision: 1n } }).catch((e: unknown) => e)
+      t.type(error, WrongExpectedRevisionError)
+      t.equal((error as WrongExpectedRevisionError).streamName, deal, 'the guard held; the appended stream did not')
+      t.equal((await store.appendToStream(deal, [event('X')], { expectedRevision: 0n, guard: { streamName: pipeline, revision: 1n } })).nextExpectedRevision, 1n)
+    })
+    t.test('concurrent guarded appends against one guard all succeed', async (t) => {
+      const deals = Array.from({ length: 6 }, () => stream('deal'))
+      const results = await Promise.allSettled(deals.map((deal) => store.appendToStream(deal, [event('DealCreated')], { expectedRevision: 'no_stream', guard: { streamName: pipeline, revision: 1n } })))
+      t.same(results.map((r) => r.status), deals.map(() => 'fulfilled'))
+    })
+    t.test('the guard stream is untouched', async (t) => {
+      t.same(await store.readStream(pipeline), pipelineBefore)
+    })
+  })
+
   t.test('read a stream', async (t) => {
     const store = await makeStore(t)
     const s = stream('deal')

@@ -10,12 +10,7 @@ import { givenOrganization } from '../helpers/identity.ts'
 import type { Member } from '../helpers/identity.ts'
 
 t.test('§5 credentials', async (t) => {
-  const { app, database, store } = await buildTestApp(t, {
-    extend: (app) => {
-      // A stand-in write route, so scope and read-only rules can be exercised on a write.
-      app.post('/api/opportunities/', async () => ({ error: false, message: 'ok' }))
-    },
-  })
+  const { app, database, store } = await buildTestApp(t)
   const acme = await givenOrganization(app, database.db, 'Acme')
   const globex = await givenOrganization(app, database.db, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
@@ -59,7 +54,7 @@ t.test('§5 credentials', async (t) => {
   t.test('rule 3: the organization API key is read-only', async (t) => {
     const key = await rotateApiKey()
     t.equal((await me({ token: key })).statusCode, 200)
-    const write = await app.inject({ method: 'POST', url: '/api/opportunities/', headers: { token: key }, payload: {} })
+    const write = await app.inject({ method: 'POST', url: '/api/opportunities/', headers: { token: key }, payload: { name: 'By key' } })
     t.equal(write.statusCode, 403)
     t.same(write.json(), { error: true, errors: 'The organization API key is read-only' })
   })
@@ -67,7 +62,8 @@ t.test('§5 credentials', async (t) => {
   t.test('rule 4: scopes are normalised, validated and enforced', async (t) => {
     const scoped = await createPat(alice, { name: 'reader', scopes: ['Opportunities:READ', 'opportunities:read', 'auth:read'] })
     t.same(scoped.scopes, ['opportunities:read', 'auth:read'], 'lower-cased, duplicates collapsed')
-    const post = (token: string) => app.inject({ method: 'POST', url: '/api/opportunities/', headers: { authorization: `Bearer ${token}` }, payload: {} })
+    let deals = 0
+    const post = (token: string) => app.inject({ method: 'POST', url: '/api/opportunities/', headers: { authorization: `Bearer ${token}` }, payload: { name: `Scoped ${++deals}` } })
     t.equal((await post(scoped.token)).statusCode, 403, 'opportunities:read cannot POST')
     t.equal((await me({ token: scoped.token })).statusCode, 200, 'auth:read can GET /api/auth/me/')
     const writer = await createPat(alice, { name: 'writer', scopes: ['opportunities:write'] })

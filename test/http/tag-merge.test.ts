@@ -3,7 +3,8 @@ import { accountStream } from '../../src/commands/account/account.ts'
 import { contactStream } from '../../src/commands/contact/contact.ts'
 import { tagStream } from '../../src/commands/tag/tag.ts'
 import { comparePositions } from '../../src/eventstore/event-store.ts'
-import { retagged } from '../../src/http/retag.ts'
+import { opportunityStreams } from '../../src/commands/opportunity/opportunity.ts'
+import { retagged } from '../../src/commands/record.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 
@@ -28,6 +29,7 @@ t.test('POST /api/tags/{id}/merge/ retags the records carrying the source, as ev
   const [source, target, other] = [await tag(alice.headers, 'Prospect'), await tag(alice.headers, 'Lead'), await tag(alice.headers, 'Other')]
   const account = await created(alice.headers, '/api/accounts/', { name: 'Initech', tags: [source, other] })
   const contact = await created(alice.headers, '/api/contacts/', { first_name: 'Peter', tags: [source, target] })
+  const deal = await created(alice.headers, '/api/opportunities/', { name: 'Initech renewal', tags: [source, other] })
   const untagged = await created(alice.headers, '/api/accounts/', { name: 'Hooli', tags: [other] })
   const deleted = await created(alice.headers, '/api/contacts/', { first_name: 'Gone', tags: [source] })
   await inject('DELETE', `/api/contacts/${deleted}/`, acme.admin.headers)
@@ -42,6 +44,7 @@ t.test('POST /api/tags/{id}/merge/ retags the records carrying the source, as ev
   t.test('the records read back tagged with the target, once, their other tags kept', async (t) => {
     t.same((await inject('GET', `/api/accounts/${account}/`, alice.headers)).json().account_obj.tags.sort(), [target, other].sort())
     t.same((await inject('GET', `/api/contacts/${contact}/`, alice.headers)).json().contact_obj.tags, [target])
+    t.same((await inject('GET', `/api/opportunities/${deal}/`, alice.headers)).json().opportunity_obj.tags.map((tag: { id: string }) => tag.id).sort(), [target, other].sort())
     t.same((await inject('GET', `/api/accounts/?tags=${source}`, alice.headers)).json().count, 0, 'no account carries the source any more')
     t.same((await inject('GET', `/api/contacts/?tags=${target}`, alice.headers)).json().results.map((r: { id: string }) => r.id), [contact])
   })
@@ -53,9 +56,12 @@ t.test('POST /api/tags/{id}/merge/ retags the records carrying the source, as ev
     t.match(accountEvents[1]!.data, { tags: [target, other], at: String })
     t.same(contactEvents.map((e) => e.type), ['ContactCreated', 'ContactUpdated'])
     t.same(contactEvents[1]!.data, { tags: [target], at: '2026-11-22T09:00:00.000Z' })
+    const dealEvents = await history(opportunityStreams.stream(deal))
+    t.same(dealEvents.map((e) => e.type), ['OpportunityCreated', 'OpportunityUpdated'])
+    t.same(dealEvents[1]!.data, { changes: { tags: { from: [source, other], to: [target, other] } }, at: '2026-11-22T09:00:00.000Z' })
     const mergedEvent = (await history(tagStream(source))).at(-1)!
     t.match(mergedEvent, { type: 'TagMerged', data: { into_tag_id: target } })
-    for (const update of [accountEvents[1]!, contactEvents[1]!]) t.ok(comparePositions(update.position, mergedEvent.position) < 0, 'retagged before TagMerged')
+    for (const update of [accountEvents[1]!, contactEvents[1]!, dealEvents[1]!]) t.ok(comparePositions(update.position, mergedEvent.position) < 0, 'retagged before TagMerged')
   })
 
   t.test('records without the source, deleted ones and other organizations are untouched', async (t) => {

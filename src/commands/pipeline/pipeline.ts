@@ -20,11 +20,30 @@ export type PipelineEvent =
   | { type: 'StagesReordered'; data: { stage_ids: string[]; at: string } }
   | { type: 'StageRemoved'; data: { stage_id: string; at: string } }
   | { type: 'PipelineDeleted'; data: { at: string } }
+  // Closed to deals: no deal may enter while a removal or kind change counts the deals in it (see `LockStage`).
+  | { type: 'StageLocked'; data: { stage_id: string; at: string } }
+  | { type: 'StageUnlocked'; data: { stage_id: string; at: string } }
+  | { type: 'PipelineLocked'; data: { at: string } }
+  | { type: 'PipelineUnlocked'; data: { at: string } }
 
 // Fold. `stages` is kept in order, with `order` = position (1-based).
-export type PipelineState = { exists: boolean; orgId: string | null; name: string; isDefault: boolean; stages: Stage[]; removedStageIds: string[]; deleted: boolean }
+export type PipelineState = {
+  exists: boolean
+  orgId: string | null
+  name: string
+  isDefault: boolean
+  stages: Stage[]
+  removedStageIds: string[]
+  deleted: boolean
+  /** Stages closed to deals: a removal or kind change is counting the deals in them. */
+  lockedStageIds: string[]
+  /** The whole pipeline is closed to deals: its deletion is counting them. */
+  locked: boolean
+}
 
-export const initialPipelineState = (): PipelineState => ({ exists: false, orgId: null, name: '', isDefault: false, stages: [], removedStageIds: [], deleted: false })
+export const initialPipelineState = (): PipelineState => ({ exists: false, orgId: null, name: '', isDefault: false, stages: [], removedStageIds: [], deleted: false, lockedStageIds: [], locked: false })
+
+const without = (ids: readonly string[], id: string) => ids.filter((x) => x !== id)
 
 const renumber = (stages: readonly Stage[]): Stage[] => stages.map((s, i) => ({ ...s, order: i + 1 }))
 
@@ -38,16 +57,26 @@ export function evolvePipeline(state: PipelineState, event: PipelineEvent): Pipe
       return { ...state, stages: renumber([...state.stages, event.data.stage]) }
     case 'StageUpdated': {
       const { stage_id, at: _at, ...changes } = event.data
-      return { ...state, stages: state.stages.map((s) => (s.id === stage_id ? { ...s, ...changes } : s)) }
+      // A kind change completes the locked count that allowed it.
+      const lockedStageIds = changes.kind === undefined ? state.lockedStageIds : without(state.lockedStageIds, stage_id)
+      return { ...state, stages: state.stages.map((s) => (s.id === stage_id ? { ...s, ...changes } : s)), lockedStageIds }
     }
     case 'StagesReordered': {
       const byId = new Map(state.stages.map((s) => [s.id, s]))
       return { ...state, stages: renumber(event.data.stage_ids.flatMap((id) => byId.get(id) ?? [])) }
     }
     case 'StageRemoved':
-      return { ...state, stages: renumber(state.stages.filter((s) => s.id !== event.data.stage_id)), removedStageIds: [...state.removedStageIds, event.data.stage_id] }
+      return { ...state, stages: renumber(state.stages.filter((s) => s.id !== event.data.stage_id)), removedStageIds: [...state.removedStageIds, event.data.stage_id], lockedStageIds: without(state.lockedStageIds, event.data.stage_id) }
     case 'PipelineDeleted':
       return { ...state, deleted: true }
+    case 'StageLocked':
+      return { ...state, lockedStageIds: [...without(state.lockedStageIds, event.data.stage_id), event.data.stage_id] }
+    case 'StageUnlocked':
+      return { ...state, lockedStageIds: without(state.lockedStageIds, event.data.stage_id) }
+    case 'PipelineLocked':
+      return { ...state, locked: true }
+    case 'PipelineUnlocked':
+      return { ...state, locked: false }
   }
 }
 
@@ -56,13 +85,22 @@ type ThresholdInput = { expected_days?: number | null; warning_days?: number | n
 export type PipelineCommand =
   | { type: 'CreatePipeline'; pipelineId: string; orgId: string; name: string; isDefault: boolean; stageIds: string[]; actorId: string | null; at: string }
   | { type: 'RenamePipeline'; orgId: string; name: string; at: string }
-  /** `dealCount`: deals in the pipeline; always 0 until the deal module exists. */
+  /** `dealCount`: deals in the pipeline, counted while it is locked (see `LockStage`). */
   | { type: 'DeletePipeline'; orgId: string; dealCount: number; at: string }
   | ({ type: 'AddStage'; orgId: string; stageId: string; label: string; kind: StageKind; at: string } & ThresholdInput)
-  /** `dealsInStage`: deals in the stage; always 0 until the deal module exists. */
+  /** `dealsInStage`: deals in the stage, counted while it is locked when the kind changes. */
   | ({ type: 'UpdateStage'; orgId: string; stageId: string; label?: string; kind?: StageKind; dealsInStage: number; at: string } & ThresholdInput)
   | { type: 'ReorderStages'; orgId: string; stageIds: string[]; at: string }
   | { type: 'RemoveStage'; orgId: string; stageId: string; dealsInStage: number; at: string }
+  /**
+   * Closes a stage (or, with no stageId, the whole pipeline) to deals before its deals are counted.
+   * Deal commands entering a stage append only while the pipeline stream is still at the revision
+   * they decided on (a guarded append), so once the lock is stored no deal can enter, and every deal
+   * that entered is before the lock in the log: a count taken after the read models reach the lock
+   * is final. Removal, a kind change and pipeline deletion are refused unless locked.
+   */
+  | { type: 'LockStage'; orgId: string; stageId: string | null; at: string }
+  | { type: 'UnlockStage'; orgId: string; stageId: string | null; at: string }
   /** aging-config PUT: thresholds of stages named by code, one StageUpdated per changed stage. */
   | { type: 'SetStageThresholds'; orgId: string; thresholds: Record<string, ThresholdInput>; at: string }
 
@@ -115,14 +153,16 @@ function decideUpdateStage(command: Of<'UpdateStage'>, state: PipelineState): Pi
     changes.label = command.label
   }
   const kind = command.kind ?? stage.kind
+  const thresholds = nextThresholds(stage, kind, command)
   if (kind !== stage.kind) {
     checkNotLastOfKind(state.stages, stage, 'kind')
+    checkLocked(state.lockedStageIds.includes(stage.id))
     checkNoDeals(command.dealsInStage, 'kind')
     changes.kind = kind
     const probability = defaultProbability(kind, stage.code)
     if (probability !== stage.probability) changes.probability = probability
   }
-  Object.assign(changes, thresholdChanges(stage, nextThresholds(stage, kind, command)))
+  Object.assign(changes, thresholdChanges(stage, thresholds))
   return updated(stage, changes, command.at)
 }
 
@@ -142,6 +182,7 @@ function decideRemoveStage(command: Of<'RemoveStage'>, state: PipelineState): Pi
   if (state.removedStageIds.includes(command.stageId)) return []
   const stage = stageOf(state, command.stageId)
   checkNotLastOfKind(state.stages, stage, 'stage')
+  checkLocked(state.lockedStageIds.includes(stage.id))
   checkNoDeals(command.dealsInStage, 'stage')
   return [{ type: 'StageRemoved', data: { stage_id: stage.id, at: command.at } }]
 }
@@ -159,8 +200,24 @@ function decideDelete(command: Of<'DeletePipeline'>, state: PipelineState): Pipe
   if (state.exists && state.orgId === command.orgId && state.deleted) return []
   existing(state, command.orgId)
   if (state.isDefault) throw new ValidationError({ pipeline: ['The default pipeline cannot be deleted'] })
+  checkLocked(state.locked)
   if (command.dealCount > 0) throw new ValidationError({ pipeline: [`Expected no deals in the pipeline; ${command.dealCount} still in it`] })
   return [{ type: 'PipelineDeleted', data: { at: command.at } }]
+}
+
+/** Programming error, not a client's: the route must lock before it counts. */
+function checkLocked(locked: boolean): void {
+  if (!locked) throw new Error('Expected the stage or pipeline to be locked (closed to deals) before its deals are counted')
+}
+
+function decideLock(command: Of<'LockStage'> | Of<'UnlockStage'>, state: PipelineState): PipelineEvent[] {
+  existing(state, command.orgId)
+  const lock = command.type === 'LockStage'
+  const at = command.at
+  if (command.stageId === null) return state.locked === lock ? [] : [lock ? { type: 'PipelineLocked', data: { at } } : { type: 'PipelineUnlocked', data: { at } }]
+  const stage = stageOf(state, command.stageId)
+  if (state.lockedStageIds.includes(stage.id) === lock) return []
+  return [lock ? { type: 'StageLocked', data: { stage_id: stage.id, at } } : { type: 'StageUnlocked', data: { stage_id: stage.id, at } }]
 }
 
 export function decidePipeline(command: PipelineCommand, state: PipelineState): PipelineEvent[] {
@@ -186,6 +243,9 @@ export function decidePipeline(command: PipelineCommand, state: PipelineState): 
       return decideRemoveStage(command, state)
     case 'SetStageThresholds':
       return decideThresholds(command, state)
+    case 'LockStage':
+    case 'UnlockStage':
+      return decideLock(command, state)
   }
 }
 

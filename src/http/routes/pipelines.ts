@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { DEFAULT_PIPELINE_NAME, defaultPipelineId, pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
+import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
 import type { PipelineCommand } from '../../commands/pipeline/pipeline.ts'
-import { MAX_DAYS, MIN_DAYS, SEED_STAGE_COUNT, STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
+import { MAX_DAYS, MIN_DAYS, STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { orNotFound } from '../../errors.ts'
+import { countDeals } from '../../projections/opportunities.ts'
 import { pipelineOf, listPipelines, stageOf } from '../../projections/pipelines.ts'
 import type { PipelineWithStages } from '../../projections/pipelines.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
+import { ensureDefaultPipeline, newStageIds } from '../default-pipeline.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
 
@@ -52,12 +54,6 @@ const pipelineBody = (row: PipelineWithStages): z.infer<typeof Pipeline> => ({
 const agingBody = (row: PipelineWithStages): z.infer<typeof AgingConfig> =>
   Object.fromEntries(row.stages.filter((s) => s.kind === 'open').map((s) => [s.code, { expected_days: s.expected_days, warning_days: s.warning_days }]))
 
-const newStageIds = () => Array.from({ length: SEED_STAGE_COUNT }, () => randomUUID())
-
-// Deals do not exist yet: these facts are 0 until the deal module supplies real counts (see the decider).
-const DEALS_IN_PIPELINE = 0
-const DEALS_IN_STAGE = 0
-
 /**
  * Pipeline administration (§4.5) and the older aging-config routes (§4.2, §9): members read,
  * admins write. The organization's default pipeline is created on first use. These paths have
@@ -70,32 +66,33 @@ export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const now = () => clock().toISOString()
   const detail = async (orgId: string, id: string) => pipelineBody(await orNotFound(pipelineOf(db, orgId, id)))
 
-  /**
-   * The default pipeline's id, creating it when missing. Its stream id is derived from the org id, so
-   * concurrent first requests append to the same new stream; the loser's retry finds it created and
-   * decides nothing. Either way the request then waits until the read model holds the pipeline
-   * (which also covers a read model whose tables are still being built at startup).
-   */
-  const ensureDefault = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
-    const { orgId } = identityOf(request)
-    const id = defaultPipelineId(orgId)
-    const stream = pipelineStreams.stream(id)
-    let last = (await store.readStream(stream)).at(-1)
-    if (!last) {
-      const commands = requestCommands(deps, request, reply)
-      const result = await commands.run(pipelineDecider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: DEFAULT_PIPELINE_NAME, isDefault: true, stageIds: newStageIds(), actorId: null, at: now() })
-      await commands.settle()
-      if (result.position) return id
-      last = (await store.readStream(stream)).at(-1)
-    }
-    if (last) await projections.waitFor(last.position, config.readYourWritesTimeoutMs)
-    return id
-  }
+  const ensureDefault = (request: FastifyRequest, reply: FastifyReply) => ensureDefaultPipeline(deps, request, reply)
 
   /** Runs one command on a pipeline's stream and waits until the read models show it (read-your-writes). */
   const write = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, command: PipelineCommand) => {
     const commands = requestCommands(deps, request, reply)
     await commands.run(pipelineDecider, pipelineStreams.stream(pipelineId), command)
+    await commands.settle()
+  }
+  /**
+   * A write whose rule counts deals (removing a stage, changing its kind, deleting a pipeline):
+   * lock the stage or pipeline (closed to deals), wait until the read models reach the lock, count,
+   * decide. Deals enter only by a guarded append that fails once the pipeline stream moves, so every
+   * deal that got in precedes the lock in the log and is counted (see `LockStage`). A refusal unlocks.
+   */
+  const countedWrite = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, orgId: string, stageId: string | null, decide: (dealCount: number) => PipelineCommand) => {
+    const commands = requestCommands(deps, request, reply)
+    const stream = pipelineStreams.stream(pipelineId)
+    await commands.run(pipelineDecider, stream, { type: 'LockStage', orgId, stageId, at: now() })
+    const fence = (await store.readStream(stream)).at(-1)
+    if (fence) await projections.waitFor(fence.position, config.readYourWritesTimeoutMs)
+    const dealCount = await countDeals(db, stageId === null ? { pipelineId } : { stageId })
+    try {
+      await commands.run(pipelineDecider, stream, decide(dealCount))
+    } catch (error) {
+      await commands.run(pipelineDecider, stream, { type: 'UnlockStage', orgId, stageId, at: now() })
+      throw error
+    }
     await commands.settle()
   }
   const adminPipeline = async (request: FastifyRequest, id: string) => {
@@ -131,7 +128,7 @@ export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
     app.delete('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'Delete a pipeline (admins); 400 for the default pipeline or while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
       const pipeline = await adminPipeline(request, request.params.id)
-      await write(request, reply, pipeline.id, { type: 'DeletePipeline', orgId: pipeline.org_id, dealCount: DEALS_IN_PIPELINE, at: now() })
+      await countedWrite(request, reply, pipeline.id, pipeline.org_id, null, (dealCount) => ({ type: 'DeletePipeline', orgId: pipeline.org_id, dealCount, at: now() }))
       return reply.code(204).send(null)
     })
 
@@ -149,13 +146,15 @@ export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
     app.patch('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: "Change a stage's label, kind or thresholds (admins); answers its pipeline", description: 'Changing the kind to won or lost clears the thresholds.', params: IdParams, body: StagePatch, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
       const stage = await adminStage(request, request.params.id)
-      await write(request, reply, stage.pipeline_id, { type: 'UpdateStage', orgId: stage.org_id, stageId: stage.id, ...request.body, dealsInStage: DEALS_IN_STAGE, at: now() })
+      const update = (dealsInStage: number): PipelineCommand => ({ type: 'UpdateStage', orgId: stage.org_id, stageId: stage.id, ...request.body, dealsInStage, at: now() })
+      const kindChanges = request.body.kind !== undefined && request.body.kind !== stage.kind
+      await (kindChanges ? countedWrite(request, reply, stage.pipeline_id, stage.org_id, stage.id, update) : write(request, reply, stage.pipeline_id, update(0)))
       return detail(stage.org_id, stage.pipeline_id)
     })
 
     app.delete('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: 'Remove a stage (admins); not the last of its kind, nor while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
       const stage = await adminStage(request, request.params.id)
-      await write(request, reply, stage.pipeline_id, { type: 'RemoveStage', orgId: stage.org_id, stageId: stage.id, dealsInStage: DEALS_IN_STAGE, at: now() })
+      await countedWrite(request, reply, stage.pipeline_id, stage.org_id, stage.id, (dealsInStage) => ({ type: 'RemoveStage', orgId: stage.org_id, stageId: stage.id, dealsInStage, at: now() }))
       return reply.code(204).send(null)
     })
 

@@ -1,0 +1,39 @@
+import { ForbiddenError, ValidationError } from '../../errors.ts'
+import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
+import type { DealFields, OpportunityState } from './opportunity.ts'
+
+/** The pure rules of a deal (§2.1, §3.1, §4.4) that more than one command checks. */
+
+/** The caller: their profile (null for the API key), role, and the platform-level superuser flag. */
+export type Actor = { profileId: string | null; isAdmin: boolean; isSuperuser: boolean }
+
+/** Who may read, edit and move a deal: an admin, its creator or an assignee (§4.4, §4.7). */
+export function mayAccess(deal: { createdBy: string | null; assignedTo: readonly string[] }, actor: Actor): boolean {
+  if (actor.isAdmin) return true
+  return actor.profileId !== null && (deal.createdBy === actor.profileId || deal.assignedTo.includes(actor.profileId))
+}
+
+export function assertMayAccess(state: OpportunityState, actor: Actor): void {
+  if (!mayAccess({ createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this opportunity')
+}
+
+/** Who may delete: an admin, a superuser or the creator (§4.4.4); an assignee may not. */
+export function assertMayDelete(state: OpportunityState, actor: Actor): void {
+  const creator = actor.profileId !== null && state.createdBy === actor.profileId
+  if (!actor.isAdmin && !actor.isSuperuser && !creator) throw new ForbiddenError('Only an admin, a superuser or the creator may delete this opportunity')
+}
+
+const isZero = (amount: string) => /^0*(\.0*)?$/.test(amount)
+
+/** §2.1 rules 2 and 3: won or lost needs closed_on; won needs an amount, and 0 counts as missing. */
+export function checkClosingRules(fields: Pick<DealFields, 'closed_on' | 'amount'>, kind: StageKind): void {
+  const errors: Record<string, string[]> = {}
+  if (kind !== 'open' && fields.closed_on === null) errors.closed_on = [`Required when the stage is ${kind}.`]
+  if (kind === 'won' && (fields.amount === null || isZero(fields.amount))) errors.amount = ['Required (and above 0) when the stage is won.']
+  if (Object.keys(errors).length) throw new ValidationError(errors)
+}
+
+/** §2.1: a probability of 0 or unset takes the stage's default (100 won, 0 lost, the seeded open default); any other value stays. */
+export function probabilityFor(probability: number | null, stage: Pick<Stage, 'probability'>): number | null {
+  return probability === null || probability === 0 ? (stage.probability ?? probability) : probability
+}

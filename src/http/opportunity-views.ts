@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely'
+import type { z } from 'zod'
+import { mayAccess } from '../commands/opportunity/rules.ts'
+import type { Actor } from '../commands/opportunity/rules.ts'
+import type { Db } from '../db/database.ts'
+import { agingStatus, daysSince } from '../projections/aging.ts'
+import { liveContacts } from '../projections/contacts.ts'
+import type { OpportunityView } from '../projections/opportunities.ts'
+import { profileRefs, tagRefs } from './relations.ts'
+import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
+
+/**
+ * Deal rows as response bodies. The records they point at (accounts, contacts, tags, teams,
+ * profiles) are fetched once per batch of rows, never per row, so a page of any size costs the
+ * same handful of queries.
+ */
+type Ref = { id: string; name: string }
+type Related = {
+  accounts: Map<string, Ref>
+  teams: Map<string, Ref>
+  tags: Map<string, z.infer<typeof Card>['tags'][number]>
+  profiles: Map<string, z.infer<typeof Card>['assigned_to'][number]>
+  contacts: Map<string, z.infer<typeof ContactRef>>
+}
+
+const byId = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((row) => [row.id, row]))
+const pick = <T>(map: Map<string, T>, ids: readonly string[]): T[] => ids.flatMap((id) => map.get(id) ?? [])
+const unique = (lists: readonly (readonly string[])[]) => [...new Set(lists.flat())]
+
+async function namesIn(db: Db, table: 'accounts' | 'teams', orgId: string, ids: readonly string[]): Promise<Map<string, Ref>> {
+  if (!ids.length) return new Map()
+  // A deleted account a deal still points at keeps its name in the answer.
+  return byId(await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute() as Ref[])
+}
+
+async function related(db: Db, orgId: string, rows: readonly OpportunityView[]): Promise<Related> {
+  const [accounts, teams, tags, profiles, contacts] = await Promise.all([
+    namesIn(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
+    namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams))),
+    tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
+    profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
+    liveContacts(db, orgId, unique(rows.map((r) => r.contacts))),
+  ])
+  return { accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
+}
+
+const aging = (row: OpportunityView, now: Date) => {
+  const days = daysSince(row.stage_changed_at, now)
+  return { days_in_stage: days, aging_status: agingStatus(row.stage_kind, days, row) }
+}
+
+/** "just now", "5 minutes ago", "3 days ago": how the original renders created_on_arrow. */
+export function timeAgo(then: Date, now: Date): string {
+  const seconds = Math.max(0, Math.floor((now.getTime() - then.getTime()) / 1000))
+  const units: [string, number][] = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]]
+  for (const [unit, size] of units) {
+    const n = Math.floor(seconds / size)
+    if (n >= 1) return n === 1 ? `a${unit === 'hour' ? 'n' : ''} ${unit} ago` : `${n} ${unit}s ago`
+  }
+  return 'just now'
+}
+
+function cardOf(row: OpportunityView, rel: Related, actor: Actor, now: Date): z.infer<typeof Card> {
+  return {
+    id: row.id,
+    name: row.name,
+    pipeline: row.pipeline_id,
+    stage: row.stage,
+    stage_label: row.stage_label,
+    stage_kind: row.stage_kind,
+    amount: row.amount,
+    opportunity_amount: row.amount,
+    currency: row.currency,
+    probability: row.probability,
+    closed_on: row.closed_on,
+    kanban_order: row.kanban_order,
+    account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
+    assigned_to: pick(rel.profiles, row.assigned_to),
+    tags: pick(rel.tags, row.tags),
+    line_items: [],
+    ...aging(row, now),
+    stage_changed_at: row.stage_changed_at.toISOString(),
+    next_activity: null,
+    can_move: mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  }
+}
+
+export async function cardsOf(db: Db, orgId: string, rows: readonly OpportunityView[], actor: Actor, now: Date): Promise<z.infer<typeof Card>[]> {
+  const rel = await related(db, orgId, rows)
+  return rows.map((row) => cardOf(row, rel, actor, now))
+}
+
+export async function opportunitiesOf(db: Db, org: Ref, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
+  const rel = await related(db, org.id, rows)
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
+    pipeline: row.pipeline_id,
+    stage: row.stage,
+    opportunity_type: row.opportunity_type,
+    currency: row.currency,
+    amount: row.amount,
+    probability: row.probability,
+    closed_on: row.closed_on,
+    lead_source: row.lead_source,
+    description: row.description,
+    is_active: row.is_active,
+    contacts: pick(rel.contacts, row.contacts),
+    tags: pick(rel.tags, row.tags),
+    teams: pick(rel.teams, row.teams),
+    assigned_to: pick(rel.profiles, row.assigned_to),
+    closed_by: row.closed_by ? (rel.profiles.get(row.closed_by) ?? null) : null,
+    created_by: row.created_by ? (rel.profiles.get(row.created_by) ?? null) : null,
+    created_at: row.created_at.toISOString(),
+    org,
+    created_on_arrow: timeAgo(row.created_at, now),
+    amount_source: 'MANUAL' as const,
+    stage_label: row.stage_label,
+    stage_kind: row.stage_kind,
+    stage_changed_at: row.stage_changed_at.toISOString(),
+    ...aging(row, now),
+    line_items: [],
+    line_items_total: '0',
+    custom_fields: {},
+  }))
+}

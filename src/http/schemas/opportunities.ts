@@ -1,0 +1,128 @@
+import { z } from 'zod'
+import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enums.ts'
+import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
+import { isCurrency } from '../../identity/organizations.ts'
+import { IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
+
+/** Request and response shapes of the deal routes (§2.1, §2.4, §4.2, §4.4, §4.7). */
+
+const blankIsNull = (v: unknown) => (v === '' ? null : v)
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsNull, schema.nullable()).optional()
+
+/** A decimal with at most 2 places, from a JSON number or string, kept as a canonical string (no floating point). */
+const Amount = z
+  .union([z.number(), z.string().trim()])
+  .transform((v) => (typeof v === 'number' ? String(v) : v))
+  .refine((v) => /^\d{1,13}(\.\d{1,2})?$/.test(v), 'Expected a non-negative decimal with at most 13 digits before and 2 after the point.')
+  .transform((v) => {
+    const [whole, fraction = ''] = v.split('.')
+    return `${BigInt(whole!)}.${fraction.padEnd(2, '0')}`
+  })
+
+export const OpportunityBody = z.object({
+  name: z.string().trim().min(1, 'This field may not be blank.').max(255).describe('Unique per organization, case-insensitively'),
+  account: nullable(z.uuid().transform((id) => id.toLowerCase())).describe('An account of this organization'),
+  pipeline: z.uuid().transform((id) => id.toLowerCase()).optional().describe("One of the organization's pipelines; defaults to the deal's current one, or the default pipeline on create. Changing it requires `stage`"),
+  stage: z.string().trim().min(1).optional().describe("A stage code of the deal's pipeline; defaults on create to its first open stage"),
+  opportunity_type: nullable(z.enum(OPPORTUNITY_TYPES)),
+  currency: nullable(z.string().trim().toUpperCase().refine(isCurrency, 'Expected an ISO 4217 currency code, such as "USD".')).describe("Defaults to the organization's default currency"),
+  amount: nullable(Amount).describe('Non-negative decimal (string or number); required, and above 0, in a won stage. Answered as a string with 2 decimals'),
+  probability: nullable(z.number().int('Expected an integer from 0 to 100.').min(0).max(100)).describe("0 to 100; 0 or unset takes the stage's default (100 won, 0 lost, 10/25/50/75 for the seeded open stages)"),
+  closed_on: nullable(z.iso.date('Expected a date as YYYY-MM-DD.')).describe('Required in a won or lost stage'),
+  lead_source: nullable(z.enum(LEAD_SOURCES)),
+  description: optionalText(10_000),
+  is_active: z.boolean().optional(),
+  contacts: IdList('contacts').optional(),
+  tags: IdList('live tags').optional(),
+  teams: IdList('teams').optional(),
+  assigned_to: IdList('active profiles').optional(),
+})
+export const OpportunityPatch = OpportunityBody.partial()
+
+export const MoveBody = z.object({
+  column_id: z.string().describe("A stage code of the deal's own pipeline"),
+  above_id: z.uuid().optional().describe('Place the card right below this card of the column'),
+  below_id: z.uuid().optional().describe('Place the card right above this card of the column'),
+  kanban_order: z.number().finite().optional().describe('An explicit position; wins over above_id and below_id'),
+})
+
+const Ref = z.object({ id: z.uuid(), name: z.string() })
+export const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), email: z.string().nullable() })
+const AgingStatus = z.enum(['green', 'yellow', 'red']).nullable().describe('Open stages only (§3.2); null in won and lost stages')
+
+export const Card = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  pipeline: z.uuid(),
+  stage: z.string(),
+  stage_label: z.string().nullable(),
+  stage_kind: z.enum(STAGE_KINDS),
+  amount: z.string().nullable(),
+  opportunity_amount: z.string().nullable().describe('The same as amount (older clients read this name)'),
+  currency: z.string().nullable(),
+  probability: z.number().int().nullable(),
+  closed_on: z.string().nullable(),
+  kanban_order: z.number(),
+  account: Ref.nullable(),
+  assigned_to: z.array(ProfileRef),
+  tags: z.array(TagRef),
+  line_items: z.array(z.object({ id: z.uuid(), name: z.string(), quantity: z.string(), unit_price: z.string(), discount_type: z.string().nullable(), discount_value: z.string().nullable() })).describe('Line items are not built yet: always empty'),
+  days_in_stage: z.number().int().nullable(),
+  aging_status: AgingStatus,
+  stage_changed_at: z.string().nullable(),
+  next_activity: z.null().describe('Activities are not built yet: always null'),
+  can_move: z.boolean().describe("Whether the caller may move the card (admin, creator or assignee)"),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+
+export const Opportunity = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  account: Ref.nullable(),
+  pipeline: z.uuid(),
+  stage: z.string(),
+  opportunity_type: z.enum(OPPORTUNITY_TYPES).nullable(),
+  currency: z.string().nullable(),
+  amount: z.string().nullable(),
+  probability: z.number().int().nullable(),
+  closed_on: z.string().nullable(),
+  lead_source: z.enum(LEAD_SOURCES).nullable(),
+  description: z.string().nullable(),
+  is_active: z.boolean(),
+  contacts: z.array(ContactRef),
+  tags: z.array(TagRef),
+  teams: z.array(Ref),
+  assigned_to: z.array(ProfileRef),
+  closed_by: ProfileRef.nullable(),
+  created_by: ProfileRef.nullable(),
+  created_at: z.string(),
+  org: Ref,
+  created_on_arrow: z.string().describe('How long ago it was created, e.g. "3 days ago"'),
+  amount_source: z.enum(['MANUAL', 'CALCULATED']).describe('CALCULATED once the deal has line items (not built yet: always MANUAL)'),
+  stage_label: z.string().nullable(),
+  stage_kind: z.enum(STAGE_KINDS),
+  stage_changed_at: z.string().nullable(),
+  days_in_stage: z.number().int().nullable(),
+  aging_status: AgingStatus,
+  line_items: z.array(z.unknown()).describe('Not built yet: always empty'),
+  line_items_total: z.string(),
+  custom_fields: z.record(z.string(), z.unknown()).describe('Custom fields are not built yet: always empty'),
+})
+
+const Pairs = z.array(z.tuple([z.string(), z.string()]))
+export const OpportunityDetail = z.object({
+  opportunity_obj: Opportunity,
+  comments: z.array(z.unknown()).describe('Comments are not built yet: always empty'),
+  attachments: z.array(z.unknown()).describe('Attachments are not built yet: always empty'),
+  contacts: z.array(ContactRef).describe("The organization's live contacts, for the form's picker"),
+  users: z.array(ProfileRef).describe("The organization's active members"),
+  stage: Pairs.describe("`[code, label]` pairs of the deal's own pipeline, in order"),
+  lead_source: Pairs,
+  currency: Pairs,
+  comment_permission: z.boolean().describe('True for the creator or an admin'),
+  users_mention: z.array(z.object({ user__email: z.string() })).describe('Every active member for an admin; only the creator otherwise'),
+  custom_field_definitions: z.array(z.unknown()).describe('Custom fields are not built yet: always empty'),
+})
+
+export const MoveAnswer = z.object({ error: z.literal(false), message: z.string(), opportunity: Card })
