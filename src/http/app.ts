@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { organizationRoutes } from './routes/organizations.ts'
+import { opportunityListRoutes } from './routes/opportunity-lists.ts'
 import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
@@ -80,5 +81,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
   await app.register(pipelineRoutes(deps))
   await app.register(opportunityRoutes(deps))
+  await app.register(opportunityListRoutes(deps))
   return app
 }

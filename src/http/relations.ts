@@ -13,7 +13,7 @@ import { teamIds } from '../projections/teams.ts'
  */
 
 const lower = (id: string) => id.toLowerCase()
-const isUuid = (value: string) => z.uuid().safeParse(value).success
+export const isUuid = (value: string) => z.uuid().safeParse(value).success
 
 /** A relation list in a body: uuids of records of the caller's organization, duplicates dropped. */
 export const IdList = (what: string) =>

@@ -50,3 +50,8 @@ export function accountOf(db: Kysely<any>, orgId: string, id: string): Promise<A
 
 /** The live accounts of the organization carrying a tag, for a tag merge. */
 export const accountsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)
+
+/** Every live account of the organization, by name: the deal list's accounts_list picker. */
+export function liveAccounts(db: Kysely<any>, orgId: string): Promise<AccountRow[]> {
+  return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).orderBy(sql`lower(name)`).orderBy('id').execute()
+}

@@ -155,3 +155,25 @@ t.test('tag merges retag a deal as an ordinary update', async (t) => {
   s.given([createdEvent({ tags: ['tC'] })]).when(retag).then([], 'not tagged: no event')
   s.given([createdEvent({ tags: ['tA'] }), { type: 'OpportunityDeleted', data: { at } }]).when(retag).then([], 'a deleted deal is left alone')
 })
+
+t.test('1,000 random moves keep one consistent total order of a column', async (t) => {
+  // A model of the board's placement: each move puts a card right below (above_id) or above (below_id) another, as the move route does.
+  let seed = 42
+  const random = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return seed % n
+  }
+  const orders = new Map<string, number>(Array.from({ length: 20 }, (_, i) => [`c${i}`, (i + 1) * 1000]))
+  const expected = [...orders.keys()]
+  const sorted = () => [...orders.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id)
+  for (let move = 0; move < 1000; move++) {
+    const card = expected.splice(random(expected.length), 1)[0]!
+    const at = random(expected.length + 1)
+    const before = at > 0 ? orders.get(expected[at - 1]!)! : null
+    const after = at < expected.length ? orders.get(expected[at]!)! : null
+    orders.set(card, placeBetween(before, after))
+    expected.splice(at, 0, card)
+  }
+  t.same(sorted(), expected, 'the board order is the order the moves made')
+  t.equal(new Set(orders.values()).size, orders.size, 'no two cards share an order')
+})

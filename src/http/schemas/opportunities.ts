@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enums.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
-import { IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
+import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
+import { Account, Contact } from './records.ts'
 
 /** Request and response shapes of the deal routes (§2.1, §2.4, §4.2, §4.4, §4.7). */
 
@@ -126,3 +127,79 @@ export const OpportunityDetail = z.object({
 })
 
 export const MoveAnswer = z.object({ error: z.literal(false), message: z.string(), opportunity: Card })
+
+/** A filter value that never errors: a repeated scalar takes its last value; blank means no filter. */
+const Scalar = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) => (Array.isArray(v) ? v.at(-1) : v))
+  .transform((v) => (v?.trim() ? v : undefined))
+const Flag = (what: string) => Scalar.describe(`\`true\` keeps only ${what}; anything else is no filter`)
+
+export const DealFilterQuery = z
+  .object({
+    name: Scalar.describe('Case-insensitive contains on the name'),
+    search: Scalar.describe('The same as name: case-insensitive contains on the name only'),
+    account: IdFilter('deals of an account'),
+    stage: Scalar.describe('Case-sensitive contains on the stage code: CLOSED matches CLOSED_WON and CLOSED_LOST'),
+    lead_source: Scalar.describe('Case-sensitive contains on the lead source'),
+    tags: IdFilter('deals carrying a tag'),
+    assigned_to: IdFilter('deals assigned to a profile'),
+    created_at__gte: Scalar.describe('YYYY-MM-DD (UTC day); malformed matches nothing'),
+    created_at__lte: Scalar.describe('YYYY-MM-DD, the whole day included'),
+    closed_on__gte: Scalar.describe('YYYY-MM-DD'),
+    closed_on__lte: Scalar.describe('YYYY-MM-DD'),
+    amount__gte: Scalar.describe('Decimal; malformed matches nothing'),
+    amount__lte: Scalar.describe('Decimal'),
+    open: Flag('deals in open stages'),
+    rotten: Flag('stalled deals (§3.2)'),
+  })
+  .catchall(z.union([z.string(), z.array(z.string())]))
+  .describe('cf_<key>=value: custom field equality; custom fields are not built yet, so any cf_ filter matches nothing')
+
+export const DealListQuery = DealFilterQuery.extend({
+  pipeline: IdFilter('deals of a pipeline'),
+  limit: z.coerce.number().int().min(0).default(10),
+  offset: z.coerce.number().int().min(0).default(0),
+})
+export const BoardQuery = DealFilterQuery.extend({ pipeline: Scalar.describe('A pipeline of the organization (another id: 404); the default pipeline when absent') })
+
+const Money = z.string().describe('Decimal string, computed in SQL numeric')
+export const Totals = z.object({
+  count: z.number().int(),
+  amount_sum: Money.nullable().describe('Null when the filtered deals use more than one currency; "0" when nothing is priced'),
+  weighted_sum: Money.nullable().describe('Sum of amount × probability / 100; null when more than one currency'),
+  by_currency: z.array(z.object({ currency: z.string(), amount_sum: Money, weighted_sum: Money })).describe('One entry per currency, by code; no currency counts in the default'),
+  stalled_count: z.number().int(),
+})
+
+export const DealList = z.object({
+  opportunities_count: z.number().int(),
+  totals: Totals,
+  offset: z.number().int(),
+  per_page: z.number().int(),
+  page_number: z.array(z.number().int()).describe('Every page number of the filtered set, from 1'),
+  opportunities: z.array(Opportunity),
+  accounts_list: z.array(Account),
+  contacts_list: z.array(Contact),
+  tags: z.array(TagRef),
+  stage: Pairs.describe("`[code, label]` pairs of the default pipeline"),
+  lead_source: Pairs,
+  currency: Pairs,
+})
+
+export const Column = z.object({
+  id: z.string().describe('The stage code'),
+  name: z.string().describe('The stage label'),
+  order: z.number().int(),
+  kind: z.enum(STAGE_KINDS),
+  color: z.string().nullable().describe('Stages have no color yet: always null'),
+  stage_type: z.enum(STAGE_KINDS).describe('The same as kind'),
+  expected_days: z.number().int().nullable(),
+  warning_days: z.number().int().nullable(),
+  is_status_column: z.boolean(),
+  wip_limit: z.number().int().nullable().describe('No WIP limits yet: always null'),
+  item_count: z.number().int().describe("The column's full count under the filters"),
+  items: z.array(Card).describe('At most 100 cards, by kanban_order'),
+})
+export const Board = z.object({ mode: z.literal('status'), pipeline: z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean() }), columns: z.array(Column), total_items: z.number().int() })
