@@ -1,5 +1,19 @@
 /** Runs `op` from `clients` concurrent loops for `seconds`, and summarizes throughput and latency. */
-export type Cell = { workload: string; clients: number; ops: number; opsPerSec: number; eventsPerSec: number; p50Ms: number; p99Ms: number; errors: number }
+export type Cell = {
+  workload: string
+  clients: number
+  ops: number
+  opsPerSec: number
+  eventsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  errors: number
+  /** HTTP cells (bench/cannon.ts): non-2xx answers, the process's peak RSS, read-your-writes waits. */
+  non2xx?: number
+  peakRssMb?: number
+  rywP50Ms?: number
+  rywP99Ms?: number
+}
 
 export async function measure(workload: string, clients: number, seconds: number, eventsPerOp: number, op: (client: number, i: number) => Promise<void>): Promise<Cell> {
   const latencies: number[] = []

@@ -4,6 +4,10 @@
  * PostgreSQL event store, a devDependency used only here) and our PostgreSQL event store, each on
  * the same pool size. Prints a table and writes bench/results/<date>.json and .md.
  * BENCH_SECONDS (default 4) sets the duration of each cell.
+ *
+ * Then, each on its own fresh database, the real app in this process over HTTP (autocannon):
+ * deal commands end to end (bench/http.ts) and queries over BENCH_DEALS (default 100000) seeded
+ * deals (bench/queries.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,queries runs only those.
  */
 import { randomUUID } from 'node:crypto'
 import { STREAM_DOES_NOT_EXIST, isExpectedVersionConflictError } from '@event-driven-io/emmett'
@@ -19,10 +23,18 @@ import { WrongExpectedRevisionError } from '../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
 import { rebuildProjection } from '../src/projections/rebuild.ts'
 import { tagsProjector } from '../src/projections/tags.ts'
+import { startBenchApp } from './app.ts'
+import { failures } from './cannon.ts'
+import { httpCells } from './http.ts'
 import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
+import { PARALLEL, queryCells } from './queries.ts'
+import type { Seeding } from './queries.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
+const DEALS = Number(process.env.BENCH_DEALS ?? 100_000)
+const ONLY = process.env.BENCH_ONLY?.split(',').map((w) => w.trim())
+const runs = (workload: string) => !ONLY || ONLY.includes(workload)
 const CLIENTS = [1, 8, 32]
 const HOT_STREAMS = 100
 const log = { info: (m: string) => console.error(`[bench] ${m}`), debug: () => {} }
@@ -41,18 +53,37 @@ const payload = (i: number) => ({
 })
 const metadata = { actorId: randomUUID(), orgId: randomUUID(), requestId: randomUUID() }
 
-async function onFreshDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+async function onCluster<T>(work: (server: string) => Promise<T>): Promise<T> {
   const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/bench'), 0, log, { owner: true })
-  const server = process.env.DATABASE_URL ?? cluster!.url
+  try {
+    return await work(process.env.DATABASE_URL ?? cluster!.url)
+  } finally {
+    await cluster?.stop()
+  }
+}
+
+async function onFreshDatabase<T>(server: string, work: (url: string) => Promise<T>): Promise<T> {
   const name = `bench_${Date.now()}`
   await createDatabase(server, name)
   try {
     return await work(withDatabase(server, name))
   } finally {
     await dropDatabase(server, name)
-    await cluster?.stop()
   }
 }
+
+/** The app on its own database (the append cells' events are not deals), stopped before the database is dropped. */
+const onBenchApp = <T>(server: string, work: (bench: Awaited<ReturnType<typeof startBenchApp>>) => Promise<T>) =>
+  onFreshDatabase(server, async (url) => {
+    const bench = await startBenchApp(url)
+    try {
+      return await work(bench)
+    } finally {
+      for (const [message, count] of bench.serverLog) serverLog.set(message, (serverLog.get(message) ?? 0) + count)
+      await bench.stop()
+    }
+  })
+const serverLog = new Map<string, number>()
 
 async function rawCells(url: string): Promise<Cell[]> {
   const cells: Cell[] = []
@@ -161,32 +192,76 @@ async function rebuildMeasure(url: string): Promise<{ events: number; ms: number
   return { events: result.events, ms: result.ms, eventsPerSec: result.events / (result.ms / 1000) }
 }
 
+const RAW = 'raw INSERT+COMMIT, 1 row'
+const num = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(digits))
+
 function report(cells: Cell[]): string {
   const ops = (workload: string, clients: number) => cells.find((c) => c.workload === workload && c.clients === clients)?.opsPerSec
   const vsPeer = (c: Cell) => {
     const peer = c.workload.startsWith('ours: ') ? ops(c.workload.replace('ours: ', 'peer: '), c.clients) : undefined
     return peer ? `${(c.opsPerSec / peer).toFixed(2)}x` : ''
   }
+  const vsRaw = (c: Cell) => (c.workload.startsWith('GET ') ? undefined : c.opsPerSec / (ops(RAW, c.clients) ?? NaN))
   const lines = [
-    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...cells.map((c) => `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${c.eventsPerSec.toFixed(0)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${(c.opsPerSec / ops('raw INSERT+COMMIT, 1 row', c.clients)!).toFixed(2)} | ${vsPeer(c)} | ${c.errors} |`),
+    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors | non-2xx | peak RSS MB | RYW wait p50/p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...cells.map(
+      (c) =>
+        `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${num(c.eventsPerSec)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${num(vsRaw(c), 2)} | ${vsPeer(c)} | ${c.errors} | ${num(c.non2xx)} | ${num(c.peakRssMb)} | ${c.rywP50Ms === undefined ? '' : `${c.rywP50Ms.toFixed(1)} / ${c.rywP99Ms!.toFixed(1)}`} |`,
+    ),
   ]
   return lines.join('\n')
 }
 
+function targets(cells: Cell[]): string[] {
+  const cell = (prefix: string, clients: number) => cells.find((c) => c.workload.startsWith(prefix) && c.clients === clients)
+  const lines: string[] = []
+  const create = cell('HTTP create deal', 32)
+  const raw = cell(RAW, 32)
+  if (create) lines.push(raw ? `- End-to-end create at 32 clients: ${((100 * create.opsPerSec) / raw.opsPerSec).toFixed(0)}% of raw 1-row INSERT+COMMIT (target ≥ 40%): ${create.opsPerSec >= 0.4 * raw.opsPerSec ? 'met' : 'NOT met'}.` : '- End-to-end create vs raw 1-row: raw cells not run (BENCH_ONLY).')
+  for (const prefix of ['GET list page 1 + totals', 'GET board']) {
+    const c = cell(prefix, 8)
+    if (c) lines.push(`- ${c.workload} p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k deals): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${DEALS === 100_000 ? '' : ` (at ${DEALS} deals)`}.`)
+  }
+  return lines
+}
+
 const startedAt = new Date()
-const { cells, rebuild } = await onFreshDatabase(async (url) => ({
-  cells: [...(await rawCells(url)), ...(await peerCells(url)), ...(await eventStoreCells(url))],
-  rebuild: await rebuildMeasure(url),
-}))
-const rebuildLine = `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 50,000).`
-const table = `${report(cells)}\n\n${rebuildLine}`
+const { cells, rebuild, seeding } = await onCluster(async (server) => {
+  const cells: Cell[] = []
+  let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
+  let seeding: Seeding | undefined
+  if (['raw', 'peer', 'ours', 'rebuild'].some(runs))
+    await onFreshDatabase(server, async (url) => {
+      if (runs('raw')) cells.push(...(await rawCells(url)))
+      if (runs('peer')) cells.push(...(await peerCells(url)))
+      if (runs('ours')) cells.push(...(await eventStoreCells(url)))
+      if (runs('rebuild')) rebuild = await rebuildMeasure(url)
+    })
+  if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
+  if (runs('queries'))
+    await onBenchApp(server, async (bench) => {
+      const result = await queryCells(bench, DEALS, SECONDS)
+      cells.push(...result.cells)
+      seeding = result.seeding
+    })
+  return { cells, rebuild, seeding }
+})
+const notes = [
+  rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 50,000).`,
+  seeding &&
+    `Seeding ${seeding.deals} deals (1 OpportunityCreated each, ${PARALLEL} parallel appends): appended in ${seeding.appendSeconds.toFixed(1)} s (${seeding.appendPerSec.toFixed(0)} events/s), appended and projected in ${seeding.totalSeconds.toFixed(1)} s (${seeding.eventsPerSec.toFixed(0)} events/s). The list counts ${seeding.listed} deals, the 3-filter list ${seeding.filtered}, the board ${seeding.onBoard}.`,
+  cells.some((c) => c.non2xx !== undefined) &&
+    'HTTP rows: autocannon runs in the same process as the server (one Node process, 2 cores shared with PostgreSQL); ops/s counts 2xx answers; latency is autocannon\'s; peak RSS is that one process\'s, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 8 connections, admin token.',
+].filter(Boolean)
+const targetLines = targets(cells)
+const problems = [...[...failures].map(([k, n]) => `- ${n}× HTTP ${k}`), ...[...serverLog].map(([k, n]) => `- ${n}× server log: ${k}`)]
+const table = [report(cells), notes.join('\n\n'), targetLines.length ? `Targets:\n${targetLines.join('\n')}` : '', problems.length ? `Problems seen:\n${problems.join('\n')}` : ''].filter(Boolean).join('\n\n')
 const server = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'
 console.log(table)
 mkdirSync('bench/results', { recursive: true })
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-')
-const meta = { startedAt, seconds: SECONDS, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
-writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells, rebuild }, null, 2))
+const meta = { startedAt, seconds: SECONDS, deals: DEALS, only: ONLY ?? null, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells, rebuild, seeding, problems }, null, 2))
 writeFileSync(`bench/results/${stamp}.md`, `# Bench ${startedAt.toISOString()}\n\n${SECONDS} s per cell on ${server}, Node ${process.version}, peak RSS ${meta.peakRssMb} MB.\n\n${table}\n`)
 log.info(`wrote bench/results/${stamp}.json and .md`)

@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   READ_YOUR_WRITES_TIMEOUT_MS: positiveMs.default(5000),
+  /** Largest uploaded file (multipart bodies): larger answers 413. */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   PROJECTION_POLL_MS: positiveMs.default(500),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
   PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
@@ -52,6 +54,7 @@ export type Config = Readonly<{
   refreshTokenTtlDays: number
   logLevel: string
   readYourWritesTimeoutMs: number
+  maxUploadBytes: number
   projectionPollMs: number
   projectionBatchSize: number
   projectionLeaderRetryMs: number
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,
     logLevel: e.LOG_LEVEL,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
     projectionPollMs: e.PROJECTION_POLL_MS,
     projectionBatchSize: e.PROJECTION_BATCH_SIZE,
     projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,

@@ -1,4 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit'
+import { join } from 'node:path'
 import Fastify from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
@@ -6,10 +7,13 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/database.ts'
 import type { EventStore } from '../eventstore/event-store.ts'
+import { diskFileStore } from '../files/file-store.ts'
+import type { FileStore } from '../files/file-store.ts'
 import type { ProjectionRunner } from '../projections/runner.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
 import type { MailTransport } from '../identity/mail.ts'
+import { registerBodies } from './plugins/bodies.ts'
 import { registerAuth } from './plugins/auth.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
@@ -25,6 +29,7 @@ import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { opportunityListRoutes } from './routes/opportunity-lists.ts'
+import { opportunityNoteRoutes } from './routes/opportunity-notes.ts'
 import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
@@ -44,6 +49,8 @@ export type AppDeps = {
   clock: () => Date
   /** Sign-in mail; when absent, chosen from the config (SMTP, or the log outside production). */
   mail?: MailTransport
+  /** Uploaded files; when absent, on disk under DATA_DIR/attachments. */
+  files?: FileStore
 }
 
 /** The whole HTTP app, used by the server and by tests (inject or a real listen). */
@@ -62,7 +69,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app)
   await registerJwt(app, deps.config)
   await app.register(fastifyRateLimit, rateLimitOptions)
+  await registerBodies(app, { maxFileBytes: deps.config.maxUploadBytes, uploadDir: join(deps.config.dataDir, 'uploads') })
   registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
+  const files = deps.files ?? diskFileStore(join(deps.config.dataDir, 'attachments'))
   await app.register(healthRoutes(deps))
   await app.register(meRoutes(deps))
   await app.register(tokenRoutes(deps))
@@ -80,7 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(teamRoutes(deps))
   // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
   await app.register(pipelineRoutes(deps))
-  await app.register(opportunityRoutes(deps))
+  await app.register(opportunityRoutes(deps, files))
   await app.register(opportunityListRoutes(deps))
+  await app.register(opportunityNoteRoutes(deps, files))
   return app
 }

@@ -5,6 +5,7 @@ import type { Actor } from '../commands/opportunity/rules.ts'
 import type { Db } from '../db/database.ts'
 import { agingStatus, daysSince } from '../projections/aging.ts'
 import { liveContacts } from '../projections/contacts.ts'
+import { attachmentsOf, commentsOf } from '../projections/opportunities.ts'
 import type { OpportunityView } from '../projections/opportunities.ts'
 import { profileRefs, tagRefs } from './relations.ts'
 import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
@@ -126,4 +127,15 @@ export async function opportunitiesOf(db: Db, org: Ref, rows: readonly Opportuni
     line_items_total: '0',
     custom_fields: {},
   }))
+}
+
+/** A deal's live comments and attachments as the detail and the comment answer show them (one profile lookup for both). */
+export async function notesOf(db: Db, orgId: string, opportunityId: string) {
+  const [comments, attachments] = await Promise.all([commentsOf(db, opportunityId), attachmentsOf(db, opportunityId)])
+  const profiles = byId(await profileRefs(db, orgId, unique([...comments, ...attachments].map((n) => (n.created_by ? [n.created_by] : [])))))
+  const by = (id: string | null) => (id ? (profiles.get(id) ?? null) : null)
+  return {
+    comments: comments.map((c) => ({ id: c.id, comment: c.comment, commented_by: by(c.created_by), commented_on: c.created_at.toISOString(), updated_at: c.updated_at.toISOString() })),
+    attachments: attachments.map((a) => ({ id: a.id, file_name: a.file_name, content_type: a.content_type, size: Number(a.size), created_by: by(a.created_by), created_at: a.created_at.toISOString(), download_url: `/api/attachments/${a.id}/download/` })),
+  }
 }

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts'
 import { ValidationError } from '../errors.ts'
 import { activeProfileIds, membersByIds } from '../identity/users.ts'
 import { liveContactIds } from '../projections/contacts.ts'
+import { formList } from './schemas/form-values.ts'
 import { liveTags, liveTagIds } from '../projections/tags.ts'
 import { teamIds } from '../projections/teams.ts'
 
@@ -17,12 +18,11 @@ export const isUuid = (value: string) => z.uuid().safeParse(value).success
 
 /** A relation list in a body: uuids of records of the caller's organization, duplicates dropped. */
 export const IdList = (what: string) =>
-  z
-    .array(z.string())
+  formList(z.array(z.string()))
     // Checked on the list, not per item, so a malformed id is reported under the field's own name.
     .refine((ids) => ids.every(isUuid), 'Expected a list of ids (uuids).')
     .transform((ids) => [...new Set(ids.map(lower))])
-    .describe(`Ids of ${what} of this organization; the whole set`)
+    .describe(`Ids of ${what} of this organization; the whole set. In form bodies: the key repeated, or a JSON array`)
 
 /**
  * A repeatable any-of id filter (`?tags=a&tags=b`). Blank values mean no filter; values that are

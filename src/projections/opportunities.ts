@@ -14,7 +14,11 @@ import type { Projector } from './projector.ts'
 export type OpportunityRow = Omit<DealFields, 'amount' | 'closed_on'> &
   Placement & { id: string; org_id: string; amount: string | null; closed_on: string | null; created_by: string | null; kanban_order: number; stage_changed_at: Date; revision: string; is_deleted: boolean; created_at: Date; updated_at: Date }
 
-type Tables = { opportunities: OpportunityRow }
+/** A deal's comments and attachments, kept (flagged) when removed so history can still name them. */
+export type CommentRow = { id: string; opportunity_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+export type AttachmentRow = { id: string; opportunity_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
+
+type Tables = { opportunities: OpportunityRow; opportunity_comments: CommentRow; opportunity_attachments: AttachmentRow }
 
 const relationColumns = ['contacts', 'tags', 'teams', 'assigned_to'] as const
 
@@ -50,6 +54,43 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX opportunities_org_created ON opportunities (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_stage ON opportunities (stage_id, kanban_order) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_pipeline ON opportunities (pipeline_id) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE TABLE opportunity_comments (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, comment text NOT NULL, created_by uuid,
+    is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
+  await sql`CREATE INDEX opportunity_comments_deal ON opportunity_comments (opportunity_id, created_at)`.execute(db)
+  await sql`CREATE TABLE opportunity_attachments (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, file_name text NOT NULL, content_type text NOT NULL,
+    size bigint NOT NULL, storage_key text NOT NULL, created_by uuid, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL)`.execute(db)
+  await sql`CREATE INDEX opportunity_attachments_deal ON opportunity_attachments (opportunity_id, created_at)`.execute(db)
+}
+
+async function orgOf(db: Kysely<Tables>, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('opportunities').select('org_id').where('id', '=', id).executeTakeFirst())?.org_id
+}
+
+// Comments and attachments leave the deal row (and its revision) alone: their own rows carry them.
+async function applyNote(db: Kysely<Tables>, id: string, event: Extract<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
+  const at = new Date(event.data.at)
+  switch (event.type) {
+    case 'OpportunityCommentAdded': {
+      const org_id = await orgOf(db, id)
+      if (org_id) await db.insertInto('opportunity_comments').values({ id: event.data.comment_id, opportunity_id: id, org_id, comment: event.data.comment, created_by: event.data.by, is_deleted: false, created_at: at, updated_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      return
+    }
+    case 'OpportunityCommentEdited':
+      await db.updateTable('opportunity_comments').set({ comment: event.data.comment, updated_at: at }).where('id', '=', event.data.comment_id).execute()
+      return
+    case 'OpportunityCommentDeleted':
+      await db.updateTable('opportunity_comments').set({ is_deleted: true, updated_at: at }).where('id', '=', event.data.comment_id).execute()
+      return
+    case 'OpportunityAttachmentAdded': {
+      const { attachment_id, by, at: _at, ...file } = event.data
+      const org_id = await orgOf(db, id)
+      if (org_id) await db.insertInto('opportunity_attachments').values({ ...file, id: attachment_id, opportunity_id: id, org_id, created_by: by, is_deleted: false, created_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      return
+    }
+    case 'OpportunityAttachmentRemoved':
+      await db.updateTable('opportunity_attachments').set({ is_deleted: true }).where('id', '=', event.data.attachment_id).execute()
+      return
+  }
 }
 
 async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
@@ -79,14 +120,19 @@ async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: Op
     case 'OpportunityDeleted':
       await db.updateTable('opportunities').set({ is_deleted: true, ...stamp }).where('id', '=', id).execute()
       return
+    default:
+      return applyNote(db, id, event)
   }
 }
 
 export const opportunitiesProjector: Projector = {
   name: 'opportunities',
-  version: 1,
-  eventTypes: ['OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted'],
-  tables: ['opportunities'],
+  version: 2,
+  eventTypes: [
+    'OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted',
+    'OpportunityCommentAdded', 'OpportunityCommentEdited', 'OpportunityCommentDeleted', 'OpportunityAttachmentAdded', 'OpportunityAttachmentRemoved',
+  ],
+  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments'],
   createTables,
   apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded)),
 }
@@ -132,3 +178,23 @@ export async function neighbourOrder(db: Kysely<any>, stageId: string, order: nu
 
 /** The live deals of the organization carrying a tag, for a tag merge. */
 export const opportunitiesTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'opportunities', orgId, tagId)
+
+/** The live comments of a deal, oldest first. */
+export function commentsOf(db: Kysely<any>, opportunityId: string): Promise<CommentRow[]> {
+  return readDb(db).selectFrom('opportunity_comments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
+}
+
+/** The live attachments of a deal, oldest first. */
+export function attachmentsOf(db: Kysely<any>, opportunityId: string): Promise<AttachmentRow[]> {
+  return readDb(db).selectFrom('opportunity_attachments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
+}
+
+/** A live comment of the organization (of a live deal), or undefined. */
+export function commentOf(db: Kysely<any>, orgId: string, id: string): Promise<CommentRow | undefined> {
+  return readDb(db).selectFrom('opportunity_comments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}
+
+/** A live attachment of the organization, or undefined. */
+export function attachmentOf(db: Kysely<any>, orgId: string, id: string): Promise<AttachmentRow | undefined> {
+  return readDb(db).selectFrom('opportunity_attachments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}

@@ -177,3 +177,28 @@ t.test('1,000 random moves keep one consistent total order of a column', async (
   t.same(sorted(), expected, 'the board order is the order the moves made')
   t.equal(new Set(orders.values()).size, orders.size, 'no two cards share an order')
 })
+
+t.test('comments and attachments: access to add, author or admin to change', async (t) => {
+  const s = spec(t, opportunityDecider)
+  const note = { orgId: org, at: later }
+  const commented: OpportunityEvent = { type: 'OpportunityCommentAdded', data: { comment_id: 'k1', comment: 'hi', by: 'assignee', at: later } }
+  s.given([created]).when({ type: 'AddComment', ...note, actor: assignee, commentId: 'k1', comment: 'hi' }).then([commented])
+  s.given([created, commented]).when({ type: 'AddComment', ...note, actor: assignee, commentId: 'k1', comment: 'hi' }).then([], 'the same comment id twice: once')
+  s.given([created]).when({ type: 'AddComment', ...note, actor: stranger, commentId: 'k1', comment: 'hi' }).thenRejects(ForbiddenError)
+  s.given([created, commented]).when({ type: 'EditComment', ...note, actor: assignee, commentId: 'k1', comment: 'bye' }).then([{ type: 'OpportunityCommentEdited', data: { comment_id: 'k1', comment: 'bye', at: later } }])
+  s.given([created, commented]).when({ type: 'EditComment', ...note, actor: admin, commentId: 'k1', comment: 'hi' }).then([], 'unchanged text: no event')
+  s.given([created, commented]).when({ type: 'EditComment', ...note, actor: creator, commentId: 'k1', comment: 'bye' }).thenRejects(ForbiddenError, undefined)
+  s.given([created, commented]).when({ type: 'EditComment', ...note, actor: admin, commentId: 'nope', comment: 'bye' }).thenRejects(NotFoundError)
+  s.given([created, commented]).when({ type: 'DeleteComment', ...note, actor: admin, commentId: 'k1' }).then([{ type: 'OpportunityCommentDeleted', data: { comment_id: 'k1', at: later } }])
+  const gone: OpportunityEvent = { type: 'OpportunityCommentDeleted', data: { comment_id: 'k1', at: later } }
+  s.given([created, commented, gone]).when({ type: 'DeleteComment', ...note, actor: admin, commentId: 'k1' }).then([], 'deleting twice: once')
+  s.given([created, commented, gone]).when({ type: 'EditComment', ...note, actor: admin, commentId: 'k1', comment: 'x' }).thenRejects(NotFoundError)
+  const file = { attachment_id: 'f1', file_name: 'a.txt', content_type: 'text/plain', size: 1, storage_key: 'org/f1' }
+  const attached: OpportunityEvent = { type: 'OpportunityAttachmentAdded', data: { ...file, by: 'creator', at: later } }
+  s.given([created]).when({ type: 'AddAttachment', ...note, actor: creator, attachment: file }).then([attached])
+  s.given([created]).when({ type: 'AddAttachment', ...note, actor: stranger, attachment: file }).thenRejects(ForbiddenError)
+  s.given([created, attached]).when({ type: 'RemoveAttachment', ...note, actor: assignee, attachmentId: 'f1' }).thenRejects(ForbiddenError)
+  s.given([created, attached]).when({ type: 'RemoveAttachment', ...note, actor: creator, attachmentId: 'f1' }).then([{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: 'f1', at: later } }])
+  s.given([created, attached]).when({ type: 'RemoveAttachment', ...note, actor: admin, attachmentId: 'f1' }).then([{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: 'f1', at: later } }])
+  s.given([created, attached]).when({ type: 'AddComment', ...note, orgId: otherOrg, actor: admin, commentId: 'k2', comment: 'x' }).thenRejects(NotFoundError)
+})

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Test } from 'tap'
@@ -34,7 +37,10 @@ export async function buildTestApp(
   const database = await freshDatabase(t)
   const store = testStore(t, database)
   const projections = testRunner(t, database, store, options.projectors ?? [...allProjectors])
-  const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
+  // Uploads and attachments of this app go to a folder of its own, removed with it.
+  const dataDir = await mkdtemp(join(tmpdir(), 'crm-test-'))
+  onTeardown(t, () => rm(dataDir, { recursive: true, force: true }))
+  const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dataDir, ...options.env })
   const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: options.clock ?? (() => FIXED_NOW), mail: options.mail })
   options.extend?.(app)
   onTeardown(t, () => app.close())

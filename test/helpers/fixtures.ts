@@ -7,8 +7,8 @@ export type Headers = Record<string, string>
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /** The usual cast of a module's HTTP tests: Acme (admin, Alice, Bob) and Globex, the other tenant. */
-export async function givenTwoOrganizations(t: Test) {
-  const built = await buildTestApp(t)
+export async function givenTwoOrganizations(t: Test, options: Parameters<typeof buildTestApp>[1] = {}) {
+  const built = await buildTestApp(t, options)
   const acme = await givenOrganization(built.app, built.database.db, 'Acme')
   const globex = await givenOrganization(built.app, built.database.db, 'Globex')
   const alice = await acme.addMember('alice@acme.test')

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import type { PipelineState } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
@@ -51,6 +51,16 @@ export type OpportunityEvent =
   | { type: 'OpportunityStageChanged'; data: { from: Placement; to: Placement; by: string | null; at: string } }
   | { type: 'OpportunityPositioned'; data: { kanban_order: number; at: string } }
   | { type: 'OpportunityDeleted'; data: { at: string } }
+  | { type: 'OpportunityCommentAdded'; data: { comment_id: string; comment: string; by: string | null; at: string } }
+  | { type: 'OpportunityCommentEdited'; data: { comment_id: string; comment: string; at: string } }
+  | { type: 'OpportunityCommentDeleted'; data: { comment_id: string; at: string } }
+  /** `storage_key` names the file in the file store; the bytes never enter the log. */
+  | { type: 'OpportunityAttachmentAdded'; data: AttachmentData & { by: string | null; at: string } }
+  | { type: 'OpportunityAttachmentRemoved'; data: { attachment_id: string; at: string } }
+
+export type AttachmentData = { attachment_id: string; file_name: string; content_type: string; size: number; storage_key: string }
+/** A comment or attachment as the rules need it: who wrote or uploaded it, and whether it is gone. */
+type Authored = { id: string; by: string | null; comment?: string; removed: boolean }
 
 export type OpportunityState = {
   exists: boolean
@@ -61,15 +71,19 @@ export type OpportunityState = {
   placement: Placement | null
   stageChangedAt: string | null
   kanbanOrder: number | null
+  comments: Authored[]
+  attachments: Authored[]
 }
 
-export const initialOpportunityState = (): OpportunityState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyDeal(), placement: null, stageChangedAt: null, kanbanOrder: null })
+export const initialOpportunityState = (): OpportunityState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyDeal(), placement: null, stageChangedAt: null, kanbanOrder: null, comments: [], attachments: [] })
+
+const changeOne = (items: Authored[], id: string, change: Partial<Authored>) => items.map((item) => (item.id === id ? { ...item, ...change } : item))
 
 export function evolveOpportunity(state: OpportunityState, event: OpportunityEvent): OpportunityState {
   switch (event.type) {
     case 'OpportunityCreated': {
       const { opportunity_id: _id, org_id, created_by, kanban_order, at, pipeline_id, stage, stage_id, stage_kind, ...fields } = event.data
-      return { exists: true, orgId: org_id, createdBy: created_by, deleted: false, fields, placement: { pipeline_id, stage, stage_id, stage_kind }, stageChangedAt: at, kanbanOrder: kanban_order }
+      return { ...initialOpportunityState(), exists: true, orgId: org_id, createdBy: created_by, fields, placement: { pipeline_id, stage, stage_id, stage_kind }, stageChangedAt: at, kanbanOrder: kanban_order }
     }
     case 'OpportunityUpdated': {
       const fields = { ...state.fields }
@@ -82,6 +96,16 @@ export function evolveOpportunity(state: OpportunityState, event: OpportunityEve
       return { ...state, kanbanOrder: event.data.kanban_order }
     case 'OpportunityDeleted':
       return { ...state, deleted: true }
+    case 'OpportunityCommentAdded':
+      return { ...state, comments: [...state.comments, { id: event.data.comment_id, by: event.data.by, comment: event.data.comment, removed: false }] }
+    case 'OpportunityCommentEdited':
+      return { ...state, comments: changeOne(state.comments, event.data.comment_id, { comment: event.data.comment }) }
+    case 'OpportunityCommentDeleted':
+      return { ...state, comments: changeOne(state.comments, event.data.comment_id, { removed: true }) }
+    case 'OpportunityAttachmentAdded':
+      return { ...state, attachments: [...state.attachments, { id: event.data.attachment_id, by: event.data.by, removed: false }] }
+    case 'OpportunityAttachmentRemoved':
+      return { ...state, attachments: changeOne(state.attachments, event.data.attachment_id, { removed: true }) }
   }
 }
 
@@ -101,6 +125,11 @@ export type OpportunityCommand =
   /** A board move (§4.7): `kanbanOrder` was placed by the route from the column's cards; `today` fills a missing closed_on. */
   | ({ type: 'MoveOpportunity'; columnId: string; kanbanOrder: number | null; today: string } & Facts)
   | { type: 'DeleteOpportunity'; orgId: string; actor: Actor; at: string }
+  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
+  | { type: 'EditComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
+  | { type: 'DeleteComment'; orgId: string; actor: Actor; commentId: string; at: string }
+  | { type: 'AddAttachment'; orgId: string; actor: Actor; attachment: AttachmentData; at: string }
+  | { type: 'RemoveAttachment'; orgId: string; actor: Actor; attachmentId: string; at: string }
   /** A tag merge (admins): `from` replaced by `into` in the deal's tags; a deleted deal is left alone. */
   | { type: 'RetagOpportunity'; orgId: string; from: string; into: string; at: string }
 
@@ -213,6 +242,39 @@ function decideDelete(command: Of<'DeleteOpportunity'>, state: OpportunityState)
   return [{ type: 'OpportunityDeleted', data: { at: command.at } }]
 }
 
+/** A comment or attachment of the deal, changed only by its author (uploader) or an admin. */
+function ownItem(items: readonly Authored[], id: string, actor: Actor, what: string): Authored | undefined {
+  const item = items.find((i) => i.id === id)
+  if (!item) throw new NotFoundError(`${what} not found`)
+  if (item.removed) return undefined
+  if (!actor.isAdmin && (actor.profileId === null || item.by !== actor.profileId)) throw new ForbiddenError(`Only an admin or its author may change this ${what.toLowerCase()}`)
+  return item
+}
+
+function decideNotes(command: Of<'AddComment' | 'EditComment' | 'DeleteComment' | 'AddAttachment' | 'RemoveAttachment'>, state: OpportunityState): OpportunityEvent[] {
+  existing(state, command.orgId)
+  const { actor, at } = command
+  switch (command.type) {
+    case 'AddComment':
+      assertMayAccess(state, actor)
+      if (state.comments.some((c) => c.id === command.commentId)) return []
+      return [{ type: 'OpportunityCommentAdded', data: { comment_id: command.commentId, comment: command.comment, by: actor.profileId, at } }]
+    case 'EditComment': {
+      const comment = ownItem(state.comments, command.commentId, actor, 'Comment')
+      if (!comment) throw new NotFoundError('Comment not found')
+      return comment.comment === command.comment ? [] : [{ type: 'OpportunityCommentEdited', data: { comment_id: comment.id, comment: command.comment, at } }]
+    }
+    case 'DeleteComment':
+      return ownItem(state.comments, command.commentId, actor, 'Comment') ? [{ type: 'OpportunityCommentDeleted', data: { comment_id: command.commentId, at } }] : []
+    case 'AddAttachment':
+      assertMayAccess(state, actor)
+      if (state.attachments.some((a) => a.id === command.attachment.attachment_id)) return []
+      return [{ type: 'OpportunityAttachmentAdded', data: { ...command.attachment, by: actor.profileId, at } }]
+    case 'RemoveAttachment':
+      return ownItem(state.attachments, command.attachmentId, actor, 'Attachment') ? [{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: command.attachmentId, at } }] : []
+  }
+}
+
 function decideRetag(command: Of<'RetagOpportunity'>, state: OpportunityState): OpportunityEvent[] {
   if (state.deleted) return []
   existing(state, command.orgId)
@@ -231,6 +293,8 @@ export function decideOpportunity(command: OpportunityCommand, state: Opportunit
       return decideDelete(command, state)
     case 'RetagOpportunity':
       return decideRetag(command, state)
+    default:
+      return decideNotes(command, state)
   }
 }
 

@@ -22,12 +22,15 @@ import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
+import type { FileStore } from '../../files/file-store.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { ensureDefaultPipeline } from '../default-pipeline.ts'
-import { cardsOf, opportunitiesOf } from '../opportunity-views.ts'
+import { cardsOf, notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
+import type { UploadedFile } from '../plugins/bodies.ts'
 import { checkRelations } from '../relations.ts'
+import { attachUpload } from './opportunity-notes.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { Created } from '../schemas/records.ts'
 import { MoveAnswer, MoveBody, OpportunityBody, OpportunityDetail, OpportunityPatch } from '../schemas/opportunities.ts'
@@ -36,6 +39,8 @@ const TAGS = ['opportunities']
 const SCOPE = 'opportunity_name'
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const writeErrors = { ...errors, 409: ErrorBody, 412: ErrorBody } as const
+/** A deal body as the routes receive it: the writable fields, and a file when multipart. */
+type DealBody = DealInput & { opportunity_attachment?: UploadedFile }
 const IfMatch = z.object({ 'if-match': z.string().optional().describe('The ETag of the detail last read: the write is refused with 412 if the deal changed since') })
 
 /** `"7"`, `W/"7"` or `7`: the deal revision an If-Match names; anything else matches no revision. */
@@ -54,7 +59,7 @@ const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA'
  * and appended only while that stream is unchanged (a guarded append): a deal can never enter a
  * stage whose removal is counting its deals. Names are unique per organization (name claims).
  */
-export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
   const actorOf = (request: FastifyRequest): Actor => {
@@ -82,7 +87,8 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     await checkRelations(db, orgId, input, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
   }
 
-  const update = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, input: DealInput, replace: boolean) => {
+  const update = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, body: DealBody, replace: boolean) => {
+    const { opportunity_attachment: upload, ...input } = body
     const { orgId } = identityOf(request)
     const current = await visible(request, id)
     await checkDealRelations(orgId, input, current)
@@ -91,6 +97,7 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const prepare = () => withPipeline(input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, pipeline, input, replace }))
     const claim = { scope: SCOPE, orgId, ownerId: current.id, name: input.name ?? current.name, previousName: current.name, field: 'name' }
     await withRenamedClaim(commands.run, claim, () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(ifMatch) }))
+    if (upload) await attachUpload(commands.run, files, { orgId, id: current.id }, actorOf(request), upload, clock().toISOString())
     await commands.settle()
     return { error: false as const, message: 'Opportunity updated' }
   }
@@ -120,7 +127,7 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/api/opportunities/', { schema: { tags: TAGS, summary: 'Create a deal', description: 'Fields of §2.1; output-only fields are ignored. Pipeline defaults to the default pipeline, stage to its first open stage.', body: OpportunityBody, response: { 200: Created, ...writeErrors } } }, async (request, reply) => {
       const { orgId } = identityOf(request)
-      const input = request.body
+      const { opportunity_attachment: upload, ...input } = request.body
       await checkDealRelations(orgId, input)
       const pipelineId = input.pipeline ?? (await ensureDefaultPipeline(deps, request, reply))
       const org = await organizationById(db, orgId)
@@ -128,6 +135,7 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const id = randomUUID()
       const prepare = () => withPipeline(pipelineId, (pipeline) => ({ type: 'CreateOpportunity' as const, opportunityId: id, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, pipeline, input }))
       await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: id, name: input.name, field: 'name' }, () => commands.run(opportunityDecider, opportunityStreams.stream(id), prepare))
+      if (upload) await attachUpload(commands.run, files, { orgId, id }, actorOf(request), upload, clock().toISOString())
       await commands.settle()
       return { error: false as const, message: 'Opportunity created', id }
     })
@@ -136,7 +144,13 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const identity = identityOf(request)
       const row = await visible(request, request.params.id)
       const now = clock()
-      const [org, pipeline, contacts, members] = await Promise.all([organizationById(db, identity.orgId), pipelineOf(db, identity.orgId, row.pipeline_id), liveContacts(db, identity.orgId), activeMembers(db, identity.orgId)])
+      const [org, pipeline, contacts, members, notes] = await Promise.all([
+        organizationById(db, identity.orgId),
+        pipelineOf(db, identity.orgId, row.pipeline_id),
+        liveContacts(db, identity.orgId),
+        activeMembers(db, identity.orgId),
+        notesOf(db, identity.orgId, row.id),
+      ])
       const [opportunity] = await opportunitiesOf(db, { id: org.id, name: org.name }, [row], now)
       const admin = isAdmin(identity)
       const creator = identity.profileId !== null && row.created_by === identity.profileId
@@ -144,8 +158,7 @@ export function opportunityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       reply.header('etag', `"${row.revision}"`)
       return {
         opportunity_obj: opportunity!,
-        comments: [],
-        attachments: [],
+        ...notes,
         contacts: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email })),
         users: members.map(({ id, email, first_name, last_name, role, is_active }) => ({ id, email, first_name, last_name, role, is_active })),
         stage: (pipeline?.stages ?? []).map((s) => [s.code, s.label] as [string, string]),

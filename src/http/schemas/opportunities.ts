@@ -3,6 +3,7 @@ import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enum
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
+import { formBoolean, formNumber } from './form-values.ts'
 import { Account, Contact } from './records.ts'
 
 /** Request and response shapes of the deal routes (§2.1, §2.4, §4.2, §4.4, §4.7). */
@@ -20,6 +21,9 @@ const Amount = z
     return `${BigInt(whole!)}.${fraction.padEnd(2, '0')}`
   })
 
+/** What the multipart parser leaves for a file field (see plugins/bodies.ts); a text value there is refused. */
+const UploadedFileSchema = z.object({ filename: z.string(), mimetype: z.string(), path: z.string(), size: z.number() }, 'Expected a file (multipart/form-data).')
+
 export const OpportunityBody = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(255).describe('Unique per organization, case-insensitively'),
   account: nullable(z.uuid().transform((id) => id.toLowerCase())).describe('An account of this organization'),
@@ -28,15 +32,16 @@ export const OpportunityBody = z.object({
   opportunity_type: nullable(z.enum(OPPORTUNITY_TYPES)),
   currency: nullable(z.string().trim().toUpperCase().refine(isCurrency, 'Expected an ISO 4217 currency code, such as "USD".')).describe("Defaults to the organization's default currency"),
   amount: nullable(Amount).describe('Non-negative decimal (string or number); required, and above 0, in a won stage. Answered as a string with 2 decimals'),
-  probability: nullable(z.number().int('Expected an integer from 0 to 100.').min(0).max(100)).describe("0 to 100; 0 or unset takes the stage's default (100 won, 0 lost, 10/25/50/75 for the seeded open stages)"),
+  probability: nullable(formNumber(z.number().int('Expected an integer from 0 to 100.').min(0).max(100))).describe("0 to 100; 0 or unset takes the stage's default (100 won, 0 lost, 10/25/50/75 for the seeded open stages)"),
   closed_on: nullable(z.iso.date('Expected a date as YYYY-MM-DD.')).describe('Required in a won or lost stage'),
   lead_source: nullable(z.enum(LEAD_SOURCES)),
   description: optionalText(10_000),
-  is_active: z.boolean().optional(),
+  is_active: formBoolean(z.boolean()).optional(),
   contacts: IdList('contacts').optional(),
   tags: IdList('live tags').optional(),
   teams: IdList('teams').optional(),
   assigned_to: IdList('active profiles').optional(),
+  opportunity_attachment: UploadedFileSchema.optional().describe('multipart/form-data only: a file attached to the deal (at most MAX_UPLOAD_BYTES, else 413)'),
 })
 export const OpportunityPatch = OpportunityBody.partial()
 
@@ -111,11 +116,14 @@ export const Opportunity = z.object({
   custom_fields: z.record(z.string(), z.unknown()).describe('Custom fields are not built yet: always empty'),
 })
 
+export const CommentView = z.object({ id: z.uuid(), comment: z.string(), commented_by: ProfileRef.nullable(), commented_on: z.string(), updated_at: z.string() })
+export const AttachmentView = z.object({ id: z.uuid(), file_name: z.string(), content_type: z.string(), size: z.number().int(), created_by: ProfileRef.nullable(), created_at: z.string(), download_url: z.string() })
+
 const Pairs = z.array(z.tuple([z.string(), z.string()]))
 export const OpportunityDetail = z.object({
   opportunity_obj: Opportunity,
-  comments: z.array(z.unknown()).describe('Comments are not built yet: always empty'),
-  attachments: z.array(z.unknown()).describe('Attachments are not built yet: always empty'),
+  comments: z.array(CommentView).describe('Live comments, oldest first'),
+  attachments: z.array(AttachmentView).describe('Live attachments, oldest first'),
   contacts: z.array(ContactRef).describe("The organization's live contacts, for the form's picker"),
   users: z.array(ProfileRef).describe("The organization's active members"),
   stage: Pairs.describe("`[code, label]` pairs of the deal's own pipeline, in order"),
@@ -203,3 +211,10 @@ export const Column = z.object({
   items: z.array(Card).describe('At most 100 cards, by kanban_order'),
 })
 export const Board = z.object({ mode: z.literal('status'), pipeline: z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean() }), columns: z.array(Column), total_items: z.number().int() })
+
+export const CommentBody = z.object({ comment: z.string().trim().min(1, 'This field may not be blank.').max(10_000) })
+export const NoteBody = z.object({
+  comment: z.string().trim().min(1, 'This field may not be blank.').max(10_000).optional(),
+  opportunity_attachment: UploadedFileSchema.optional().describe('multipart/form-data only'),
+})
+export const NoteAnswer = z.object({ opportunity_obj: Opportunity, attachments: z.array(AttachmentView), comments: z.array(CommentView) })

@@ -1,0 +1,45 @@
+/** One autocannon cell against the in-process app, as a table row: ops/s, latency, non-2xx, peak RSS, read-your-writes waits. */
+import autocannon from 'autocannon'
+import type { Request } from 'autocannon'
+import type { BenchApp } from './app.ts'
+import type { Cell } from './measure.ts'
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+
+/** Non-2xx answers seen, by status and body (first 200 characters): status body → count. */
+export const failures = new Map<string, number>()
+
+export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request): Promise<Cell> {
+  // Only waits of positions appended from now on count (not e.g. the default pipeline's, re-checked per request).
+  bench.rywWaits.since = await headPosition(bench)
+  bench.rywWaits.samples = []
+  let peakRss = process.memoryUsage().rss
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
+  const onResponse = (status: number, body: string) => {
+    if (status >= 200 && status < 300) return
+    const key = `${status} ${body.slice(0, 200)}`
+    failures.set(key, (failures.get(key) ?? 0) + 1)
+  }
+  const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
+  clearInterval(sampler)
+  const waits = [...bench.rywWaits.samples].sort((a, b) => a - b)
+  bench.rywWaits.since = null
+  return {
+    workload,
+    clients: connections,
+    ops: result['2xx'],
+    opsPerSec: result['2xx'] / result.duration,
+    eventsPerSec: NaN,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    non2xx: result.non2xx,
+    peakRssMb: Math.round(peakRss / 2 ** 20),
+    ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}),
+  }
+}
+
+/** The log's current head: the position of a throwaway append (a stream no projector reads). */
+async function headPosition(bench: BenchApp) {
+  return (await bench.store.appendToStream(`bench-marker-${Date.now()}-${Math.random()}`, [{ type: 'BenchMarker', data: {} }])).position
+}
