@@ -2,17 +2,21 @@ import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { DealFields, OpportunityEvent, Placement } from '../commands/opportunity/opportunity.ts'
+import { pipelineStreams } from '../commands/pipeline/pipeline.ts'
+import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
+import { applyPipelineEvent, createRollupTables, refreshStallsAt, withTotals } from './deal-rollups.ts'
 import { domainEventOf } from './projector.ts'
 import { liveRecordsTagged } from './records.ts'
 import type { Projector } from './projector.ts'
 
 /**
  * The deals read model: one row per deal (deleted ones kept, flagged), what the detail, the rules'
- * counts (deals in a stage or pipeline) and the board placement read. `revision` is the deal
- * stream's revision, the detail's ETag. Every statement sets values, so replaying an event is harmless.
+ * counts (deals in a stage or pipeline) and the board placement read; and the rollups of
+ * deal-rollups.ts. `revision` is the deal stream's revision, the detail's ETag. Every statement
+ * sets values (the rollups move by a before/after difference), so replaying an event is harmless.
  */
 export type OpportunityRow = Omit<DealFields, 'amount' | 'closed_on'> &
-  Placement & { id: string; org_id: string; amount: string | null; closed_on: string | null; created_by: string | null; kanban_order: number; stage_changed_at: Date; revision: string; is_deleted: boolean; created_at: Date; updated_at: Date }
+  Placement & { id: string; org_id: string; amount: string | null; closed_on: string | null; created_by: string | null; kanban_order: number; stage_changed_at: Date; stalls_at: Date | null; revision: string; is_deleted: boolean; created_at: Date; updated_at: Date }
 
 /** A deal's comments and attachments, kept (flagged) when removed so history can still name them. */
 export type CommentRow = { id: string; opportunity_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
@@ -45,6 +49,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'uuid')
     .addColumn('kanban_order', 'double precision', (c) => c.notNull())
     .addColumn('stage_changed_at', 'timestamptz', (c) => c.notNull())
+    .addColumn('stalls_at', 'timestamptz')
     .addColumn('revision', 'bigint', (c) => c.notNull())
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
@@ -60,6 +65,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE TABLE opportunity_attachments (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, file_name text NOT NULL, content_type text NOT NULL,
     size bigint NOT NULL, storage_key text NOT NULL, created_by uuid, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE INDEX opportunity_attachments_deal ON opportunity_attachments (opportunity_id, created_at)`.execute(db)
+  await createRollupTables(db)
 }
 
 async function orgOf(db: Kysely<Tables>, id: string): Promise<string | undefined> {
@@ -93,7 +99,7 @@ async function applyNote(db: Kysely<Tables>, id: string, event: Extract<Opportun
   }
 }
 
-async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
+async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   const stamp = { revision: revision.toString(), updated_at: at }
   switch (event.type) {
@@ -120,21 +126,37 @@ async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: Op
     case 'OpportunityDeleted':
       await db.updateTable('opportunities').set({ is_deleted: true, ...stamp }).where('id', '=', id).execute()
       return
-    default:
-      return applyNote(db, id, event)
   }
 }
 
+const isNote = (event: OpportunityEvent): event is Extract<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }> =>
+  event.type.startsWith('OpportunityComment') || event.type.startsWith('OpportunityAttachment')
+
+async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
+  if (isNote(event)) return applyNote(db, id, event)
+  await withTotals(db, id, async () => {
+    await applyRow(db, id, revision, event)
+    if (event.type === 'OpportunityCreated' || event.type === 'OpportunityStageChanged') await refreshStallsAt(db, id)
+  })
+}
+
+const PIPELINE_EVENTS = ['PipelineCreated', 'StageAdded', 'StageUpdated', 'StageRemoved', 'PipelineDeleted']
+
+
 export const opportunitiesProjector: Projector = {
   name: 'opportunities',
-  version: 2,
+  version: 3,
   eventTypes: [
     'OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted',
     'OpportunityCommentAdded', 'OpportunityCommentEdited', 'OpportunityCommentDeleted', 'OpportunityAttachmentAdded', 'OpportunityAttachmentRemoved',
+    ...PIPELINE_EVENTS,
   ],
-  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments'],
+  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments', 'deal_stage_rotting', 'deal_totals'],
   createTables,
-  apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded)),
+  apply: (trx, recorded) =>
+    PIPELINE_EVENTS.includes(recorded.type)
+      ? applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
+      : apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded)),
 }
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>

@@ -38,9 +38,8 @@ const NOTHING = sql<boolean>`false`
 const isDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
 const isDecimal = (v: string) => /^-?\d{1,15}(\.\d{1,10})?$/.test(v)
 
-/** `o.stage_changed_at` far enough back for the deal to be stalled (§3.2): ceil(expected_days × 1.5) whole days. */
-export const stalled = (now: Date) =>
-  sql<boolean>`(o.stage_kind = 'open' AND s.expected_days IS NOT NULL AND o.stage_changed_at <= ${now}::timestamptz - make_interval(days => ceil(s.expected_days * 1.5)::int))`
+/** Stalled (§3.2): the deal's `stalls_at` (its stage_changed_at + ceil(expected_days × 1.5) days, see deal-rollups.ts) has passed. */
+export const stalled = (now: Date) => sql<boolean>`(o.stalls_at IS NOT NULL AND o.stalls_at <= ${now}::timestamptz)`
 
 function bound(column: RawBuilder<unknown>, op: '>=' | '<=' | '<', value: string | undefined, valid: (v: string) => boolean, cast: string): RawBuilder<boolean> | undefined {
   if (value === undefined) return undefined
@@ -50,7 +49,20 @@ function bound(column: RawBuilder<unknown>, op: '>=' | '<=' | '<', value: string
 // `created_at__lte=2026-11-22` includes the whole of that (UTC) day.
 const nextDay = (date: string) => (isDate(date) ? new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : date)
 
-export function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
+/**
+ * The filtered set a request reads: its SQL conditions, and whether the rollups (deal_totals) can
+ * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline.
+ */
+export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: { orgId: string; pipelines: string[] | undefined } | null }
+
+export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
+  const { pipeline, customFields, ...rest } = filter
+  const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || Object.keys(customFields ?? {}).length > 0
+  const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline } : null
+  return { conditions: dealConditions(viewer, filter, now), now, rollup }
+}
+
+function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
   const conditions: (RawBuilder<boolean> | undefined)[] = [sql`o.org_id = ${viewer.orgId}`, sql`NOT o.is_deleted`]
   if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql`(o.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(o.assigned_to))`)
   for (const text of [filter.name, filter.search]) if (text) conditions.push(sql`o.name ILIKE ${containsPattern(text)}`)
@@ -79,13 +91,26 @@ const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` A
 const FROM = sql`opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id`
 const COLUMNS = sql`o.*, o.closed_on::text AS closed_on, s.label AS stage_label, s.expected_days, s.warning_days`
 
+/** The rollup rows of the query's organization (and pipelines), by stage and currency. */
+const rollupRows = (rollup: NonNullable<DealQuery['rollup']>) =>
+  rollup.pipelines
+    ? sql`(SELECT t.* FROM deal_totals t JOIN deal_stage_rotting r ON r.stage_id = t.stage_id WHERE t.org_id = ${rollup.orgId} AND r.pipeline_id = ANY(${rollup.pipelines}::uuid[]))`
+    : sql`(SELECT t.* FROM deal_totals t WHERE t.org_id = ${rollup.orgId})`
+
+async function countOf(db: Kysely<any>, query: DealQuery): Promise<number> {
+  const { rows } = query.rollup
+    ? await sql<{ n: string }>`SELECT coalesce(sum(t.n), 0) AS n FROM ${rollupRows(query.rollup)} t`.execute(db)
+    : await sql<{ n: string }>`SELECT count(*) AS n FROM opportunities o WHERE ${where(query.conditions)}`.execute(db)
+  return Number(rows[0]!.n)
+}
+
 /** One page of the filtered deals, newest first, and the count of the whole set. */
-export async function listDeals(db: Kysely<any>, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number }): Promise<{ count: number; rows: OpportunityView[] }> {
+export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }): Promise<{ count: number; rows: OpportunityView[] }> {
   const [rows, count] = await Promise.all([
-    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where(conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    sql<{ n: string }>`SELECT count(*) AS n FROM ${FROM} WHERE ${where(conditions)}`.execute(db),
+    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    countOf(db, query),
   ])
-  return { count: Number(count.rows[0]!.n), rows: rows.rows }
+  return { count, rows: rows.rows }
 }
 
 export type Totals = {
@@ -96,37 +121,55 @@ export type Totals = {
   stalled_count: number
 }
 
+type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: string | null; weighted_sum: string | null }
+
+/** Per-currency sums: from the rollups, or by a scan of the filtered deals (a deal with no currency counts in the default). */
+function currencyRows(db: Kysely<any>, query: DealQuery, defaultCurrency: string) {
+  if (query.rollup) {
+    return sql<CurrencyRow>`SELECT coalesce(nullif(t.currency, ''), ${defaultCurrency}) AS currency, sum(t.n) AS n, sum(t.priced) AS priced, round(sum(t.amount_sum), 2)::text AS amount_sum, round(sum(t.weighted_sum), 2)::text AS weighted_sum
+      FROM ${rollupRows(query.rollup)} t GROUP BY 1 HAVING sum(t.n) > 0 ORDER BY 1`.execute(db)
+  }
+  return sql<CurrencyRow>`SELECT coalesce(o.currency, ${defaultCurrency}) AS currency, count(*) AS n, count(o.amount) AS priced, round(sum(o.amount), 2)::text AS amount_sum, round(sum(o.amount * coalesce(o.probability, 0) / 100), 2)::text AS weighted_sum
+    FROM opportunities o WHERE ${where(query.conditions)} GROUP BY 1 ORDER BY 1`.execute(db)
+}
+
+/** Stalled deals of the set: an index range over stalls_at when the rollups answer, else part of the scan's conditions. */
+async function stalledCount(db: Kysely<any>, query: DealQuery): Promise<number> {
+  const conditions = query.rollup ? [sql<boolean>`o.org_id = ${query.rollup.orgId}`, sql<boolean>`NOT o.is_deleted`, ...(query.rollup.pipelines ? [sql<boolean>`o.pipeline_id = ANY(${query.rollup.pipelines}::uuid[])`] : [])] : query.conditions
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM opportunities o WHERE ${where(conditions)} AND ${stalled(query.now)}`.execute(db)
+  return Number(rows[0]!.n)
+}
+
+// Nothing priced sums to "0" (where-the-spec-is-silent.md), not "0.00".
+const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum !== null ? sum : '0')
+
 /**
- * §2.3 over the whole filtered set, in SQL numeric: one grouping-sets query gives each currency's
- * sums and the overall ones. A deal with no currency counts in the organization's default; the
- * overall sums are null when more than one currency is present; nothing priced sums to "0".
+ * §2.3 over the whole filtered set, computed and rounded to cents in SQL numeric: one
+ * entry per currency by code; the overall sums only when one currency is present (null otherwise).
  */
-export async function dealTotals(db: Kysely<any>, conditions: RawBuilder<boolean>[], defaultCurrency: string, now: Date): Promise<Totals> {
-  const { rows } = await sql<{ currency: string | null; overall: boolean; n: string; amount_sum: string; weighted_sum: string; stalled: string; currencies: string }>`
-    SELECT f.currency, grouping(f.currency) = 1 AS overall, count(*) AS n,
-      coalesce(round(sum(f.amount), 2)::text, '0') AS amount_sum,
-      coalesce(round(sum(f.amount * coalesce(f.probability, 0) / 100), 2)::text, '0') AS weighted_sum,
-      count(*) FILTER (WHERE f.stalled) AS stalled, count(DISTINCT f.currency) AS currencies
-    FROM (SELECT o.amount, o.probability, coalesce(o.currency, ${defaultCurrency}) AS currency, ${stalled(now)} AS stalled FROM ${FROM} WHERE ${where(conditions)}) f
-    GROUP BY GROUPING SETS ((f.currency), ())
-    ORDER BY overall, f.currency`.execute(db)
-  const all = rows.find((r) => r.overall)!
-  const single = Number(all.currencies) <= 1
+export async function dealTotals(db: Kysely<any>, query: DealQuery, defaultCurrency: string): Promise<Totals> {
+  const [{ rows }, stalledTotal] = await Promise.all([currencyRows(db, query, defaultCurrency), stalledCount(db, query)])
+  const byCurrency = rows.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
+  const single = byCurrency.length <= 1
   return {
-    count: Number(all.n),
-    amount_sum: single ? all.amount_sum : null,
-    weighted_sum: single ? all.weighted_sum : null,
-    by_currency: rows.filter((r) => !r.overall).map((r) => ({ currency: r.currency!, amount_sum: r.amount_sum, weighted_sum: r.weighted_sum })),
-    stalled_count: Number(all.stalled),
+    count: rows.reduce((n, r) => n + Number(r.n), 0),
+    amount_sum: single ? (byCurrency[0]?.amount_sum ?? '0') : null,
+    weighted_sum: single ? (byCurrency[0]?.weighted_sum ?? '0') : null,
+    by_currency: byCurrency,
+    stalled_count: stalledTotal,
   }
 }
 
-/** The board's cards: at most `perColumn` per stage in kanban order, and every column's full count. */
-export async function boardDeals(db: Kysely<any>, conditions: RawBuilder<boolean>[], perColumn: number): Promise<{ rows: OpportunityView[]; counts: Map<string, number> }> {
-  const [cards, counts] = await Promise.all([
-    sql<OpportunityView>`SELECT * FROM (SELECT ${COLUMNS}, row_number() OVER (PARTITION BY o.stage_id ORDER BY o.kanban_order, o.id) AS column_rank FROM ${FROM} WHERE ${where(conditions)}) c
-      WHERE c.column_rank <= ${perColumn} ORDER BY c.kanban_order, c.id`.execute(db),
-    sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${FROM} WHERE ${where(conditions)} GROUP BY o.stage_id`.execute(db),
+/** The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and every column's full count. */
+export async function boardDeals(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number): Promise<{ rows: OpportunityView[]; counts: Map<string, number> }> {
+  const counts = query.rollup
+    ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`
+    : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM opportunities o WHERE ${where(query.conditions)} GROUP BY o.stage_id`
+  const [cards, columnCounts] = await Promise.all([
+    sql<OpportunityView>`SELECT c.* FROM unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
+        SELECT ${COLUMNS} FROM ${FROM} WHERE o.stage_id = column_stage.id AND ${where(query.conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
+      ORDER BY c.kanban_order, c.id`.execute(db),
+    counts.execute(db),
   ])
-  return { rows: cards.rows, counts: new Map(counts.rows.map((r) => [r.stage_id, Number(r.n)])) }
+  return { rows: cards.rows, counts: new Map(columnCounts.rows.map((r) => [r.stage_id, Number(r.n)])) }
 }

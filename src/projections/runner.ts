@@ -44,6 +44,8 @@ export class ProjectionLagError extends Error {
 type Waiter = { position: Position; resolve: () => void }
 
 const FOLLOWER_POLL_MS = 20
+/** How long a projector's checkpoint may lag behind events that are none of its business. */
+const CHECKPOINT_IDLE_MS = 1000
 const MAX_ERROR_BACKOFF_MS = 30_000
 
 export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
@@ -116,20 +118,34 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   async function follow(projector: Projector, signal: AbortSignal): Promise<void> {
     const wakeup = createWakeup(store.onAppended)
     let cursor: Position | undefined
+    // The stored checkpoint, which lags `cursor` while only other projectors' events go by.
+    let saved: Position | undefined
+    let savedAt = 0
     let hiddenRetryMs = 0
     let errorBackoffMs = 0
     try {
       while (!signal.aborted) {
         try {
-          cursor ??= await prepare(projector)
+          if (!cursor || !saved) {
+            cursor = saved = await prepare(projector)
+            savedAt = Date.now()
+          }
           markReached(projector.name, cursor)
           wakeup.arm()
           const page = await store.readAll({ after: cursor, maxCount: batchSize, eventTypes: projector.eventTypes })
           if (comparePositions(page.scannedTo, cursor) > 0) {
-            const outcome = await applyBatch(db, projector, cursor, page.events, page.scannedTo)
-            cursor = outcome.position
-            markReached(projector.name, cursor)
-            if (!outcome.applied) continue
+            // A page of nothing for this projector changes no row: it only moves the cursor, and the
+            // checkpoint follows at most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch).
+            if (page.events.length === 0 && Date.now() - savedAt < CHECKPOINT_IDLE_MS) {
+              cursor = page.scannedTo
+              markReached(projector.name, cursor)
+            } else {
+              const outcome = await applyBatch(db, projector, saved, page.events, page.scannedTo)
+              cursor = saved = outcome.position
+              savedAt = Date.now()
+              markReached(projector.name, cursor)
+              if (!outcome.applied) continue
+            }
           }
           errorBackoffMs = 0
           failures.delete(projector.name)
@@ -140,7 +156,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
           failures.set(projector.name, error instanceof Error ? error.message : String(error))
           errorBackoffMs = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, errorBackoffMs * 2))
           log.error({ err: error, projector: projector.name, retryInMs: errorBackoffMs }, 'projection failed; retrying')
-          cursor = undefined
+          cursor = saved = undefined
           await delay(errorBackoffMs, signal)
         }
       }

@@ -54,7 +54,9 @@ t.test('GET /api/opportunities/ and the board: filters, totals, visibility (§4.
     t.same(Object.keys(body).sort(), ['accounts_list', 'contacts_list', 'currency', 'lead_source', 'offset', 'opportunities', 'opportunities_count', 'page_number', 'per_page', 'stage', 'tags', 'totals'])
     t.match(body, { opportunities_count: 6, offset: 0, per_page: 10, page_number: [1], accounts_list: [{ id: account, name: 'Initech' }], tags: [{ name: 'cold' }, { name: 'hot' }] })
     t.same(body.stage.map((p: string[]) => p[0]), ['PROSPECTING', 'QUALIFICATION', 'PROPOSAL', 'NEGOTIATION', 'CLOSED_WON', 'CLOSED_LOST'])
-    t.match(body.opportunities[0], { name: 'Epsilon', stage_label: 'Negotiation', stage_kind: 'open', line_items_total: '0', days_in_stage: 0, aging_status: 'green' })
+    const created = body.opportunities.map((o: { created_at: string }) => o.created_at)
+    t.same(created, [...created].sort().reverse(), 'newest first')
+    t.match(body.opportunities.find((o: { name: string }) => o.name === 'Epsilon'), { stage_label: 'Negotiation', stage_kind: 'open', line_items_total: '0', days_in_stage: 0, aging_status: 'green' })
     const page = await list('?limit=2&offset=2')
     t.match(page, { opportunities_count: 6, offset: 2, per_page: 2, page_number: [1, 2, 3] })
     t.equal(page.opportunities.length, 2)
@@ -76,6 +78,19 @@ t.test('GET /api/opportunities/ and the board: filters, totals, visibility (§4.
     t.same((await list('?stage=CLOSED_LOST')).totals, { count: 1, amount_sum: '0', weighted_sum: '0', by_currency: [{ currency: 'USD', amount_sum: '0', weighted_sum: '0' }], stalled_count: 0 }, 'nothing priced sums to "0"')
     t.match((await list('?open=true')).totals, { count: 4, amount_sum: '165.50', weighted_sum: '43.25' }, 'one currency: the sums')
     t.same((await list('?name=nothing-matches')).totals, { count: 0, amount_sum: '0', weighted_sum: '0', by_currency: [], stalled_count: 0 })
+  })
+
+  t.test('the rollups (unfiltered admin view) agree with a scan of the same set', async (t) => {
+    const scanned = '?created_at__gte=2000-01-01'
+    for (const at of [FIXED_NOW, new Date(FIXED_NOW.getTime() + 30 * DAY)]) {
+      now = at
+      const [rolled, scan] = [await list(), await list(scanned)]
+      t.same(rolled.totals, scan.totals, `totals at ${at.toISOString()}`)
+      t.equal(rolled.opportunities_count, scan.opportunities_count)
+      const board = async (query: string) => (await inject('GET', `${BASE}kanban/${query}`, admin)).json().columns.map((c: { item_count: number }) => c.item_count)
+      t.same(await board(''), await board(scanned), 'board counts')
+    }
+    now = FIXED_NOW
   })
 
   t.test('visibility: non-admins see deals they created or are assigned to, in rows, counts and totals', async (t) => {

@@ -7,7 +7,7 @@ import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
-import { boardDeals, dealConditions, dealTotals, listDeals } from '../../projections/opportunity-queries.ts'
+import { boardDeals, dealQuery, dealTotals, listDeals } from '../../projections/opportunity-queries.ts'
 import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { AppDeps } from '../app.ts'
@@ -64,12 +64,12 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const conditions = dealConditions(viewer, dealFilter(request.query, request.query.pipeline), now)
+      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline), now)
       const defaultPipelineId = await ensureDefaultPipeline(deps, request, reply)
       const org = await organizationById(db, viewer.orgId)
       const [{ count, rows }, totals, accounts, contacts, tags, pipeline] = await Promise.all([
-        listDeals(db, conditions, { limit, offset }),
-        dealTotals(db, conditions, org.default_currency, now),
+        listDeals(db, query, { limit, offset }),
+        dealTotals(db, query, org.default_currency),
         liveAccounts(db, viewer.orgId),
         liveContacts(db, viewer.orgId),
         tagRefs(db, viewer.orgId),
@@ -97,8 +97,8 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, request, reply))))
-      const conditions = dealConditions(viewer, dealFilter(request.query, [pipeline.id]), now)
-      const { rows, counts } = await boardDeals(db, conditions, CARDS_PER_COLUMN)
+      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id]), now)
+      const { rows, counts } = await boardDeals(db, query, pipeline.stages.map((s) => s.id), CARDS_PER_COLUMN)
       const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now)
       const columns = pipeline.stages.map((stage) => ({
         id: stage.code,

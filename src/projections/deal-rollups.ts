@@ -1,0 +1,84 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
+
+/**
+ * What the deals read model keeps beside its rows so the default list, totals and board need no
+ * scan of an organization's deals (issue 6 performance):
+ * - `deal_stage_rotting`: each stage's expected_days, copied from the pipeline events by this same
+ *   projector (a read model never reads another one's tables, so each rebuilds alone), from which
+ *   every deal row carries `stalls_at`, the instant it turns red (§3.2): rotten=true and
+ *   stalled_count are then `stalls_at <= now`, an index range.
+ * - `deal_totals`: count, amount and weighted sums per (organization, stage, currency), moved by
+ *   each deal change as the difference between the deal's contribution before and after it, so
+ *   applying an event twice moves nothing the second time.
+ */
+export async function createRollupTables(db: Kysely<any>): Promise<void> {
+  await sql`CREATE TABLE deal_stage_rotting (stage_id uuid PRIMARY KEY, pipeline_id uuid NOT NULL, expected_days integer)`.execute(db)
+  await sql`CREATE INDEX deal_stage_rotting_pipeline ON deal_stage_rotting (pipeline_id)`.execute(db)
+  // `currency` '' is a deal without one; `priced` counts the deals with an amount (a sum of none is "0").
+  await sql`CREATE TABLE deal_totals (org_id uuid NOT NULL, stage_id uuid NOT NULL, currency text NOT NULL, n bigint NOT NULL, priced bigint NOT NULL,
+    amount_sum numeric NOT NULL, weighted_sum numeric NOT NULL, PRIMARY KEY (org_id, stage_id, currency))`.execute(db)
+  await sql`CREATE INDEX opportunities_stalls_at ON opportunities (org_id, stalls_at) WHERE NOT is_deleted AND stalls_at IS NOT NULL`.execute(db)
+}
+
+/** `stalls_at` of the deals matched by `where`, from their stage's expected_days (null: never rots, or not open). */
+const setStallsAt = (where: ReturnType<typeof sql>) =>
+  sql`UPDATE opportunities o SET stalls_at = CASE WHEN o.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN o.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
+    FROM (SELECT o2.id, r2.expected_days FROM opportunities o2 LEFT JOIN deal_stage_rotting r2 ON r2.stage_id = o2.stage_id WHERE ${where}) r WHERE o.id = r.id`
+
+export const refreshStallsAt = (db: Kysely<any>, dealId: string) => setStallsAt(sql`o2.id = ${dealId}`).execute(db)
+
+/** Keeps `deal_stage_rotting` (and the stalls_at of the stage's deals) in step with a pipeline's events. */
+export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, event: PipelineEvent): Promise<void> {
+  const upsert = (stageId: string, expectedDays: number | null) =>
+    sql`INSERT INTO deal_stage_rotting VALUES (${stageId}, ${pipelineId}, ${expectedDays}) ON CONFLICT (stage_id) DO UPDATE SET expected_days = EXCLUDED.expected_days`.execute(db)
+  switch (event.type) {
+    case 'PipelineCreated':
+      for (const stage of event.data.stages) await upsert(stage.id, stage.expected_days)
+      return
+    case 'StageAdded':
+      await upsert(event.data.stage.id, event.data.stage.expected_days)
+      return
+    case 'StageUpdated':
+      if (event.data.expected_days === undefined) return
+      await sql`UPDATE deal_stage_rotting SET expected_days = ${event.data.expected_days} WHERE stage_id = ${event.data.stage_id}`.execute(db)
+      await setStallsAt(sql`o2.stage_id = ${event.data.stage_id} AND NOT o2.is_deleted`).execute(db)
+      return
+    case 'StageRemoved':
+      await sql`DELETE FROM deal_stage_rotting WHERE stage_id = ${event.data.stage_id}`.execute(db)
+      return
+    case 'PipelineDeleted':
+      await sql`DELETE FROM deal_stage_rotting WHERE pipeline_id = ${pipelineId}`.execute(db)
+      return
+    default:
+      return
+  }
+}
+
+type Contribution = { org_id: string; stage_id: string; currency: string; amount: string | null; probability: number | null }
+
+async function contributionOf(db: Kysely<any>, dealId: string): Promise<Contribution | undefined> {
+  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, coalesce(currency, '') AS currency, amount::text AS amount, probability FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`.execute(db)
+  return rows[0]
+}
+
+function addTo(db: Kysely<any>, c: Contribution, sign: 1 | -1) {
+  const amount = sql`coalesce(${c.amount}::numeric, 0) * ${sign}`
+  const priced = c.amount === null ? 0 : sign
+  return sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100)
+    ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
+      amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`.execute(db)
+}
+
+const same = (a: Contribution | undefined, b: Contribution | undefined) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Runs a change of one deal's row and moves `deal_totals` by the difference it made. */
+export async function withTotals(db: Kysely<any>, dealId: string, change: () => Promise<void>): Promise<void> {
+  const before = await contributionOf(db, dealId)
+  await change()
+  const after = await contributionOf(db, dealId)
+  if (same(before, after)) return
+  if (before) await addTo(db, before, -1)
+  if (after) await addTo(db, after, 1)
+}
