@@ -45,7 +45,7 @@ type Waiter = { position: Position; resolve: () => void }
 
 const FOLLOWER_POLL_MS = 20
 /** How long a projector's checkpoint may lag behind events that are none of its business. */
-const CHECKPOINT_IDLE_MS = 1000
+const CHECKPOINT_IDLE_MS = 200
 const MAX_ERROR_BACKOFF_MS = 30_000
 
 export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
@@ -135,7 +135,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
           const page = await store.readAll({ after: cursor, maxCount: batchSize, eventTypes: projector.eventTypes })
           if (comparePositions(page.scannedTo, cursor) > 0) {
             // A page of nothing for this projector changes no row: it only moves the cursor, and the
-            // checkpoint follows at most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch).
+            // checkpoint follows at most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch; a
+            // follower process, which learns progress from checkpoints, may wait up to that much longer).
             if (page.events.length === 0 && Date.now() - savedAt < CHECKPOINT_IDLE_MS) {
               cursor = page.scannedTo
               markReached(projector.name, cursor)
