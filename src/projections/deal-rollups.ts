@@ -82,3 +82,30 @@ export async function withTotals(db: Kysely<any>, dealId: string, change: () => 
   if (before) await addTo(db, before, -1)
   if (after) await addTo(db, after, 1)
 }
+
+const DEAL_COLUMNS = [
+  'id', 'org_id', 'name', 'account', 'pipeline_id', 'stage', 'stage_id', 'stage_kind', 'opportunity_type', 'currency', 'amount', 'probability', 'closed_on', 'lead_source',
+  'description', 'is_active', 'closed_by', 'created_by', 'kanban_order', 'stage_changed_at', 'revision', 'is_deleted', 'created_at', 'updated_at', 'contacts', 'tags', 'teams', 'assigned_to',
+]
+
+/**
+ * A run of created deals in one statement: the rows, with stalls_at from their stage, and the
+ * totals of the rows actually inserted (a replayed creation inserts nothing, so adds nothing).
+ * `rows` carry the columns above as JSON; jsonb_populate_recordset types them by the table.
+ */
+export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<string, unknown>[]): Promise<void> {
+  const columns = sql.join(DEAL_COLUMNS.map((c) => sql.ref(c)))
+  const values = sql.join(DEAL_COLUMNS.map((c) => sql.ref(`i.${c}`)))
+  await sql`
+    WITH input AS (SELECT * FROM jsonb_populate_recordset(NULL::opportunities, ${JSON.stringify(rows)}::jsonb)),
+    inserted AS (
+      INSERT INTO opportunities (${columns}, stalls_at)
+      SELECT ${values}, CASE WHEN i.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN i.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
+      FROM input i LEFT JOIN deal_stage_rotting r ON r.stage_id = i.stage_id
+      ON CONFLICT (id) DO NOTHING
+      RETURNING org_id, stage_id, coalesce(currency, '') AS currency, amount, probability)
+    INSERT INTO deal_totals
+    SELECT org_id, stage_id, currency, count(*), count(amount), coalesce(sum(amount), 0), coalesce(sum(amount * coalesce(probability, 0) / 100), 0) FROM inserted GROUP BY 1, 2, 3
+    ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
+      amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`.execute(db)
+}

@@ -4,8 +4,8 @@ import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { DealFields, OpportunityEvent, Placement } from '../commands/opportunity/opportunity.ts'
 import { pipelineStreams } from '../commands/pipeline/pipeline.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
-import { applyPipelineEvent, createRollupTables, refreshStallsAt, withTotals } from './deal-rollups.ts'
-import { domainEventOf } from './projector.ts'
+import { applyPipelineEvent, createRollupTables, insertCreatedDeals, refreshStallsAt, withTotals } from './deal-rollups.ts'
+import { applyInRuns, domainEventOf } from './projector.ts'
 import { liveRecordsTagged } from './records.ts'
 import type { Projector } from './projector.ts'
 
@@ -99,19 +99,17 @@ async function applyNote(db: Kysely<Tables>, id: string, event: Extract<Opportun
   }
 }
 
+function createdRow(id: string, revision: bigint, event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }>): Record<string, unknown> {
+  const { opportunity_id: _id, at, ...row } = event.data
+  return { ...row, id, stage_changed_at: at, is_deleted: false, created_at: at, updated_at: at, revision: revision.toString() }
+}
+
 async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   const stamp = { revision: revision.toString(), updated_at: at }
   switch (event.type) {
-    case 'OpportunityCreated': {
-      const { opportunity_id: _id, at: _at, ...row } = event.data
-      await db
-        .insertInto('opportunities')
-        .values({ ...row, id, stage_changed_at: at, is_deleted: false, created_at: at, ...stamp })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute()
-      return
-    }
+    case 'OpportunityCreated':
+      return insertCreatedDeals(db, [createdRow(id, revision, event)])
     case 'OpportunityUpdated': {
       const changes = Object.fromEntries(Object.entries(event.data.changes).map(([key, change]) => [key, change.to]))
       await db.updateTable('opportunities').set({ ...changes, ...stamp }).where('id', '=', id).execute()
@@ -134,9 +132,11 @@ const isNote = (event: OpportunityEvent): event is Extract<OpportunityEvent, { t
 
 async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
   if (isNote(event)) return applyNote(db, id, event)
+  // A creation carries its own stalls_at and totals (insertCreatedDeals).
+  if (event.type === 'OpportunityCreated') return applyRow(db, id, revision, event)
   await withTotals(db, id, async () => {
     await applyRow(db, id, revision, event)
-    if (event.type === 'OpportunityCreated' || event.type === 'OpportunityStageChanged') await refreshStallsAt(db, id)
+    if (event.type === 'OpportunityStageChanged') await refreshStallsAt(db, id)
   })
 }
 
@@ -157,6 +157,14 @@ export const opportunitiesProjector: Projector = {
     PIPELINE_EVENTS.includes(recorded.type)
       ? applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
       : apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded)),
+  // Runs of creations (a busy minute, a replay) in one statement each.
+  applyBatch: (trx, events) =>
+    applyInRuns(
+      events,
+      'OpportunityCreated',
+      (run) => insertCreatedDeals(trx, run.map((e) => createdRow(opportunityStreams.idOf(e.streamName), e.revision, domainEventOf<Extract<OpportunityEvent, { type: 'OpportunityCreated' }>>(e)))),
+      (event) => opportunitiesProjector.apply(trx, event),
+    ),
 }
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>
