@@ -23,11 +23,14 @@ import { accountRoutes } from './routes/accounts.ts'
 import { apiKeyRoutes } from './routes/api-key.ts'
 import { authRoutes } from './routes/auth.ts'
 import { contactRoutes } from './routes/contacts.ts'
+import { customFieldRoutes } from './routes/custom-fields.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
+import { notBuiltRoutes } from './routes/not-built.ts'
 import { organizationRoutes } from './routes/organizations.ts'
+import { opportunityHistoryRoutes } from './routes/opportunity-history.ts'
 import { opportunityListRoutes } from './routes/opportunity-lists.ts'
 import { opportunityNoteRoutes } from './routes/opportunity-notes.ts'
 import { opportunityRoutes } from './routes/opportunities.ts'
@@ -53,6 +56,16 @@ export type AppDeps = {
   files?: FileStore
 }
 
+/** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
+function waitForReadModels(app: FastifyInstance, { projections, config }: AppDeps): void {
+  let ready = false
+  app.addHook('onRequest', async (request) => {
+    if (ready || !request.url.startsWith('/api/')) return
+    await projections.tablesReady(config.readYourWritesTimeoutMs)
+    ready = true
+  })
+}
+
 /** The whole HTTP app, used by the server and by tests (inject or a real listen). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -71,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(fastifyRateLimit, rateLimitOptions)
   await registerBodies(app, { maxFileBytes: deps.config.maxUploadBytes, uploadDir: join(deps.config.dataDir, 'uploads') })
   registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
+  waitForReadModels(app, deps)
   const files = deps.files ?? diskFileStore(join(deps.config.dataDir, 'attachments'))
   await app.register(healthRoutes(deps))
   await app.register(meRoutes(deps))
@@ -87,10 +101,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes(deps))
   await app.register(contactRoutes(deps))
   await app.register(teamRoutes(deps))
+  await app.register(customFieldRoutes(deps))
   // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
   await app.register(pipelineRoutes(deps))
+  await app.register(opportunityHistoryRoutes(deps))
   await app.register(opportunityRoutes(deps, files))
   await app.register(opportunityListRoutes(deps))
   await app.register(opportunityNoteRoutes(deps, files))
+  await app.register(notBuiltRoutes(deps))
   return app
 }

@@ -1,5 +1,6 @@
 import { accountsProjector } from './accounts.ts'
 import { contactsProjector } from './contacts.ts'
+import { customFieldsProjector } from './custom-fields.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { pipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
@@ -10,4 +11,4 @@ import { teamsProjector } from './teams.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, opportunitiesProjector, pipelinesProjector, tagsProjector, teamsProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, opportunitiesProjector, pipelinesProjector, tagsProjector, teamsProjector]

@@ -32,6 +32,12 @@ export type ProjectionRunner = {
   stop(): Promise<void>
   /** Resolves once every projector has processed the log up to `position`; rejects with ProjectionLagError after `timeoutMs`. */
   waitFor(position: Position, timeoutMs: number): Promise<void>
+  /**
+   * Resolves once every read model's tables exist (each projector has a checkpoint, written with
+   * its tables by whichever process leads); rejects with ProjectionLagError after `timeoutMs`.
+   * Reads wait for it, so a request just after a first start answers rather than failing.
+   */
+  tablesReady(timeoutMs: number): Promise<void>
 }
 
 export class ProjectionLagError extends Error {
@@ -187,8 +193,21 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     }
   }
 
+  let tablesExist = false
+  async function tablesReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!tablesExist) {
+      const names = new Set((await readCheckpoints(db)).map((c) => c.name))
+      tablesExist = projectors.every((p) => names.has(p.name))
+      if (tablesExist) return
+      if (Date.now() >= deadline) throw new ProjectionLagError(START, timeoutMs)
+      await delay(FOLLOWER_POLL_MS)
+    }
+  }
+
   return {
     projectors,
+    tablesReady,
     get isLeader() {
       return leadership.isLeader
     },

@@ -32,6 +32,8 @@ export async function buildTestApp(
     /** Replaces the fixed clock, e.g. with a mutable one to let time pass. */
     clock?: () => Date
     mail?: MailTransport
+    /** False leaves the projections stopped (the test starts them), e.g. to see requests made before. */
+    startProjections?: boolean
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase(t)
@@ -45,6 +47,6 @@ export async function buildTestApp(
   options.extend?.(app)
   onTeardown(t, () => app.close())
   await app.ready()
-  projections.start()
+  if (options.startProjections !== false) projections.start()
   return { app, database, store, projections }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import t from 'tap'
 import { z } from 'zod'
@@ -8,6 +9,7 @@ import { START } from '../../src/eventstore/event-store.ts'
 import { ProjectionLagError } from '../../src/projections/runner.ts'
 import { counterProjector } from '../helpers/counter-projector.ts'
 import { buildTestApp } from '../helpers/app.ts'
+import { givenOrganization } from '../helpers/identity.ts'
 
 t.test('GET /healthz and /readyz', async (t) => {
   const { app } = await buildTestApp(t, { projectors: [counterProjector()] })
@@ -107,4 +109,15 @@ t.test('errors are rendered in the spec error-flag shape', async (t) => {
   const missing = await app.inject({ url: '/api/nothing-here/' })
   t.equal(missing.statusCode, 404)
   t.same(missing.json(), { error: true, errors: 'No route for GET /api/nothing-here/' })
+})
+
+t.test('a read made before the read models exist waits for them instead of failing', async (t) => {
+  const { app, database, projections } = await buildTestApp(t, { startProjections: false })
+  const acme = await givenOrganization(app, database.db, 'Acme')
+  const early = app.inject({ url: '/api/tags/', headers: acme.admin.headers })
+  await sleep(100)
+  projections.start()
+  const res = await early
+  t.equal(res.statusCode, 200, res.body)
+  t.match(res.json(), { count: 0, results: [] })
 })

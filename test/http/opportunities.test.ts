@@ -222,3 +222,21 @@ t.test('board moves (§4.7)', async (t) => {
     t.equal((await moveTo(c, { column_id: 'PROPOSAL', above_id: randomUUID() })).statusCode, 400, 'a neighbour that is not in the column')
   })
 })
+
+t.test('GET /{id}/?as_of=: the deal as it stood at an instant, folded from its events', async (t) => {
+  let now = new Date('2026-11-01T10:00:00Z')
+  const { app, acme, globex } = await givenTwoOrganizations(t, { clock: () => now })
+  const admin = acme.admin.headers
+  const { inject, create } = collectionClient(app, BASE)
+  const id = (await create(admin, { name: 'Time traveller', amount: 100 })).json().id as string
+  now = new Date('2026-11-05T10:00:00Z')
+  t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { name: 'Renamed', stage: 'PROPOSAL', amount: 250 })).statusCode, 200)
+  now = new Date('2026-11-10T10:00:00Z')
+  const at = async (instant: string) => inject('GET', `${BASE}${id}/?as_of=${encodeURIComponent(instant)}`, admin)
+  t.match((await at('2026-11-03T00:00:00Z')).json().opportunity_obj, { name: 'Time traveller', stage: 'PROSPECTING', amount: '100.00', days_in_stage: 1 })
+  t.match((await at('2026-11-06T00:00:00+00:00')).json().opportunity_obj, { name: 'Renamed', stage: 'PROPOSAL', amount: '250.00' })
+  t.match((await inject('GET', `${BASE}${id}/`, admin)).json().opportunity_obj, { name: 'Renamed', days_in_stage: 5 }, 'without as_of: now')
+  t.equal((await at('2026-10-01T00:00:00Z')).statusCode, 404, 'before it existed')
+  t.equal((await at('yesterday')).statusCode, 400)
+  t.equal((await inject('GET', `${BASE}${id}/?as_of=2026-11-03T00:00:00Z`, globex.admin.headers)).statusCode, 404, 'another org')
+})

@@ -25,6 +25,7 @@ import { pipelineOf } from '../../projections/pipelines.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
+import { opportunityAsOf } from '../deal-history-views.ts'
 import { ensureDefaultPipeline } from '../default-pipeline.ts'
 import { cardsOf, notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
@@ -33,6 +34,7 @@ import { checkRelations } from '../relations.ts'
 import { attachUpload } from './opportunity-notes.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { Created } from '../schemas/records.ts'
+import { AsOfQuery } from '../schemas/history.ts'
 import { MoveAnswer, MoveBody, OpportunityBody, OpportunityDetail, OpportunityPatch } from '../schemas/opportunities.ts'
 
 const TAGS = ['opportunities']
@@ -140,10 +142,14 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       return { error: false as const, message: 'Opportunity created', id }
     })
 
-    app.get('/api/opportunities/:id/', { schema: { tags: TAGS, summary: 'One deal, nested under opportunity_obj, with what its form needs', description: 'Answers an `ETag` of the deal\'s revision, for `If-Match` on PUT, PATCH and move.', params: IdParams, response: { 200: OpportunityDetail, ...errors } } }, async (request, reply) => {
+    const detailDescription =
+      "Answers an `ETag` of the deal's current revision, for `If-Match` on PUT, PATCH and move. `?as_of=<ISO instant>` answers `opportunity_obj` as it stood then, folded from its events (404 before it existed; access is checked on the deal as it is now; comments, attachments and choices stay current)."
+    app.get('/api/opportunities/:id/', { schema: { tags: TAGS, summary: 'One deal, nested under opportunity_obj, with what its form needs', description: detailDescription, params: IdParams, querystring: AsOfQuery, response: { 200: OpportunityDetail, ...errors } } }, async (request, reply) => {
       const identity = identityOf(request)
-      const row = await visible(request, request.params.id)
-      const now = clock()
+      const current = await visible(request, request.params.id)
+      const asOf = request.query.as_of
+      const row = asOf ? await orNotFound(opportunityAsOf(deps, identity.orgId, current.id, asOf)) : current
+      const now = asOf ?? clock()
       const [org, pipeline, contacts, members, notes] = await Promise.all([
         organizationById(db, identity.orgId),
         pipelineOf(db, identity.orgId, row.pipeline_id),
@@ -155,7 +161,7 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       const admin = isAdmin(identity)
       const creator = identity.profileId !== null && row.created_by === identity.profileId
       const creatorEmail = members.find((m) => m.id === row.created_by)?.email
-      reply.header('etag', `"${row.revision}"`)
+      reply.header('etag', `"${current.revision}"`)
       return {
         opportunity_obj: opportunity!,
         ...notes,
