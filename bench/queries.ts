@@ -39,7 +39,7 @@ export async function queryCells(bench: BenchApp, deals: number, seconds: number
       data: {
         opportunity_id: '', org_id: bench.orgId, name: `Seeded deal ${i}`, account: null, opportunity_type: 'NEW_BUSINESS', currency: i % 4 === 0 ? 'EUR' : 'USD',
         amount: (100 + ((i * 104729) % 999_900)).toFixed(2), probability: stage.probability, closed_on: closed ? at.slice(0, 10) : null, lead_source: 'WEBSITE',
-        description: 'Seeded by npm run bench.', is_active: true, contacts: [], tags: tags.slice(i % tags.length, (i % tags.length) + (i % 3)), teams: [],
+        description: 'Seeded by npm run bench.', is_active: true, contacts: [], tags: tags.slice(i % tags.length, (i % tags.length) + (i % 3)), teams: [], custom_fields: {},
         assigned_to: [assignees[i % 2]!], closed_by: closed ? bench.admin.profileId : null,
         pipeline_id: pipeline.id, stage: stage.code, stage_id: stage.id, stage_kind: stage.kind, created_by: bench.admin.profileId, kanban_order: Date.parse(at) + i / deals, at,
       },

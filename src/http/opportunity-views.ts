@@ -5,6 +5,7 @@ import type { Actor } from '../commands/opportunity/rules.ts'
 import type { Db } from '../db/database.ts'
 import { agingStatus, daysSince } from '../projections/aging.ts'
 import { liveContacts } from '../projections/contacts.ts'
+import { definitionsOf } from '../projections/custom-fields.ts'
 import { attachmentsOf, commentsOf } from '../projections/opportunities.ts'
 import type { OpportunityView } from '../projections/opportunities.ts'
 import { profileRefs, tagRefs } from './relations.ts'
@@ -17,6 +18,8 @@ import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
  */
 type Ref = { id: string; name: string }
 type Related = {
+  /** Keys of the organization's active custom fields for deals: values of others are not shown. */
+  customKeys: Set<string>
   accounts: Map<string, Ref>
   teams: Map<string, Ref>
   tags: Map<string, z.infer<typeof Card>['tags'][number]>
@@ -35,14 +38,15 @@ async function namesIn(db: Db, table: 'accounts' | 'teams', orgId: string, ids: 
 }
 
 async function related(db: Db, orgId: string, rows: readonly OpportunityView[]): Promise<Related> {
-  const [accounts, teams, tags, profiles, contacts] = await Promise.all([
+  const [accounts, teams, tags, profiles, contacts, definitions] = await Promise.all([
     namesIn(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
     namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
     liveContacts(db, orgId, unique(rows.map((r) => r.contacts))),
+    definitionsOf(db, orgId, 'opportunities', { activeOnly: true }),
   ])
-  return { accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
+  return { customKeys: new Set(definitions.map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
 }
 
 const aging = (row: OpportunityView, now: Date) => {
@@ -125,7 +129,7 @@ export async function opportunitiesOf(db: Db, org: Ref, rows: readonly Opportuni
     ...aging(row, now),
     line_items: [],
     line_items_total: '0',
-    custom_fields: {},
+    custom_fields: Object.fromEntries(Object.entries(row.custom_fields ?? {}).filter(([key]) => rel.customKeys.has(key))),
   }))
 }
 

@@ -99,8 +99,8 @@ export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<
   await sql`
     WITH input AS (SELECT * FROM jsonb_populate_recordset(NULL::opportunities, ${JSON.stringify(rows)}::jsonb)),
     inserted AS (
-      INSERT INTO opportunities (${columns}, stalls_at)
-      SELECT ${values}, CASE WHEN i.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN i.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
+      INSERT INTO opportunities (${columns}, custom_fields, stalls_at)
+      SELECT ${values}, coalesce(i.custom_fields, '{}'), CASE WHEN i.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN i.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
       FROM input i LEFT JOIN deal_stage_rotting r ON r.stage_id = i.stage_id
       ON CONFLICT (id) DO NOTHING
       RETURNING org_id, stage_id, coalesce(currency, '') AS currency, amount, probability)

@@ -50,6 +50,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('kanban_order', 'double precision', (c) => c.notNull())
     .addColumn('stage_changed_at', 'timestamptz', (c) => c.notNull())
     .addColumn('stalls_at', 'timestamptz')
+    .addColumn('custom_fields', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('revision', 'bigint', (c) => c.notNull())
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
@@ -59,6 +60,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX opportunities_org_created ON opportunities (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_stage ON opportunities (stage_id, kanban_order) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_pipeline ON opportunities (pipeline_id) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE INDEX opportunities_custom_fields ON opportunities USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE TABLE opportunity_comments (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, comment text NOT NULL, created_by uuid,
     is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE INDEX opportunity_comments_deal ON opportunity_comments (opportunity_id, created_at)`.execute(db)
@@ -145,7 +147,7 @@ const PIPELINE_EVENTS = ['PipelineCreated', 'StageAdded', 'StageUpdated', 'Stage
 
 export const opportunitiesProjector: Projector = {
   name: 'opportunities',
-  version: 3,
+  version: 4,
   eventTypes: [
     'OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted',
     'OpportunityCommentAdded', 'OpportunityCommentEdited', 'OpportunityCommentDeleted', 'OpportunityAttachmentAdded', 'OpportunityAttachmentRemoved',

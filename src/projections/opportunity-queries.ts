@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely, RawBuilder } from 'kysely'
+import type { CustomValues } from '../commands/custom-field/values.ts'
 import { containsPattern } from '../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from './records.ts'
@@ -27,8 +28,8 @@ export type DealFilter = {
   pipeline?: string[]
   open?: boolean
   rotten?: boolean
-  /** cf_<key> filters given (custom fields are not built yet: any of them matches nothing). */
-  customFields?: Record<string, string>
+  /** cf_<key> filters as the values a deal must hold (containment), or null when one is unknown or malformed (matches nothing). */
+  customFields?: CustomValues | null
 }
 
 /** Who is asking: a non-admin sees only deals they created or are assigned to (§4.3), in rows, counts and totals. */
@@ -57,7 +58,7 @@ export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: 
 
 export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
   const { pipeline, customFields, ...rest } = filter
-  const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || Object.keys(customFields ?? {}).length > 0
+  const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || customFields !== undefined
   const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline } : null
   return { conditions: dealConditions(viewer, filter, now), now, rollup }
 }
@@ -83,7 +84,8 @@ function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuild
   )
   if (filter.open) conditions.push(sql`o.stage_kind = 'open'`)
   if (filter.rotten) conditions.push(stalled(now))
-  if (filter.customFields && Object.keys(filter.customFields).length) conditions.push(NOTHING)
+  if (filter.customFields === null) conditions.push(NOTHING)
+  else if (filter.customFields) conditions.push(sql`o.custom_fields @> ${JSON.stringify(filter.customFields)}::jsonb`)
   return conditions.filter((c): c is RawBuilder<boolean> => c !== undefined)
 }
 

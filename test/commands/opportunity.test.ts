@@ -25,7 +25,7 @@ const assignee: Actor = { profileId: 'assignee', isAdmin: false, isSuperuser: fa
 const stranger: Actor = { profileId: 'stranger', isAdmin: false, isSuperuser: false }
 const superuser: Actor = { profileId: 'root', isAdmin: false, isSuperuser: true }
 
-const facts = { orgId: org, at: later, defaultCurrency: 'EUR', pipeline: p1 }
+const facts = { orgId: org, at: later, defaultCurrency: 'EUR', pipeline: p1, customFields: [] }
 const create = (input: DealInput, actor = creator, pipeline = p1): OpportunityCommand => ({ type: 'CreateOpportunity', opportunityId: 'd1', input, ...facts, at, actor, pipeline })
 const patch = (input: DealInput, actor: Actor = creator, pipeline = p1): OpportunityCommand => ({ type: 'UpdateOpportunity', input, replace: false, ...facts, actor, pipeline })
 const put = (input: DealInput, actor: Actor = creator, pipeline = p1): OpportunityCommand => ({ type: 'UpdateOpportunity', input, replace: true, ...facts, actor, pipeline })
@@ -201,4 +201,17 @@ t.test('comments and attachments: access to add, author or admin to change', asy
   s.given([created, attached]).when({ type: 'RemoveAttachment', ...note, actor: creator, attachmentId: 'f1' }).then([{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: 'f1', at: later } }])
   s.given([created, attached]).when({ type: 'RemoveAttachment', ...note, actor: admin, attachmentId: 'f1' }).then([{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: 'f1', at: later } }])
   s.given([created, attached]).when({ type: 'AddComment', ...note, orgId: otherOrg, actor: admin, commentId: 'k2', comment: 'x' }).thenRejects(NotFoundError)
+})
+
+t.test('custom field values are decided with the deal (definitions arrive in the command)', async (t) => {
+  const s = spec(t, opportunityDecider)
+  const tier = { key: 'tier', type: 'select' as const, options: ['gold', 'silver'], required: true, is_active: true }
+  const withFields = <C extends OpportunityCommand>(command: C): C => ({ ...command, customFields: [tier] })
+  const custom = (cfFields: Record<string, unknown>) => ({ cfFields })
+  s.given([]).when(withFields(create({ name: 'Acme', custom: custom({}) }))).thenRejects(Error, { statusCode: 400, errors: { custom_fields: { tier: [String] } } })
+  s.given([]).when(withFields(create({ name: 'Acme', assigned_to: ['assignee'], custom: custom({ cf_tier: 'gold' }) }))).then([createdEvent({ custom_fields: { tier: 'gold' } })])
+  const gold = createdEvent({ custom_fields: { tier: 'gold' } })
+  s.given([gold]).when(withFields(patch({ custom: custom({ cf_tier: 'silver' }) }))).then([updated({ custom_fields: { from: { tier: 'gold' }, to: { tier: 'silver' } } })])
+  s.given([gold]).when(withFields(patch({ description: 'x', custom: custom({}) }))).then([updated({ description: { from: null, to: 'x' } })], 'a PATCH naming no custom value keeps them')
+  s.given([gold]).when(withFields(put({ name: 'Acme', assigned_to: ['assignee'], custom: custom({}) }))).thenRejects(Error, { statusCode: 400 })
 })

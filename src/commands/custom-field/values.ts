@@ -106,6 +106,10 @@ function incoming(input: CustomValuesInput): Record<string, unknown> {
   return Object.assign(raw, object)
 }
 
+/** Whether the request names any custom value at all (a PATCH naming none leaves them alone). */
+export const namesCustomValues = (input: CustomValuesInput): boolean =>
+  input.customFields !== undefined || Object.keys(input.cfFields).some((name) => name.startsWith(CF_PREFIX))
+
 /**
  * The record's custom values after a write. Values come from `cf_<key>` entries and the
  * `custom_fields` object (the object wins on conflict). Keys without an active definition are

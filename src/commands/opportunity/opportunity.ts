@@ -4,6 +4,8 @@ import type { PipelineState } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import { changedFields, replacing, retagged } from '../record.ts'
 import { streamCategory } from '../streams.ts'
+import { namesCustomValues, resolveCustomValues } from '../custom-field/values.ts'
+import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } from '../custom-field/values.ts'
 import type { LEAD_SOURCES, OPPORTUNITY_TYPES } from './enums.ts'
 import { assertMayAccess, assertMayDelete, checkClosingRules, probabilityFor } from './rules.ts'
 import type { Actor } from './rules.ts'
@@ -32,6 +34,8 @@ export type DealFields = {
   assigned_to: string[]
   /** Output-only: the profile that put the deal in a won or lost stage; null while open. */
   closed_by: string | null
+  /** Values of the organization's custom fields for deals, by key (see custom-field/values.ts). */
+  custom_fields: CustomValues
 }
 
 /** Where the deal is: the stage's code (what clients read and send) and id (what survives a relabel). */
@@ -39,6 +43,7 @@ export type Placement = { pipeline_id: string; stage: string; stage_id: string; 
 
 export const emptyDeal = (): DealFields => ({
   name: '', account: null, opportunity_type: null, currency: null, amount: null, probability: null, closed_on: null, lead_source: null, description: null, is_active: true, contacts: [], tags: [], teams: [], assigned_to: [], closed_by: null,
+  custom_fields: {},
 })
 
 // Events: the storage contract (never change a type name or data shape).
@@ -83,7 +88,8 @@ export function evolveOpportunity(state: OpportunityState, event: OpportunityEve
   switch (event.type) {
     case 'OpportunityCreated': {
       const { opportunity_id: _id, org_id, created_by, kanban_order, at, pipeline_id, stage, stage_id, stage_kind, ...fields } = event.data
-      return { ...initialOpportunityState(), exists: true, orgId: org_id, createdBy: created_by, fields, placement: { pipeline_id, stage, stage_id, stage_kind }, stageChangedAt: at, kanbanOrder: kanban_order }
+      // Deals created before custom fields existed have none.
+      return { ...initialOpportunityState(), exists: true, orgId: org_id, createdBy: created_by, fields: { ...fields, custom_fields: fields.custom_fields ?? {} }, placement: { pipeline_id, stage, stage_id, stage_kind }, stageChangedAt: at, kanbanOrder: kanban_order }
     }
     case 'OpportunityUpdated': {
       const fields = { ...state.fields }
@@ -109,19 +115,24 @@ export function evolveOpportunity(state: OpportunityState, event: OpportunityEve
   }
 }
 
-/** What a client may set: the writable fields of §2.1 (relations included) and the deal's pipeline and stage code. */
-export type DealInput = Partial<Omit<DealFields, 'closed_by'>> & { pipeline?: string; stage?: string }
+/**
+ * What a client may set: the writable fields of §2.1 (relations included), the deal's pipeline and
+ * stage code, and custom field values as sent (`cf_<key>` and `custom_fields`, checked here
+ * against the definitions the command carries).
+ */
+export type DealInput = Partial<Omit<DealFields, 'closed_by' | 'custom_fields'>> & { pipeline?: string; stage?: string; custom?: CustomValuesInput }
 
 /** The deal's target pipeline, folded from its stream by the caller (the decider stays pure). */
 export type PipelineFacts = { id: string; state: PipelineState }
 
-/** Looked-up facts every writing command carries: the caller, the time, the organization's default currency. */
+/** Looked-up facts every writing command carries: the caller, the time, the organization's default currency, the pipeline; create and edit also its custom fields for deals. */
 type Facts = { orgId: string; actor: Actor; at: string; defaultCurrency: string; pipeline: PipelineFacts }
+type WriteFacts = Facts & { customFields: readonly Definition[] }
 
 export type OpportunityCommand =
-  | ({ type: 'CreateOpportunity'; opportunityId: string; input: DealInput } & Facts)
+  | ({ type: 'CreateOpportunity'; opportunityId: string; input: DealInput } & WriteFacts)
   /** PUT (`replace`: fields left out take their empty value, relation lists left out are cleared) or PATCH. */
-  | ({ type: 'UpdateOpportunity'; input: DealInput; replace: boolean } & Facts)
+  | ({ type: 'UpdateOpportunity'; input: DealInput; replace: boolean } & WriteFacts)
   /** A board move (§4.7): `kanbanOrder` was placed by the route from the column's cards; `today` fills a missing closed_on. */
   | ({ type: 'MoveOpportunity'; columnId: string; kanbanOrder: number | null; today: string } & Facts)
   | { type: 'DeleteOpportunity'; orgId: string; actor: Actor; at: string }
@@ -182,8 +193,15 @@ function fieldEvents(current: DealFields, next: DealFields, at: string): Opportu
 const stageEvents = (from: Placement, to: Placement, by: string | null, at: string): OpportunityEvent[] => (from.stage_id === to.stage_id ? [] : [{ type: 'OpportunityStageChanged', data: { from, to, by, at } }])
 
 function writable(input: DealInput): Partial<DealFields> {
-  const { pipeline: _pipeline, stage: _stage, ...fields } = input
+  const { pipeline: _pipeline, stage: _stage, custom: _custom, ...fields } = input
   return fields
+}
+
+/** Custom values after this write: checked against the definitions; a PATCH naming none keeps them untouched. */
+function customValues(command: WriteFacts & { input: DealInput }, current: CustomValues, mode: CustomValuesMode): CustomValues {
+  const { custom } = command.input
+  if (mode === 'patch' && (custom === undefined || !namesCustomValues(custom))) return current
+  return resolveCustomValues(command.customFields, current, custom ?? { cfFields: {} }, mode)
 }
 
 function decideCreate(command: Of<'CreateOpportunity'>, state: OpportunityState): OpportunityEvent[] {
@@ -192,7 +210,7 @@ function decideCreate(command: Of<'CreateOpportunity'>, state: OpportunityState)
   const pipeline = livePipeline(command.pipeline, input.pipeline ?? command.pipeline.id, orgId)
   const stage = targetStage(pipeline, input.stage, null)
   checkOpenToDeals(pipeline, stage, 'stage')
-  const fields = settle(replacing(emptyDeal(), writable(input)), stage, actor.profileId, command.defaultCurrency)
+  const fields = settle({ ...replacing(emptyDeal(), writable(input)), custom_fields: customValues(command, {}, 'create') }, stage, actor.profileId, command.defaultCurrency)
   checkClosingRules(fields, stage.kind)
   const placement = placementOf(command.pipeline.id, stage)
   return [{ type: 'OpportunityCreated', data: { opportunity_id: command.opportunityId, org_id: orgId, ...fields, ...placement, created_by: actor.profileId, kanban_order: Date.parse(at), at } }]
@@ -209,7 +227,8 @@ function decideUpdate(command: Of<'UpdateOpportunity'>, state: OpportunityState)
   const stage = targetStage(pipeline, input.stage, pipelineId === current.pipeline_id ? current : null)
   if (stage.id !== current.stage_id) checkOpenToDeals(pipeline, stage, 'stage')
   // A PUT keeps what it cannot send: closed_by is output-only.
-  const requested = command.replace ? { ...replacing(emptyDeal(), writable(input)), closed_by: state.fields.closed_by } : { ...state.fields, ...writable(input) }
+  const custom_fields = customValues(command, state.fields.custom_fields, command.replace ? 'replace' : 'patch')
+  const requested = command.replace ? { ...replacing(emptyDeal(), writable(input)), closed_by: state.fields.closed_by, custom_fields } : { ...state.fields, ...writable(input), custom_fields }
   // §4.4.3: naming a won or lost stage stamps the caller as closer.
   const fields = settle(requested, stage, input.stage === undefined && stage.id === current.stage_id ? undefined : actor.profileId, command.defaultCurrency)
   checkClosingRules(fields, stage.kind)

@@ -19,7 +19,7 @@ const Key = z
   .toLowerCase()
   .regex(CUSTOM_FIELD_KEY, 'Expected a key of lowercase letters, digits and underscores, starting with a letter (at most 50 characters).')
   .describe('Written as cf_<key> on records; unique per organization and module (case-insensitively); never changes')
-const CustomField = z.object({
+export const CustomField = z.object({
   id: z.uuid(),
   module: Module,
   key: z.string(),
@@ -56,7 +56,7 @@ const ListQuery = PageQuery.extend({ module: Module.optional() })
 const writeErrors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const tags = ['custom-fields']
 
-const fieldBody = (row: CustomFieldDefinitionRow) => ({
+export const fieldBody = (row: CustomFieldDefinitionRow) => ({
   id: row.id,
   module: row.module,
   key: row.key,

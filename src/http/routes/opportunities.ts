@@ -18,6 +18,7 @@ import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
 import { accountOf } from '../../projections/accounts.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
@@ -31,6 +32,7 @@ import { cardsOf, notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
 import { checkRelations } from '../relations.ts'
+import { fieldBody } from './custom-fields.ts'
 import { attachUpload } from './opportunity-notes.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { Created } from '../schemas/records.ts'
@@ -42,7 +44,15 @@ const SCOPE = 'opportunity_name'
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const writeErrors = { ...errors, 409: ErrorBody, 412: ErrorBody } as const
 /** A deal body as the routes receive it: the writable fields, and a file when multipart. */
-type DealBody = DealInput & { opportunity_attachment?: UploadedFile }
+type DealBody = Omit<DealInput, 'custom'> & { opportunity_attachment?: UploadedFile; custom_fields?: unknown; [key: string]: unknown }
+
+const WRITABLE = Object.keys(OpportunityBody.shape).filter((key) => key !== 'opportunity_attachment' && key !== 'custom_fields')
+
+/** A validated body as the decider's input (the writable fields only, custom values apart) and its file. */
+function splitBody(body: DealBody): { input: DealInput; upload: UploadedFile | undefined } {
+  const input = Object.fromEntries(Object.entries(body).filter(([key, value]) => WRITABLE.includes(key) && value !== undefined)) as DealInput
+  return { input: { ...input, custom: { cfFields: body, customFields: body.custom_fields } }, upload: body.opportunity_attachment }
+}
 const IfMatch = z.object({ 'if-match': z.string().optional().describe('The ETag of the detail last read: the write is refused with 412 if the deal changed since') })
 
 /** `"7"`, `W/"7"` or `7`: the deal revision an If-Match names; anything else matches no revision. */
@@ -90,13 +100,14 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
   }
 
   const update = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, body: DealBody, replace: boolean) => {
-    const { opportunity_attachment: upload, ...input } = body
+    const { input, upload } = splitBody(body)
     const { orgId } = identityOf(request)
     const current = await visible(request, id)
     await checkDealRelations(orgId, input, current)
-    const org = await organizationById(db, orgId)
+    const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
     const commands = requestCommands(deps, request, reply)
-    const prepare = () => withPipeline(input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, pipeline, input, replace }))
+    const prepare = () =>
+      withPipeline(input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input, replace }))
     const claim = { scope: SCOPE, orgId, ownerId: current.id, name: input.name ?? current.name, previousName: current.name, field: 'name' }
     await withRenamedClaim(commands.run, claim, () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(ifMatch) }))
     if (upload) await attachUpload(commands.run, files, { orgId, id: current.id }, actorOf(request), upload, clock().toISOString())
@@ -129,14 +140,15 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
   return async (app) => {
     app.post('/api/opportunities/', { schema: { tags: TAGS, summary: 'Create a deal', description: 'Fields of §2.1; output-only fields are ignored. Pipeline defaults to the default pipeline, stage to its first open stage.', body: OpportunityBody, response: { 200: Created, ...writeErrors } } }, async (request, reply) => {
       const { orgId } = identityOf(request)
-      const { opportunity_attachment: upload, ...input } = request.body
+      const { input, upload } = splitBody(request.body)
       await checkDealRelations(orgId, input)
       const pipelineId = input.pipeline ?? (await ensureDefaultPipeline(deps, request, reply))
-      const org = await organizationById(db, orgId)
+      const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
       const commands = requestCommands(deps, request, reply)
       const id = randomUUID()
-      const prepare = () => withPipeline(pipelineId, (pipeline) => ({ type: 'CreateOpportunity' as const, opportunityId: id, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, pipeline, input }))
-      await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: id, name: input.name, field: 'name' }, () => commands.run(opportunityDecider, opportunityStreams.stream(id), prepare))
+      const prepare = () =>
+        withPipeline(pipelineId, (pipeline) => ({ type: 'CreateOpportunity' as const, opportunityId: id, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input }))
+      await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: id, name: input.name!, field: 'name' }, () => commands.run(opportunityDecider, opportunityStreams.stream(id), prepare))
       if (upload) await attachUpload(commands.run, files, { orgId, id }, actorOf(request), upload, clock().toISOString())
       await commands.settle()
       return { error: false as const, message: 'Opportunity created', id }
@@ -150,12 +162,13 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       const asOf = request.query.as_of
       const row = asOf ? await orNotFound(opportunityAsOf(deps, identity.orgId, current.id, asOf)) : current
       const now = asOf ?? clock()
-      const [org, pipeline, contacts, members, notes] = await Promise.all([
+      const [org, pipeline, contacts, members, notes, definitions] = await Promise.all([
         organizationById(db, identity.orgId),
         pipelineOf(db, identity.orgId, row.pipeline_id),
         liveContacts(db, identity.orgId),
         activeMembers(db, identity.orgId),
         notesOf(db, identity.orgId, row.id),
+        definitionsOf(db, identity.orgId, 'opportunities', { activeOnly: true }),
       ])
       const [opportunity] = await opportunitiesOf(db, { id: org.id, name: org.name }, [row], now)
       const admin = isAdmin(identity)
@@ -172,7 +185,7 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
         currency: currencyChoices(),
         comment_permission: admin || creator,
         users_mention: admin ? members.map((m) => ({ user__email: m.email })) : creatorEmail ? [{ user__email: creatorEmail }] : [],
-        custom_field_definitions: [],
+        custom_field_definitions: definitions.map(fieldBody),
       }
     })
 

@@ -1,12 +1,15 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
+import { CF_PREFIX, customFieldFilter } from '../../commands/custom-field/values.ts'
+import type { Definition } from '../../commands/custom-field/values.ts'
 import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
 import { boardDeals, dealQuery, dealTotals, listDeals } from '../../projections/opportunity-queries.ts'
 import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
@@ -25,8 +28,13 @@ const TAGS = ['opportunities']
 export const CARDS_PER_COLUMN = 100
 
 /** The query string as the shared filter: one mapping, so list, totals and board read it identically. */
-function dealFilter(query: z.infer<typeof DealFilterQuery>, pipeline: string[] | undefined): DealFilter {
-  const customFields = Object.fromEntries(Object.entries(query).filter(([key, value]) => key.startsWith('cf_') && typeof value === 'string' && value.trim() !== '')) as Record<string, string>
+function dealFilter(query: z.infer<typeof DealFilterQuery>, pipeline: string[] | undefined, definitions: readonly Definition[]): DealFilter {
+  // cf_<key> filters: a repeated key takes its last value, a blank one is no filter.
+  const cf = Object.entries(query).flatMap(([key, value]) => {
+    const last = Array.isArray(value) ? value.at(-1) : value
+    return key.startsWith(CF_PREFIX) && typeof last === 'string' && last.trim() !== '' ? [[key.slice(CF_PREFIX.length), last.trim()] as const] : []
+  })
+  const customFields = cf.length ? customFieldFilter(definitions, Object.fromEntries(cf)) : undefined
   const isTrue = (v: unknown) => typeof v === 'string' && /^(true|1)$/i.test(v.trim())
   return {
     name: query.name,
@@ -64,7 +72,7 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline), now)
+      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
       const defaultPipelineId = await ensureDefaultPipeline(deps, request, reply)
       const org = await organizationById(db, viewer.orgId)
       const [{ count, rows }, totals, accounts, contacts, tags, pipeline] = await Promise.all([
@@ -97,7 +105,7 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, request, reply))))
-      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id]), now)
+      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
       const { rows, counts } = await boardDeals(db, query, pipeline.stages.map((s) => s.id), CARDS_PER_COLUMN)
       const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now)
       const columns = pipeline.stages.map((stage) => ({

@@ -4,6 +4,7 @@ import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
 import { formBoolean, formNumber } from './form-values.ts'
+import { CustomField } from '../routes/custom-fields.ts'
 import { Account, Contact } from './records.ts'
 
 /** Request and response shapes of the deal routes (§2.1, §2.4, §4.2, §4.4, §4.7). */
@@ -42,7 +43,8 @@ export const OpportunityBody = z.object({
   teams: IdList('teams').optional(),
   assigned_to: IdList('active profiles').optional(),
   opportunity_attachment: UploadedFileSchema.optional().describe('multipart/form-data only: a file attached to the deal (at most MAX_UPLOAD_BYTES, else 413)'),
-})
+  custom_fields: z.unknown().optional().describe('Custom field values by key (an object, or its JSON text in a form body); wins over cf_<key>. Checked against the definitions: 400 with errors.custom_fields.<key>'),
+}).catchall(z.unknown()).describe('Also `cf_<key>`: a custom field value; other keys (output-only fields) are ignored')
 export const OpportunityPatch = OpportunityBody.partial()
 
 export const MoveBody = z.object({
@@ -113,7 +115,7 @@ export const Opportunity = z.object({
   aging_status: AgingStatus,
   line_items: z.array(z.unknown()).describe('Not built yet: always empty'),
   line_items_total: z.string(),
-  custom_fields: z.record(z.string(), z.unknown()).describe('Custom fields are not built yet: always empty'),
+  custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for deals, by key (no value: no key)"),
 })
 
 export const CommentView = z.object({ id: z.uuid(), comment: z.string(), commented_by: ProfileRef.nullable(), commented_on: z.string(), updated_at: z.string() })
@@ -131,7 +133,7 @@ export const OpportunityDetail = z.object({
   currency: Pairs,
   comment_permission: z.boolean().describe('True for the creator or an admin'),
   users_mention: z.array(z.object({ user__email: z.string() })).describe('Every active member for an admin; only the creator otherwise'),
-  custom_field_definitions: z.array(z.unknown()).describe('Custom fields are not built yet: always empty'),
+  custom_field_definitions: z.array(CustomField).describe("The organization's active custom fields for deals"),
 })
 
 export const MoveAnswer = z.object({ error: z.literal(false), message: z.string(), opportunity: Card })
@@ -163,7 +165,7 @@ export const DealFilterQuery = z
     rotten: Flag('stalled deals (§3.2)'),
   })
   .catchall(z.union([z.string(), z.array(z.string())]))
-  .describe('cf_<key>=value: custom field equality; custom fields are not built yet, so any cf_ filter matches nothing')
+  .describe('Also cf_<key>=value: the custom field equals the value (read by its type: a number, true/false, a date); an unknown key or a malformed value matches nothing')
 
 export const DealListQuery = DealFilterQuery.extend({
   pipeline: IdFilter('deals of a pipeline'),
