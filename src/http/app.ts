@@ -32,6 +32,7 @@ import { notBuiltRoutes } from './routes/not-built.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { opportunityHistoryRoutes } from './routes/opportunity-history.ts'
 import { opportunityListRoutes } from './routes/opportunity-lists.ts'
+import { opportunityLineItemRoutes } from './routes/opportunity-line-items.ts'
 import { opportunityNoteRoutes } from './routes/opportunity-notes.ts'
 import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opportunityRoutes(deps, files))
   await app.register(opportunityListRoutes(deps))
   await app.register(opportunityNoteRoutes(deps, files))
+  await app.register(opportunityLineItemRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

@@ -6,8 +6,9 @@ import type { Db } from '../db/database.ts'
 import { agingStatus, daysSince } from '../projections/aging.ts'
 import { liveContacts } from '../projections/contacts.ts'
 import { definitionsOf } from '../projections/custom-fields.ts'
-import { attachmentsOf, commentsOf } from '../projections/opportunities.ts'
-import type { OpportunityView } from '../projections/opportunities.ts'
+import { attachmentsOf, commentsOf, lineItemsOf } from '../projections/opportunities.ts'
+import type { LineItemRow, OpportunityView } from '../projections/opportunities.ts'
+import { lineItemsTotal } from '../commands/opportunity/line-items.ts'
 import { profileRefs, tagRefs } from './relations.ts'
 import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
 
@@ -18,6 +19,7 @@ import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
  */
 type Ref = { id: string; name: string }
 type Related = {
+  lineItems: Map<string, LineItemRow[]>
   /** Keys of the organization's active custom fields for deals: values of others are not shown. */
   customKeys: Set<string>
   accounts: Map<string, Ref>
@@ -38,15 +40,18 @@ async function namesIn(db: Db, table: 'accounts' | 'teams', orgId: string, ids: 
 }
 
 async function related(db: Db, orgId: string, rows: readonly OpportunityView[]): Promise<Related> {
-  const [accounts, teams, tags, profiles, contacts, definitions] = await Promise.all([
+  const [accounts, teams, tags, profiles, contacts, definitions, items] = await Promise.all([
     namesIn(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
     namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
     liveContacts(db, orgId, unique(rows.map((r) => r.contacts))),
     definitionsOf(db, orgId, 'opportunities', { activeOnly: true }),
+    lineItemsOf(db, rows.map((r) => r.id)),
   ])
-  return { customKeys: new Set(definitions.map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
+  const lineItems = new Map<string, LineItemRow[]>()
+  for (const item of items) lineItems.set(item.opportunity_id, [...(lineItems.get(item.opportunity_id) ?? []), item])
+  return { lineItems, customKeys: new Set(definitions.map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
 }
 
 const aging = (row: OpportunityView, now: Date) => {
@@ -82,7 +87,7 @@ function cardOf(row: OpportunityView, rel: Related, actor: Actor, now: Date): z.
     account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
     assigned_to: pick(rel.profiles, row.assigned_to),
     tags: pick(rel.tags, row.tags),
-    line_items: [],
+    line_items: (rel.lineItems.get(row.id) ?? []).map(({ id, name, quantity, unit_price, discount_type, discount_value }) => ({ id, name, quantity, unit_price, discount_type, discount_value })),
     ...aging(row, now),
     stage_changed_at: row.stage_changed_at.toISOString(),
     next_activity: null,
@@ -99,38 +104,41 @@ export async function cardsOf(db: Db, orgId: string, rows: readonly OpportunityV
 
 export async function opportunitiesOf(db: Db, org: Ref, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
   const rel = await related(db, org.id, rows)
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
-    pipeline: row.pipeline_id,
-    stage: row.stage,
-    opportunity_type: row.opportunity_type,
-    currency: row.currency,
-    amount: row.amount,
-    probability: row.probability,
-    closed_on: row.closed_on,
-    lead_source: row.lead_source,
-    description: row.description,
-    is_active: row.is_active,
-    contacts: pick(rel.contacts, row.contacts),
-    tags: pick(rel.tags, row.tags),
-    teams: pick(rel.teams, row.teams),
-    assigned_to: pick(rel.profiles, row.assigned_to),
-    closed_by: row.closed_by ? (rel.profiles.get(row.closed_by) ?? null) : null,
-    created_by: row.created_by ? (rel.profiles.get(row.created_by) ?? null) : null,
-    created_at: row.created_at.toISOString(),
-    org,
-    created_on_arrow: timeAgo(row.created_at, now),
-    amount_source: 'MANUAL' as const,
-    stage_label: row.stage_label,
-    stage_kind: row.stage_kind,
-    stage_changed_at: row.stage_changed_at.toISOString(),
-    ...aging(row, now),
-    line_items: [],
-    line_items_total: '0',
-    custom_fields: Object.fromEntries(Object.entries(row.custom_fields ?? {}).filter(([key]) => rel.customKeys.has(key))),
-  }))
+  return rows.map((row) => {
+    const items = rel.lineItems.get(row.id) ?? []
+    return {
+      id: row.id,
+      name: row.name,
+      account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
+      pipeline: row.pipeline_id,
+      stage: row.stage,
+      opportunity_type: row.opportunity_type,
+      currency: row.currency,
+      amount: row.amount,
+      probability: row.probability,
+      closed_on: row.closed_on,
+      lead_source: row.lead_source,
+      description: row.description,
+      is_active: row.is_active,
+      contacts: pick(rel.contacts, row.contacts),
+      tags: pick(rel.tags, row.tags),
+      teams: pick(rel.teams, row.teams),
+      assigned_to: pick(rel.profiles, row.assigned_to),
+      closed_by: row.closed_by ? (rel.profiles.get(row.closed_by) ?? null) : null,
+      created_by: row.created_by ? (rel.profiles.get(row.created_by) ?? null) : null,
+      created_at: row.created_at.toISOString(),
+      org,
+      created_on_arrow: timeAgo(row.created_at, now),
+      amount_source: items.length ? ('CALCULATED' as const) : ('MANUAL' as const),
+      stage_label: row.stage_label,
+      stage_kind: row.stage_kind,
+      stage_changed_at: row.stage_changed_at.toISOString(),
+      ...aging(row, now),
+      line_items: items.map(lineItemBody),
+      line_items_total: items.length ? lineItemsTotal(items) : '0',
+      custom_fields: Object.fromEntries(Object.entries(row.custom_fields ?? {}).filter(([key]) => rel.customKeys.has(key))),
+    }
+  })
 }
 
 /** A deal's live comments and attachments as the detail and the comment answer show them (one profile lookup for both). */
@@ -143,3 +151,17 @@ export async function notesOf(db: Db, orgId: string, opportunityId: string) {
     attachments: attachments.map((a) => ({ id: a.id, file_name: a.file_name, content_type: a.content_type, size: Number(a.size), created_by: by(a.created_by), created_at: a.created_at.toISOString(), download_url: `/api/attachments/${a.id}/download/` })),
   }
 }
+
+/** A line item as the detail and the line-item routes answer it. */
+export const lineItemBody = (item: LineItemRow) => ({
+  id: item.id,
+  name: item.name,
+  description: item.description,
+  quantity: item.quantity,
+  unit_price: item.unit_price,
+  discount_type: item.discount_type,
+  discount_value: item.discount_value,
+  total: item.total,
+  created_at: item.created_at.toISOString(),
+  updated_at: item.updated_at.toISOString(),
+})

@@ -21,7 +21,7 @@ export type StoredEvent = Pick<RecordedEvent, 'type' | 'data' | 'metadata' | 're
 /** A field's values before and after, or a relation list's ids added and removed. */
 export type Change = { from: unknown; to: unknown } | { added: string[]; removed: string[] }
 /** The comment, attachment or stage an event is about; `name` is the file name or stage code (null for a comment). */
-export type Subject = { kind: 'comment' | 'attachment' | 'stage'; id: string; name: string | null }
+export type Subject = { kind: 'comment' | 'attachment' | 'stage' | 'line_item'; id: string; name: string | null }
 
 export type HistoryEntry = {
   /** The global position, `commit-prepare`. */
@@ -111,6 +111,15 @@ function dealStep(state: DealHistoryState, event: OpportunityEvent): ReturnType<
     case 'OpportunityAttachmentRemoved': {
       const name = state.files[event.data.attachment_id]?.file_name ?? null
       return { state: next, changes: { attachment: { from: name, to: null } }, subject: { kind: 'attachment', id: event.data.attachment_id, name } }
+    }
+    case 'OpportunityLineItemAdded':
+    case 'OpportunityLineItemChanged':
+    case 'OpportunityLineItemRemoved': {
+      // The line item whole, before and after (null when it did not exist).
+      const id = event.type === 'OpportunityLineItemAdded' ? event.data.line_item.id : event.data.line_item_id
+      const before = state.deal.lineItems.find((i) => i.id === id) ?? null
+      const after = deal.lineItems.find((i) => i.id === id) ?? null
+      return { state: next, changes: { line_item: { from: before, to: after } }, subject: { kind: 'line_item', id, name: (after ?? before)?.name ?? null } }
     }
   }
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { lineTotal } from '../commands/opportunity/line-items.ts'
+import type { LineItem } from '../commands/opportunity/line-items.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { DealFields, OpportunityEvent, Placement } from '../commands/opportunity/opportunity.ts'
 import { pipelineStreams } from '../commands/pipeline/pipeline.ts'
@@ -22,7 +24,9 @@ export type OpportunityRow = Omit<DealFields, 'amount' | 'closed_on'> &
 export type CommentRow = { id: string; opportunity_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
 export type AttachmentRow = { id: string; opportunity_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
 
-type Tables = { opportunities: OpportunityRow; opportunity_comments: CommentRow; opportunity_attachments: AttachmentRow }
+export type LineItemRow = LineItem & { opportunity_id: string; org_id: string; total: string; position: string; is_deleted: boolean; created_at: Date; updated_at: Date }
+
+type Tables = { opportunities: OpportunityRow; opportunity_comments: CommentRow; opportunity_attachments: AttachmentRow; opportunity_line_items: LineItemRow }
 
 const relationColumns = ['contacts', 'tags', 'teams', 'assigned_to'] as const
 
@@ -67,7 +71,36 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE TABLE opportunity_attachments (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, file_name text NOT NULL, content_type text NOT NULL,
     size bigint NOT NULL, storage_key text NOT NULL, created_by uuid, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE INDEX opportunity_attachments_deal ON opportunity_attachments (opportunity_id, created_at)`.execute(db)
+  await sql`CREATE TABLE opportunity_line_items (id uuid PRIMARY KEY, opportunity_id uuid NOT NULL, org_id uuid NOT NULL, name text NOT NULL, description text,
+    quantity numeric(15, 2) NOT NULL, unit_price numeric(15, 2) NOT NULL, discount_type text, discount_value numeric(15, 2), total numeric(15, 2) NOT NULL,
+    position bigint NOT NULL, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
+  await sql`CREATE INDEX opportunity_line_items_deal ON opportunity_line_items (opportunity_id, position) WHERE NOT is_deleted`.execute(db)
   await createRollupTables(db)
+}
+
+// Line items keep their own rows (the deal's amount moves by its own OpportunityUpdated).
+async function applyLineItem(db: Kysely<Tables>, id: string, revision: bigint, event: Extract<OpportunityEvent, { type: `OpportunityLineItem${string}` }>): Promise<void> {
+  const at = new Date(event.data.at)
+  switch (event.type) {
+    case 'OpportunityLineItemAdded': {
+      const org_id = await orgOf(db, id)
+      const item = event.data.line_item
+      if (org_id) {
+        await db.insertInto('opportunity_line_items')
+          .values({ ...item, opportunity_id: id, org_id, total: lineTotal(item), position: revision.toString(), is_deleted: false, created_at: at, updated_at: at })
+          .onConflict((oc) => oc.column('id').doNothing()).execute()
+      }
+      return
+    }
+    case 'OpportunityLineItemChanged': {
+      const current = await db.selectFrom('opportunity_line_items').selectAll().where('id', '=', event.data.line_item_id).executeTakeFirst()
+      if (current) await db.updateTable('opportunity_line_items').set({ ...event.data.changes, total: lineTotal({ ...current, ...event.data.changes }), updated_at: at }).where('id', '=', current.id).execute()
+      return
+    }
+    case 'OpportunityLineItemRemoved':
+      await db.updateTable('opportunity_line_items').set({ is_deleted: true, updated_at: at }).where('id', '=', event.data.line_item_id).execute()
+      return
+  }
 }
 
 async function orgOf(db: Kysely<Tables>, id: string): Promise<string | undefined> {
@@ -106,7 +139,7 @@ function createdRow(id: string, revision: bigint, event: Extract<OpportunityEven
   return { ...row, id, stage_changed_at: at, is_deleted: false, created_at: at, updated_at: at, revision: revision.toString() }
 }
 
-async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
+async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` | `OpportunityLineItem${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   const stamp = { revision: revision.toString(), updated_at: at }
   switch (event.type) {
@@ -131,9 +164,11 @@ async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event:
 
 const isNote = (event: OpportunityEvent): event is Extract<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }> =>
   event.type.startsWith('OpportunityComment') || event.type.startsWith('OpportunityAttachment')
+const isLineItem = (event: OpportunityEvent): event is Extract<OpportunityEvent, { type: `OpportunityLineItem${string}` }> => event.type.startsWith('OpportunityLineItem')
 
 async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
   if (isNote(event)) return applyNote(db, id, event)
+  if (isLineItem(event)) return applyLineItem(db, id, revision, event)
   // A creation carries its own stalls_at and totals (insertCreatedDeals).
   if (event.type === 'OpportunityCreated') return applyRow(db, id, revision, event)
   await withTotals(db, id, async () => {
@@ -147,13 +182,14 @@ const PIPELINE_EVENTS = ['PipelineCreated', 'StageAdded', 'StageUpdated', 'Stage
 
 export const opportunitiesProjector: Projector = {
   name: 'opportunities',
-  version: 4,
+  version: 5,
   eventTypes: [
     'OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted',
     'OpportunityCommentAdded', 'OpportunityCommentEdited', 'OpportunityCommentDeleted', 'OpportunityAttachmentAdded', 'OpportunityAttachmentRemoved',
+    'OpportunityLineItemAdded', 'OpportunityLineItemChanged', 'OpportunityLineItemRemoved',
     ...PIPELINE_EVENTS,
   ],
-  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments', 'deal_stage_rotting', 'deal_totals'],
+  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments', 'opportunity_line_items', 'deal_stage_rotting', 'deal_totals'],
   createTables,
   apply: (trx, recorded) =>
     PIPELINE_EVENTS.includes(recorded.type)
@@ -229,4 +265,15 @@ export function commentOf(db: Kysely<any>, orgId: string, id: string): Promise<C
 /** A live attachment of the organization, or undefined. */
 export function attachmentOf(db: Kysely<any>, orgId: string, id: string): Promise<AttachmentRow | undefined> {
   return readDb(db).selectFrom('opportunity_attachments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}
+
+/** The live line items of these deals, each deal's in the order they were added: one query for a page of any size. */
+export function lineItemsOf(db: Kysely<any>, opportunityIds: readonly string[]): Promise<LineItemRow[]> {
+  if (!opportunityIds.length) return Promise.resolve([])
+  return readDb(db).selectFrom('opportunity_line_items').selectAll().where('opportunity_id', 'in', opportunityIds).where('is_deleted', '=', false).orderBy('opportunity_id').orderBy('position').execute()
+}
+
+/** A live line item of a live deal of the organization, or undefined. */
+export function lineItemOf(db: Kysely<any>, orgId: string, opportunityId: string, id: string): Promise<LineItemRow | undefined> {
+  return readDb(db).selectFrom('opportunity_line_items').selectAll().where('org_id', '=', orgId).where('opportunity_id', '=', opportunityId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import type { PipelineState } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
@@ -7,6 +7,9 @@ import { streamCategory } from '../streams.ts'
 import { namesCustomValues, resolveCustomValues } from '../custom-field/values.ts'
 import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } from '../custom-field/values.ts'
 import type { LEAD_SOURCES, OPPORTUNITY_TYPES } from './enums.ts'
+import { calculatedAmount, decideLineItems } from './line-items.ts'
+import type { LineItem, LineItemInput } from './line-items.ts'
+import { decideNotes } from './notes.ts'
 import { assertMayAccess, assertMayDelete, checkClosingRules, probabilityFor } from './rules.ts'
 import type { Actor } from './rules.ts'
 
@@ -62,10 +65,13 @@ export type OpportunityEvent =
   /** `storage_key` names the file in the file store; the bytes never enter the log. */
   | { type: 'OpportunityAttachmentAdded'; data: AttachmentData & { by: string | null; at: string } }
   | { type: 'OpportunityAttachmentRemoved'; data: { attachment_id: string; at: string } }
+  | { type: 'OpportunityLineItemAdded'; data: { line_item: LineItem; at: string } }
+  | { type: 'OpportunityLineItemChanged'; data: { line_item_id: string; changes: Partial<LineItemInput>; at: string } }
+  | { type: 'OpportunityLineItemRemoved'; data: { line_item_id: string; at: string } }
 
 export type AttachmentData = { attachment_id: string; file_name: string; content_type: string; size: number; storage_key: string }
 /** A comment or attachment as the rules need it: who wrote or uploaded it, and whether it is gone. */
-type Authored = { id: string; by: string | null; comment?: string; removed: boolean }
+export type Authored = { id: string; by: string | null; comment?: string; removed: boolean }
 
 export type OpportunityState = {
   exists: boolean
@@ -78,9 +84,11 @@ export type OpportunityState = {
   kanbanOrder: number | null
   comments: Authored[]
   attachments: Authored[]
+  /** The live line items, in the order they were added. */
+  lineItems: LineItem[]
 }
 
-export const initialOpportunityState = (): OpportunityState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyDeal(), placement: null, stageChangedAt: null, kanbanOrder: null, comments: [], attachments: [] })
+export const initialOpportunityState = (): OpportunityState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyDeal(), placement: null, stageChangedAt: null, kanbanOrder: null, comments: [], attachments: [], lineItems: [] })
 
 const changeOne = (items: Authored[], id: string, change: Partial<Authored>) => items.map((item) => (item.id === id ? { ...item, ...change } : item))
 
@@ -112,6 +120,14 @@ export function evolveOpportunity(state: OpportunityState, event: OpportunityEve
       return { ...state, attachments: [...state.attachments, { id: event.data.attachment_id, by: event.data.by, removed: false }] }
     case 'OpportunityAttachmentRemoved':
       return { ...state, attachments: changeOne(state.attachments, event.data.attachment_id, { removed: true }) }
+    case 'OpportunityLineItemAdded':
+      return { ...state, lineItems: [...state.lineItems, event.data.line_item] }
+    case 'OpportunityLineItemChanged': {
+      const { line_item_id, changes } = event.data
+      return { ...state, lineItems: state.lineItems.map((item) => (item.id === line_item_id ? { ...item, ...changes } : item)) }
+    }
+    case 'OpportunityLineItemRemoved':
+      return { ...state, lineItems: state.lineItems.filter((item) => item.id !== event.data.line_item_id) }
   }
 }
 
@@ -141,12 +157,15 @@ export type OpportunityCommand =
   | { type: 'DeleteComment'; orgId: string; actor: Actor; commentId: string; at: string }
   | { type: 'AddAttachment'; orgId: string; actor: Actor; attachment: AttachmentData; at: string }
   | { type: 'RemoveAttachment'; orgId: string; actor: Actor; attachmentId: string; at: string }
+  | { type: 'AddLineItem'; orgId: string; actor: Actor; lineItemId: string; item: LineItemInput; at: string }
+  | { type: 'ChangeLineItem'; orgId: string; actor: Actor; lineItemId: string; item: Partial<LineItemInput>; at: string }
+  | { type: 'RemoveLineItem'; orgId: string; actor: Actor; lineItemId: string; at: string }
   /** A tag merge (admins): `from` replaced by `into` in the deal's tags; a deleted deal is left alone. */
   | { type: 'RetagOpportunity'; orgId: string; from: string; into: string; at: string }
 
-type Of<T extends OpportunityCommand['type']> = Extract<OpportunityCommand, { type: T }>
+export type Of<T extends OpportunityCommand['type']> = Extract<OpportunityCommand, { type: T }>
 
-function existing(state: OpportunityState, orgId: string): asserts state is OpportunityState & { placement: Placement } {
+export function existing(state: OpportunityState, orgId: string): asserts state is OpportunityState & { placement: Placement } {
   if (!state.exists || state.orgId !== orgId || state.deleted || !state.placement) throw new NotFoundError('Opportunity not found')
 }
 
@@ -182,7 +201,7 @@ function settle(fields: DealFields, stage: Stage, closedBy: string | null | unde
   return next
 }
 
-function fieldEvents(current: DealFields, next: DealFields, at: string): OpportunityEvent[] {
+export function fieldEvents(current: DealFields, next: DealFields, at: string): OpportunityEvent[] {
   const changed = changedFields(current, next)
   const keys = Object.keys(changed) as (keyof DealFields)[]
   if (!keys.length) return []
@@ -229,6 +248,7 @@ function decideUpdate(command: Of<'UpdateOpportunity'>, state: OpportunityState)
   // A PUT keeps what it cannot send: closed_by is output-only.
   const custom_fields = customValues(command, state.fields.custom_fields, command.replace ? 'replace' : 'patch')
   const requested = command.replace ? { ...replacing(emptyDeal(), writable(input)), closed_by: state.fields.closed_by, custom_fields } : { ...state.fields, ...writable(input), custom_fields }
+  requested.amount = calculatedAmount(state, input.amount) ?? requested.amount
   // §4.4.3: naming a won or lost stage stamps the caller as closer.
   const fields = settle(requested, stage, input.stage === undefined && stage.id === current.stage_id ? undefined : actor.profileId, command.defaultCurrency)
   checkClosingRules(fields, stage.kind)
@@ -261,39 +281,6 @@ function decideDelete(command: Of<'DeleteOpportunity'>, state: OpportunityState)
   return [{ type: 'OpportunityDeleted', data: { at: command.at } }]
 }
 
-/** A comment or attachment of the deal, changed only by its author (uploader) or an admin. */
-function ownItem(items: readonly Authored[], id: string, actor: Actor, what: string): Authored | undefined {
-  const item = items.find((i) => i.id === id)
-  if (!item) throw new NotFoundError(`${what} not found`)
-  if (item.removed) return undefined
-  if (!actor.isAdmin && (actor.profileId === null || item.by !== actor.profileId)) throw new ForbiddenError(`Only an admin or its author may change this ${what.toLowerCase()}`)
-  return item
-}
-
-function decideNotes(command: Of<'AddComment' | 'EditComment' | 'DeleteComment' | 'AddAttachment' | 'RemoveAttachment'>, state: OpportunityState): OpportunityEvent[] {
-  existing(state, command.orgId)
-  const { actor, at } = command
-  switch (command.type) {
-    case 'AddComment':
-      assertMayAccess(state, actor)
-      if (state.comments.some((c) => c.id === command.commentId)) return []
-      return [{ type: 'OpportunityCommentAdded', data: { comment_id: command.commentId, comment: command.comment, by: actor.profileId, at } }]
-    case 'EditComment': {
-      const comment = ownItem(state.comments, command.commentId, actor, 'Comment')
-      if (!comment) throw new NotFoundError('Comment not found')
-      return comment.comment === command.comment ? [] : [{ type: 'OpportunityCommentEdited', data: { comment_id: comment.id, comment: command.comment, at } }]
-    }
-    case 'DeleteComment':
-      return ownItem(state.comments, command.commentId, actor, 'Comment') ? [{ type: 'OpportunityCommentDeleted', data: { comment_id: command.commentId, at } }] : []
-    case 'AddAttachment':
-      assertMayAccess(state, actor)
-      if (state.attachments.some((a) => a.id === command.attachment.attachment_id)) return []
-      return [{ type: 'OpportunityAttachmentAdded', data: { ...command.attachment, by: actor.profileId, at } }]
-    case 'RemoveAttachment':
-      return ownItem(state.attachments, command.attachmentId, actor, 'Attachment') ? [{ type: 'OpportunityAttachmentRemoved', data: { attachment_id: command.attachmentId, at } }] : []
-  }
-}
-
 function decideRetag(command: Of<'RetagOpportunity'>, state: OpportunityState): OpportunityEvent[] {
   if (state.deleted) return []
   existing(state, command.orgId)
@@ -312,6 +299,10 @@ export function decideOpportunity(command: OpportunityCommand, state: Opportunit
       return decideDelete(command, state)
     case 'RetagOpportunity':
       return decideRetag(command, state)
+    case 'AddLineItem':
+    case 'ChangeLineItem':
+    case 'RemoveLineItem':
+      return decideLineItems(command, state)
     default:
       return decideNotes(command, state)
   }

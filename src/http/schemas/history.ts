@@ -19,7 +19,7 @@ export const HistoryEntry = z.object({
   at: z.string(),
   actor: ActorRef.nullable().describe('Who caused it; null for system work and the organization API key'),
   changes: z.record(z.string(), Change).describe('Creation lists every field from null; a stage change names stage (codes), and pipeline and stage_kind when they change; comments: comment text; attachments: file name'),
-  subject: z.object({ kind: z.enum(['comment', 'attachment', 'stage']), id: z.string(), name: z.string().nullable().describe('The file name or stage code; null for a comment') }).nullable(),
+  subject: z.object({ kind: z.enum(['comment', 'attachment', 'stage', 'line_item']), id: z.string(), name: z.string().nullable().describe('The file name, stage code or line item name; null for a comment') }).nullable(),
 })
 export const HistoryPage = pageOf(HistoryEntry)
 

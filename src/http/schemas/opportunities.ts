@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enums.ts'
+import { DISCOUNT_TYPES } from '../../commands/opportunity/line-items.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
@@ -13,7 +14,7 @@ const blankIsNull = (v: unknown) => (v === '' ? null : v)
 const nullable = <T extends z.ZodType>(schema: T) => z.preprocess(blankIsNull, schema.nullable()).optional()
 
 /** A decimal with at most 2 places, from a JSON number or string, kept as a canonical string (no floating point). */
-const Amount = z
+export const Amount = z
   .union([z.number(), z.string().trim()])
   .transform((v) => (typeof v === 'number' ? String(v) : v))
   .refine((v) => /^\d{1,13}(\.\d{1,2})?$/.test(v), 'Expected a non-negative decimal with at most 13 digits before and 2 after the point.')
@@ -55,6 +56,19 @@ export const MoveBody = z.object({
 })
 
 const Ref = z.object({ id: z.uuid(), name: z.string() })
+const Decimal = z.string().describe('Decimal string with two places')
+export const LineItemView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  quantity: Decimal,
+  unit_price: Decimal,
+  discount_type: z.enum(DISCOUNT_TYPES).nullable(),
+  discount_value: Decimal.nullable().describe('A percentage (0-100) or an amount, per discount_type'),
+  total: Decimal.describe('quantity × unit_price less the discount, never below 0'),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
 export const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), email: z.string().nullable() })
 const AgingStatus = z.enum(['green', 'yellow', 'red']).nullable().describe('Open stages only (§3.2); null in won and lost stages')
 
@@ -74,7 +88,7 @@ export const Card = z.object({
   account: Ref.nullable(),
   assigned_to: z.array(ProfileRef),
   tags: z.array(TagRef),
-  line_items: z.array(z.object({ id: z.uuid(), name: z.string(), quantity: z.string(), unit_price: z.string(), discount_type: z.string().nullable(), discount_value: z.string().nullable() })).describe('Line items are not built yet: always empty'),
+  line_items: z.array(z.object({ id: z.uuid(), name: z.string(), quantity: z.string(), unit_price: z.string(), discount_type: z.string().nullable(), discount_value: z.string().nullable() })).describe('Plain rows of the live line items'),
   days_in_stage: z.number().int().nullable(),
   aging_status: AgingStatus,
   stage_changed_at: z.string().nullable(),
@@ -107,14 +121,14 @@ export const Opportunity = z.object({
   created_at: z.string(),
   org: Ref,
   created_on_arrow: z.string().describe('How long ago it was created, e.g. "3 days ago"'),
-  amount_source: z.enum(['MANUAL', 'CALCULATED']).describe('CALCULATED once the deal has line items (not built yet: always MANUAL)'),
+  amount_source: z.enum(['MANUAL', 'CALCULATED']).describe('CALCULATED while the deal has line items: their total is its amount, and an edit sending another amount (or null) is 400'),
   stage_label: z.string().nullable(),
   stage_kind: z.enum(STAGE_KINDS),
   stage_changed_at: z.string().nullable(),
   days_in_stage: z.number().int().nullable(),
   aging_status: AgingStatus,
-  line_items: z.array(z.unknown()).describe('Not built yet: always empty'),
-  line_items_total: z.string(),
+  line_items: z.array(LineItemView).describe('Live line items, in the order they were added'),
+  line_items_total: z.string().describe('Sum of the line items\' totals; "0" without line items'),
   custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for deals, by key (no value: no key)"),
 })
 
@@ -220,3 +234,15 @@ export const NoteBody = z.object({
   opportunity_attachment: UploadedFileSchema.optional().describe('multipart/form-data only'),
 })
 export const NoteAnswer = z.object({ opportunity_obj: Opportunity, attachments: z.array(AttachmentView), comments: z.array(CommentView) })
+
+export const LineItemParams = z.object({ opportunity_id: z.uuid(), line_item_id: z.uuid() })
+export const DealParams = LineItemParams.pick({ opportunity_id: true })
+export const LineItemBody = z.object({
+  name: z.string().trim().min(1, 'This field may not be blank.').max(255),
+  description: optionalText(10_000),
+  quantity: Amount.refine((v) => v !== '0.00', 'Expected a quantity above 0.').describe('Above 0, at most 2 decimals'),
+  unit_price: Amount.describe('Non-negative, at most 2 decimals'),
+  discount_type: nullable(z.enum(DISCOUNT_TYPES)),
+  discount_value: nullable(Amount).describe('With discount_type: a percentage (at most 100) or an amount'),
+})
+export const LineItemList = z.object({ line_items: z.array(LineItemView), line_items_total: z.string(), amount_source: z.enum(['MANUAL', 'CALCULATED']) })
