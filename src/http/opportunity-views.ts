@@ -8,7 +8,7 @@ import { liveContacts } from '../projections/contacts.ts'
 import { definitionsOf } from '../projections/custom-fields.ts'
 import { attachmentsOf, commentsOf, lineItemsOf } from '../projections/opportunities.ts'
 import type { LineItemRow, OpportunityView } from '../projections/opportunities.ts'
-import { lineItemsTotal } from '../commands/opportunity/line-items.ts'
+import { discountAmount, lineItemsTotal } from '../commands/opportunity/line-items.ts'
 import { profileRefs, tagRefs } from './relations.ts'
 import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
 
@@ -161,6 +161,7 @@ export const lineItemBody = (item: LineItemRow) => ({
   unit_price: item.unit_price,
   discount_type: item.discount_type,
   discount_value: item.discount_value,
+  discount_amount: discountAmount(item),
   total: item.total,
   created_at: item.created_at.toISOString(),
   updated_at: item.updated_at.toISOString(),

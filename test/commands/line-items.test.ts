@@ -28,9 +28,9 @@ const amount = (from: string | null, to: string): OpportunityEvent => ({ type: '
 t.test('line totals in exact decimals', async (t) => {
   t.equal(lineTotal(item('a')), '200.00')
   t.equal(lineTotal(item('a', { quantity: '3.00', unit_price: '0.10' })), '0.30', 'no floating point error')
-  t.equal(lineTotal(item('a', { discount_type: 'PERCENT', discount_value: '12.50' })), '175.00')
-  t.equal(lineTotal(item('a', { quantity: '1.00', unit_price: '9.99', discount_type: 'PERCENT', discount_value: '33.33' })), '6.66', 'rounded half up at the cent')
-  t.equal(lineTotal(item('a', { discount_type: 'AMOUNT', discount_value: '250.00' })), '0.00', 'never below zero')
+  t.equal(lineTotal(item('a', { discount_type: 'percentage', discount_value: '12.50' })), '175.00')
+  t.equal(lineTotal(item('a', { quantity: '1.00', unit_price: '9.99', discount_type: 'percentage', discount_value: '33.33' })), '6.66', 'rounded half up at the cent')
+  t.equal(lineTotal(item('a', { discount_type: 'fixed', discount_value: '250.00' })), '0.00', 'never below zero')
   t.equal(lineItemsTotal([item('a'), item('b', { quantity: '0.50', unit_price: '10.01' })]), '205.01')
 })
 
@@ -54,10 +54,10 @@ t.test('line items own the amount while there are any (where-the-spec-is-silent.
 t.test('rules: access, discounts, won deals keep an amount', async (t) => {
   const s = spec(t, opportunityDecider)
   s.given([created()]).when(add('i1', {}, stranger)).thenRejects(ForbiddenError)
-  s.given([created()]).when(add('i1', { discount_type: 'PERCENT', discount_value: '120.00' })).thenRejects(ValidationError, { errors: { discount_value: [String] } })
-  s.given([created()]).when(add('i1', { discount_type: 'PERCENT' })).thenRejects(ValidationError, { errors: { discount_value: [String] } })
+  s.given([created()]).when(add('i1', { discount_type: 'percentage', discount_value: '120.00' })).thenRejects(ValidationError, { errors: { discount_value: [String] } })
+  s.given([created()]).when(add('i1', { discount_type: 'percentage' })).thenRejects(ValidationError, { errors: { discount_value: [String] } })
   s.given([created()]).when({ type: 'RemoveLineItem', orgId: org, actor: creator, lineItemId: 'nope', at }).thenRejects(NotFoundError)
   const wonDeal = created(won!, { amount: '500.00', closed_on: '2026-11-20', closed_by: 'creator', probability: 100 })
-  s.given([wonDeal]).when(add('i1', { discount_type: 'AMOUNT', discount_value: '200.00' })).thenRejects(ValidationError, { errors: { amount: [String] } })
+  s.given([wonDeal]).when(add('i1', { discount_type: 'fixed', discount_value: '200.00' })).thenRejects(ValidationError, { errors: { amount: [String] } })
   s.given([wonDeal]).when(add('i1')).then([added('i1'), amount('500.00', '200.00')])
 })

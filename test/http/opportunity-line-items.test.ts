@@ -11,9 +11,9 @@ t.test('line items: /api/opportunities/{opportunity_id}/line-items/ (§4.8; wher
   const deal = (await create(alice.headers, { name: 'Seats', amount: 10 })).json().id as string
   const items = `${BASE}${deal}/line-items/`
 
-  const first = await inject('POST', items, alice.headers, { name: 'Seat licence', quantity: 3, unit_price: '19.99', discount_type: 'PERCENT', discount_value: 10 })
+  const first = await inject('POST', items, alice.headers, { name: 'Seat licence', quantity: 3, unit_price: '19.99', discount_type: 'percentage', discount_value: 10 })
   t.equal(first.statusCode, 201, first.body)
-  t.match(first.json(), { name: 'Seat licence', quantity: '3.00', unit_price: '19.99', discount_type: 'PERCENT', discount_value: '10.00', total: '53.97' })
+  t.match(first.json(), { name: 'Seat licence', quantity: '3.00', unit_price: '19.99', discount_type: 'percentage', discount_value: '10.00', discount_amount: '6.00', total: '53.97' })
   const second = (await inject('POST', items, admin, { name: 'Onboarding', quantity: '1', unit_price: 100 })).json()
 
   t.test('the deal amount is the total; the detail and the list show them', async (t) => {
@@ -53,7 +53,7 @@ t.test('line items: /api/opportunities/{opportunity_id}/line-items/ (§4.8; wher
     t.equal((await inject('GET', `${BASE}${randomUUID()}/line-items/`, admin)).statusCode, 404)
     t.equal((await inject('GET', `${items}${randomUUID()}/`, admin)).statusCode, 404)
     t.equal((await inject('GET', `${BASE}not-a-uuid/line-items/`, admin)).statusCode, 404)
-    for (const body of [{ name: '', quantity: 1, unit_price: 1 }, { name: 'x', quantity: 0, unit_price: 1 }, { name: 'x', quantity: 1, unit_price: -1 }, { name: 'x', quantity: 1, unit_price: 1, discount_type: 'PERCENT', discount_value: 101 }, { name: 'x', quantity: 1, unit_price: 1, discount_type: 'BOGUS', discount_value: 1 }]) {
+    for (const body of [{ name: '', quantity: 1, unit_price: 1 }, { name: 'x', quantity: 0, unit_price: 1 }, { name: 'x', quantity: 1, unit_price: -1 }, { name: 'x', quantity: 1, unit_price: 1, discount_type: 'percentage', discount_value: 101 }, { name: 'x', quantity: 1, unit_price: 1, discount_type: 'BOGUS', discount_value: 1 }]) {
       const res = await inject('POST', items, alice.headers, body)
       t.match({ status: res.statusCode, body: res.json() }, { status: 400, body: { error: true } }, JSON.stringify(body))
     }

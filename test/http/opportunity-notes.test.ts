@@ -81,6 +81,13 @@ t.test('comments and attachments (where-the-spec-is-silent.md)', async (t) => {
     t.equal((await inject('POST', `${BASE}${randomUUID()}/`, admin, { comment: 'x' })).statusCode, 404)
     t.match((await inject('POST', `${BASE}${deal}/`, admin, { comment: '   ' })).json(), { error: true, errors: { comment: [String] } })
     t.match((await inject('POST', `${BASE}${deal}/`, admin, {})).json(), { error: true, errors: { comment: [String] } })
+    const viaComment = await inject('POST', `${BASE}comment/${deal}/`, bob.headers, { comment: 'Also via comment/{deal id}/' })
+    t.equal(viaComment.statusCode, 200, 'POST comment/{deal id}/ adds one too')
+    t.equal(viaComment.json().comments.length, 2)
+    const [, second] = viaComment.json().comments
+    t.equal((await inject('DELETE', `${BASE}comment/${second.id}/`, bob.headers)).statusCode, 200)
+    t.equal((await inject('POST', `${BASE}comment/${deal}/`, carol.headers, { comment: 'x' })).statusCode, 403)
+    t.equal((await inject('POST', `${BASE}comment/${deal}/`, admin, { comment: ' ' })).statusCode, 400)
   })
 
   t.test('editing and deleting a comment: its author or an admin', async (t) => {

@@ -9,7 +9,7 @@ import { assertMayAccess, checkClosingRules } from './rules.ts'
  * (amount_source CALCULATED): the amount is their total, and an edit sending another amount, or
  * null, is refused; removing the last one leaves the amount as it was, MANUAL again.
  */
-export const DISCOUNT_TYPES = ['PERCENT', 'AMOUNT'] as const
+export const DISCOUNT_TYPES = ['percentage', 'fixed'] as const
 export type LineItem = {
   id: string
   name: string
@@ -31,14 +31,26 @@ const decimalText = (value: bigint) => `${value / 100n}.${(value % 100n).toStrin
 // From ten-thousandths to hundredths, half away from zero (all values here are non-negative).
 const roundToHundredths = (value: bigint) => (value + 50n) / 100n
 
-/** quantity × unit price, less the discount (a percentage of it, or an amount), never below zero. */
-export function lineTotal(item: Pick<LineItem, 'quantity' | 'unit_price' | 'discount_type' | 'discount_value'>): string {
+type Priced = Pick<LineItem, 'quantity' | 'unit_price' | 'discount_type' | 'discount_value'>
+
+/** The discount in ten-thousandths: a percentage of quantity × unit price, or a fixed amount, at most the gross. */
+function discountOf(item: Priced, gross: bigint): bigint {
+  if (item.discount_type === null || item.discount_value === null) return 0n
+  const value = hundredths(item.discount_value)
+  const discount = item.discount_type === 'percentage' ? (gross * value) / 10_000n : value * 100n
+  return discount < gross ? discount : gross
+}
+
+/** The discount of a line item, in money. */
+export function discountAmount(item: Priced): string {
   const gross = hundredths(item.quantity) * hundredths(item.unit_price) // ten-thousandths
-  const discount = item.discount_value === null ? 0n : hundredths(item.discount_value)
-  let net = gross
-  if (item.discount_type === 'PERCENT') net = (gross * (10_000n - discount)) / 10_000n
-  else if (item.discount_type === 'AMOUNT') net = gross - discount * 100n
-  return decimalText(roundToHundredths(net > 0n ? net : 0n))
+  return decimalText(roundToHundredths(discountOf(item, gross)))
+}
+
+/** quantity × unit price, less the discount, never below zero. */
+export function lineTotal(item: Priced): string {
+  const gross = hundredths(item.quantity) * hundredths(item.unit_price)
+  return decimalText(roundToHundredths(gross - discountOf(item, gross)))
 }
 
 export const lineItemsTotal = (items: readonly LineItem[]): string => decimalText(items.reduce((sum, item) => sum + hundredths(lineTotal(item)), 0n))
@@ -46,7 +58,7 @@ export const lineItemsTotal = (items: readonly LineItem[]): string => decimalTex
 /** 400 unless a percentage discount is at most 100 and a discount has both its type and value. */
 function checkDiscount(item: LineItemInput): void {
   if ((item.discount_type === null) !== (item.discount_value === null)) throw new ValidationError({ discount_value: ['Expected discount_type and discount_value together, or neither.'] })
-  if (item.discount_type === 'PERCENT' && hundredths(item.discount_value!) > 10_000n) throw new ValidationError({ discount_value: ['Expected a percentage from 0 to 100.'] })
+  if (item.discount_type === 'percentage' && hundredths(item.discount_value!) > 10_000n) throw new ValidationError({ discount_value: ['Expected a percentage from 0 to 100.'] })
 }
 
 /** The deal's amount after its line items changed to `items`: their total while there are any. */

@@ -54,12 +54,12 @@ export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyP
   const { db, clock } = deps
   const actorOf = (identity: ReturnType<typeof identityOf>): Actor => ({ profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false })
   return async (app) => {
-    app.post('/api/opportunities/:id/', { schema: { tags: TAGS, summary: 'Comment on a deal and/or attach a file (admin, creator or assignee)', description: 'Answers the deal with its comments and attachments.', params: IdParams, body: NoteBody, response: { 200: NoteAnswer, ...errors } } }, async (request, reply) => {
+    /** Adds a comment and/or a file to a deal and answers the deal with its comments and attachments. */
+    const addNotes = async (request: FastifyRequest, reply: FastifyReply, dealId: string, comment: string | undefined, upload: UploadedFile | undefined) => {
       const identity = identityOf(request)
       const actor = actorOf(identity)
-      const deal = await orNotFound(opportunityOf(db, identity.orgId, request.params.id))
+      const deal = await orNotFound(opportunityOf(db, identity.orgId, dealId))
       if (!mayAccess({ createdBy: deal.created_by, assignedTo: deal.assigned_to }, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may comment on this opportunity')
-      const { comment, opportunity_attachment: upload } = request.body
       if (comment === undefined && upload === undefined) throw new ValidationError({ comment: ['Expected a comment or an opportunity_attachment.'] })
       const commands = requestCommands(deps, request, reply)
       const at = clock().toISOString()
@@ -69,7 +69,15 @@ export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyP
       const org = await organizationById(db, identity.orgId)
       const [opportunity] = await opportunitiesOf(db, { id: org.id, name: org.name }, [await orNotFound(opportunityOf(db, identity.orgId, deal.id))], clock())
       return { opportunity_obj: opportunity!, ...(await notesOf(db, identity.orgId, deal.id)) }
-    })
+    }
+
+    app.post('/api/opportunities/:id/', { schema: { tags: TAGS, summary: 'Comment on a deal and/or attach a file (admin, creator or assignee)', description: 'Answers the deal with its comments and attachments.', params: IdParams, body: NoteBody, response: { 200: NoteAnswer, ...errors } } }, (request, reply) =>
+      addNotes(request, reply, request.params.id, request.body.comment, request.body.opportunity_attachment),
+    )
+
+    app.post('/api/opportunities/comment/:id/', { schema: { tags: TAGS, summary: 'Comment on a deal ({id} is the deal id; admin, creator or assignee)', description: 'The same as POST /api/opportunities/{id}/ with a comment.', params: IdParams, body: CommentBody, response: { 200: NoteAnswer, ...errors } } }, (request, reply) =>
+      addNotes(request, reply, request.params.id, request.body.comment, undefined),
+    )
 
     /** One command about an existing comment or attachment, on its deal's stream. */
     const onNote = async (request: FastifyRequest, reply: FastifyReply, dealId: string, command: OpportunityCommand) => {
