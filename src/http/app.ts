@@ -26,6 +26,7 @@ import { contactRoutes } from './routes/contacts.ts'
 import { customFieldRoutes } from './routes/custom-fields.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
+import { leadRoutes } from './routes/leads.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { notBuiltRoutes } from './routes/not-built.ts'
@@ -38,6 +39,7 @@ import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
 import { tagRoutes } from './routes/tags.ts'
+import { stageChangeRoutes } from './routes/stage-changes.ts'
 import { teamRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
@@ -105,11 +107,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(customFieldRoutes(deps))
   // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
   await app.register(pipelineRoutes(deps))
+  await app.register(stageChangeRoutes(deps))
   await app.register(opportunityHistoryRoutes(deps))
   await app.register(opportunityRoutes(deps, files))
   await app.register(opportunityListRoutes(deps))
   await app.register(opportunityNoteRoutes(deps, files))
   await app.register(opportunityLineItemRoutes(deps))
+  await app.register(leadRoutes(deps, files))
   await app.register(notBuiltRoutes(deps))
   return app
 }

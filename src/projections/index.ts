@@ -1,9 +1,11 @@
 import { accountsProjector } from './accounts.ts'
 import { contactsProjector } from './contacts.ts'
 import { customFieldsProjector } from './custom-fields.ts'
+import { leadsProjector } from './leads.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { pipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
+import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
 import { teamsProjector } from './teams.ts'
 
@@ -11,4 +13,4 @@ import { teamsProjector } from './teams.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, opportunitiesProjector, pipelinesProjector, tagsProjector, teamsProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, stageChangesProjector, tagsProjector, teamsProjector]

@@ -2,17 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { fold } from '../../commands/decider.ts'
-import type { PreparedCommand } from '../../commands/handle-command.ts'
 import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
 import { opportunityDecider, opportunityStreams } from '../../commands/opportunity/opportunity.ts'
-import type { DealInput, OpportunityCommand, PipelineFacts } from '../../commands/opportunity/opportunity.ts'
+import type { DealInput } from '../../commands/opportunity/opportunity.ts'
 import { placeBetween } from '../../commands/opportunity/placement.ts'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
 import type { Actor } from '../../commands/opportunity/rules.ts'
-import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
-import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
-import { withClaimedName, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
+import { withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { ForbiddenError, ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
@@ -27,7 +23,7 @@ import type { FileStore } from '../../files/file-store.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { opportunityAsOf } from '../deal-history-views.ts'
-import { ensureDefaultPipeline } from '../default-pipeline.ts'
+import { DEAL_NAME_SCOPE, createDeal, withPipeline } from '../deal-create.ts'
 import { cardsOf, notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
@@ -40,7 +36,6 @@ import { AsOfQuery } from '../schemas/history.ts'
 import { MoveAnswer, MoveBody, OpportunityBody, OpportunityDetail, OpportunityPatch } from '../schemas/opportunities.ts'
 
 const TAGS = ['opportunities']
-const SCOPE = 'opportunity_name'
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const writeErrors = { ...errors, 409: ErrorBody, 412: ErrorBody } as const
 /** A deal body as the routes receive it: the writable fields, and a file when multipart. */
@@ -79,14 +74,6 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
     return { profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false }
   }
 
-  /** The pipeline's folded state and the guard that makes the deal's append fail if it changes meanwhile. */
-  const withPipeline = async <C extends OpportunityCommand>(pipelineId: string, command: (pipeline: PipelineFacts) => C): Promise<PreparedCommand<C>> => {
-    const streamName = pipelineStreams.stream(pipelineId)
-    const events = await store.readStream(streamName)
-    const state = fold(pipelineDecider, events.map((e) => ({ type: e.type, data: e.data }) as PipelineEvent))
-    return { command: command({ id: pipelineId, state }), guard: { streamName, revision: events.at(-1)?.revision ?? 'no_stream' } }
-  }
-
   const visible = async (request: FastifyRequest, id: string): Promise<OpportunityView> => {
     const row = await orNotFound(opportunityOf(db, identityOf(request).orgId, id))
     if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this opportunity')
@@ -107,8 +94,8 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
     const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
     const commands = requestCommands(deps, request, reply)
     const prepare = () =>
-      withPipeline(input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input, replace }))
-    const claim = { scope: SCOPE, orgId, ownerId: current.id, name: input.name ?? current.name, previousName: current.name, field: 'name' }
+      withPipeline(store, input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input, replace }))
+    const claim = { scope: DEAL_NAME_SCOPE, orgId, ownerId: current.id, name: input.name ?? current.name, previousName: current.name, field: 'name' }
     await withRenamedClaim(commands.run, claim, () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(ifMatch) }))
     if (upload) await attachUpload(commands.run, files, { orgId, id: current.id }, actorOf(request), upload, clock().toISOString())
     await commands.settle()
@@ -142,13 +129,9 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       const { orgId } = identityOf(request)
       const { input, upload } = splitBody(request.body)
       await checkDealRelations(orgId, input)
-      const pipelineId = input.pipeline ?? (await ensureDefaultPipeline(deps, request, reply))
-      const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
       const commands = requestCommands(deps, request, reply)
       const id = randomUUID()
-      const prepare = () =>
-        withPipeline(pipelineId, (pipeline) => ({ type: 'CreateOpportunity' as const, opportunityId: id, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input }))
-      await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: id, name: input.name!, field: 'name' }, () => commands.run(opportunityDecider, opportunityStreams.stream(id), prepare))
+      await createDeal(deps, request, reply, commands.run, { id, input, actor: actorOf(request), field: 'name' })
       if (upload) await attachUpload(commands.run, files, { orgId, id }, actorOf(request), upload, clock().toISOString())
       await commands.settle()
       return { error: false as const, message: 'Opportunity created', id }
@@ -204,7 +187,7 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       const actor = { ...actorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
       const commands = requestCommands(deps, request, reply)
       const remove = () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), { type: 'DeleteOpportunity', orgId: identity.orgId, actor, at: clock().toISOString() })
-      await withReleasedName(commands.run, { scope: SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.name }, remove)
+      await withReleasedName(commands.run, { scope: DEAL_NAME_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.name }, remove)
       await commands.settle()
       return { error: false as const, message: 'Opportunity deleted' }
     })
@@ -216,7 +199,7 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
       const kanbanOrder = await placement(orgId, current, request.body)
       const commands = requestCommands(deps, request, reply)
       const now = clock()
-      const prepare = () => withPipeline(current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: todayIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder }))
+      const prepare = () => withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: todayIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder }))
       await commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(request.headers['if-match']) })
       await commands.settle()
       const [card] = await cardsOf(db, orgId, [await orNotFound(opportunityOf(db, orgId, current.id))], actorOf(request), now)

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+import { leadDecider, leadStreams } from '../../commands/lead/lead.ts'
+import type { LeadCommand, LeadInput } from '../../commands/lead/lead.ts'
+import { mayAccess } from '../../commands/opportunity/rules.ts'
+import type { Actor } from '../../commands/opportunity/rules.ts'
+import { withOptionalClaim, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
+import { ForbiddenError, orNotFound } from '../../errors.ts'
+import type { FileStore } from '../../files/file-store.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import { activeMembers, isSuperuser } from '../../identity/users.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
+import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/leads.ts'
+import type { LeadRow } from '../../projections/leads.ts'
+import type { AppDeps } from '../app.ts'
+import { requestCommands } from '../commands.ts'
+import type { RequestCommands } from '../commands.ts'
+import { customFieldFilters } from '../custom-field-filters.ts'
+import { runLeadCommand } from '../lead-conversion.ts'
+import { leadNotesView, leadsOf } from '../lead-views.ts'
+import { identityOf } from '../plugins/auth.ts'
+import type { UploadedFile } from '../plugins/bodies.ts'
+import { checkRelations, profileRefs } from '../relations.ts'
+import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
+import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, LeadUpdated } from '../schemas/leads.ts'
+import { adoptUpload } from '../uploads.ts'
+import { leadNoteRoutes } from './lead-notes.ts'
+
+const TAGS = ['leads']
+/** Lead emails are unique per organization, case-insensitively (name claims of this scope). */
+const EMAIL_SCOPE = 'lead_email'
+const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody, 409: ErrorBody } as const
+
+type LeadBodyIn = z.infer<typeof LeadPatch>
+const WRITABLE = Object.keys(LeadBody.shape).filter((key) => key !== 'lead_attachment' && key !== 'custom_fields')
+
+/** A validated body as the decider's input (writable fields, custom values apart) and its file. */
+function splitBody(body: LeadBodyIn): { input: LeadInput; upload: UploadedFile | undefined } {
+  const input = Object.fromEntries(Object.entries(body).filter(([key, value]) => WRITABLE.includes(key) && value !== undefined)) as LeadInput
+  return { input: { ...input, custom: { cfFields: body, customFields: body.custom_fields } }, upload: body.lead_attachment as UploadedFile | undefined }
+}
+
+export const leadActorOf = (request: FastifyRequest): Actor => {
+  const identity = identityOf(request)
+  return { profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false }
+}
+
+/** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
+export async function visibleLead(deps: AppDeps, request: FastifyRequest, id: string): Promise<LeadRow> {
+  const row = await orNotFound(leadOf(deps.db, identityOf(request).orgId, id))
+  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, leadActorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
+  return row
+}
+
+/** Runs `action`; when it fails after appending (a conversion undone), the read models still catch up before the error answers. */
+async function settledEvenIfRefused<T>(commands: RequestCommands, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action()
+  } catch (error) {
+    await commands.settle()
+    throw error
+  }
+}
+
+/** Stores a multipart `lead_attachment` and records it on the lead. */
+export const attachToLead = (deps: AppDeps, files: FileStore, commands: RequestCommands, request: FastifyRequest, leadId: string, upload: UploadedFile) =>
+  adoptUpload(files, identityOf(request).orgId, upload, (attachment) =>
+    commands.run(leadDecider, leadStreams.stream(leadId), { type: 'AddAttachment', orgId: identityOf(request).orgId, actor: leadActorOf(request), attachment, at: deps.clock().toISOString() }),
+  )
+
+/**
+ * Leads (§4.1 lead filters, §4.8; where-the-spec-is-silent.md, Leads): list in an open and a closed
+ * section with totals, create (JSON, form or multipart with `lead_attachment`), detail, PUT, PATCH
+ * (status `converted` converts: see lead-conversion.ts), DELETE; comments and attachments in
+ * lead-notes.ts. Access as for deals: admin, creator or assignee; DELETE admin, superuser or creator.
+ */
+export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+
+  const write = async (request: FastifyRequest, reply: FastifyReply, id: string, body: LeadBodyIn, replace: boolean) => {
+    const { input, upload } = splitBody(body)
+    const { orgId } = identityOf(request)
+    const current = await visibleLead(deps, request, id)
+    await checkRelations(db, orgId, input, {}, current)
+    const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
+    const commands = requestCommands(deps, request, reply)
+    const actor = leadActorOf(request)
+    const command: LeadCommand = { type: 'UpdateLead', orgId, actor, at: clock().toISOString(), customFields, input, replace }
+    const email = input.email === undefined ? (replace ? null : current.email) : input.email
+    const claim = { scope: EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
+    const converted = await settledEvenIfRefused(commands, () => withRenamedClaim(commands.run, claim, () => runLeadCommand(deps, request, reply, commands.run, current.id, command, actor)))
+    if (upload) await attachToLead(deps, files, commands, request, current.id, upload)
+    await commands.settle()
+    return { error: false as const, message: converted.account_id ? 'Lead converted' : 'Lead updated', ...converted }
+  }
+
+  return async (app) => {
+    app.get('/api/leads/', { schema: { tags: TAGS, summary: 'Leads in an open and a closed section, with totals over the whole filtered set', description: 'Each section is paged by the same limit and offset, newest first. A non-admin sees only leads they created or are assigned to, in sections and totals alike. Unknown or malformed filter values match nothing; blank values are no filter.', querystring: LeadListQuery, response: { 200: LeadList, ...authErrors } } }, async (request) => {
+      const identity = identityOf(request)
+      const query = request.query
+      const { limit, offset } = query
+      const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
+      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, {
+        name: query.name, salutation: query.salutation, source: query.source, status: query.status, assignedTo: query.assigned_to, tags: query.tags, city: query.city, email: query.email, rating: query.rating, search: query.search,
+        createdFrom: query.created_at__gte, createdTo: query.created_at__lte, closeFrom: query.close_date__gte, closeTo: query.close_date__lte, customFields: customFieldFilters(query, definitions),
+      })
+      const now = clock()
+      const [open, closed, totals] = await Promise.all([leadSection(db, conditions, false, { limit, offset }), leadSection(db, conditions, true, { limit, offset }), leadTotals(db, conditions, now)])
+      const next = (count: number) => (limit > 0 && offset + limit < count ? offset + limit : null)
+      const [openLeads, closeLeads] = await Promise.all([leadsOf(db, identity.orgId, open.rows, now), leadsOf(db, identity.orgId, closed.rows, now)])
+      return {
+        open_leads: { leads_count: open.count, open_leads: openLeads, offset: next(open.count) },
+        close_leads: { leads_count: closed.count, close_leads: closeLeads, offset: next(closed.count) },
+        totals,
+      }
+    })
+
+    app.post('/api/leads/', { schema: { tags: TAGS, summary: 'Create a lead (JSON, form or multipart with an optional lead_attachment)', description: 'Status `converted` creates it converted: answered with account_id, contact_id and opportunity_id.', body: LeadBody, response: { 200: LeadCreated, ...errors } } }, async (request, reply) => {
+      const { orgId } = identityOf(request)
+      const { input, upload } = splitBody(request.body)
+      await checkRelations(db, orgId, input)
+      const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
+      const commands = requestCommands(deps, request, reply)
+      const actor = leadActorOf(request)
+      const id = randomUUID()
+      const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor, at: clock().toISOString(), customFields, input }
+      const claim = { scope: EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
+      const converted = await settledEvenIfRefused(commands, () => withOptionalClaim(commands.run, claim, () => runLeadCommand(deps, request, reply, commands.run, id, command, actor)))
+      if (upload) await attachToLead(deps, files, commands, request, id, upload)
+      await commands.settle()
+      return { error: false as const, message: 'Lead created', id, ...converted }
+    })
+
+    app.get('/api/leads/:id/', { schema: { tags: TAGS, summary: 'One lead, nested under lead_obj, with its notes (admin, creator or assignee)', params: IdParams, response: { 200: LeadDetail, ...errors } } }, async (request) => {
+      const identity = identityOf(request)
+      const row = await visibleLead(deps, request, request.params.id)
+      const [[lead], notes, members, assignees] = await Promise.all([leadsOf(db, identity.orgId, [row], clock()), leadNotesView(db, identity.orgId, row.id), activeMembers(db, identity.orgId), profileRefs(db, identity.orgId, row.assigned_to)])
+      const creatorEmail = members.find((m) => m.id === row.created_by)?.email
+      return {
+        lead_obj: lead!,
+        ...notes,
+        users_mention: isAdmin(identity) ? members.map((m) => ({ user__email: m.email })) : creatorEmail ? [{ user__email: creatorEmail }] : [],
+        assigned_data: assignees.map((p) => ({ id: p.id, name: p.email })),
+      }
+    })
+
+    app.put('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Replace a lead (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared; status left out is kept. Status `converted` converts (see POST).', params: IdParams, body: LeadBody, response: { 200: LeadUpdated, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, request.body, true),
+    )
+
+    app.patch('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Change the named fields of a lead; `{"status": "converted"}` converts it (admin, creator or assignee)', description: 'Conversion (§3.3) needs an email, creates the account, contact and deal the lead describes (linked back: the lead\'s account and contacts, the deal\'s account and contacts) and answers their ids. It cannot be undone: naming a status on a converted lead is 400 on status.', params: IdParams, body: LeadPatch, response: { 200: LeadUpdated, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, request.body, false),
+    )
+
+    app.delete('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Delete a lead (admin, superuser or its creator); its email becomes free', description: 'Answers 200 `{"error": false, "message"}`. What a conversion created stays.', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
+      const identity = identityOf(request)
+      const current = await orNotFound(leadOf(db, identity.orgId, request.params.id))
+      const actor = { ...leadActorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
+      const commands = requestCommands(deps, request, reply)
+      const remove = () => commands.run(leadDecider, leadStreams.stream(current.id), { type: 'DeleteLead', orgId: identity.orgId, actor, at: clock().toISOString() })
+      await (current.email === null ? remove() : withReleasedName(commands.run, { scope: EMAIL_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.email }, remove))
+      await commands.settle()
+      return { error: false as const, message: 'Lead deleted' }
+    })
+
+    await app.register(leadNoteRoutes(deps, files))
+  }
+}
