@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().trim().min(3).default('CRM <no-reply@localhost>'),
   MAGIC_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000/auth/magic-link'),
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).max(10000).default(5),
+  /** Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`); unset sends no CORS headers. */
+  CORS_ORIGINS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_ISSUERS: z.string().default('https://accounts.google.com,accounts.google.com'),
   GOOGLE_JWKS_URL: z.url({ protocol: /^https?$/ }).default('https://www.googleapis.com/oauth2/v3/certs'),
@@ -66,6 +68,8 @@ export type Config = Readonly<{
   magicLinkBaseUrl: string
   /** Requests per minute to each magic-link route, per client IP and email. */
   authRateLimitMax: number
+  /** Origins answered with CORS headers; empty: no CORS headers at all (same-origin only). */
+  corsOrigins: readonly string[]
   /** Accepted `aud` values of Google ID tokens; empty turns Google sign-in off. */
   googleClientIds: readonly string[]
   googleIssuers: readonly string[]
@@ -127,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     mailFrom: e.MAIL_FROM,
     magicLinkBaseUrl: e.MAGIC_LINK_BASE_URL,
     authRateLimitMax: e.AUTH_RATE_LIMIT_MAX,
+    corsOrigins: list(e.CORS_ORIGINS),
     googleClientIds: list(e.GOOGLE_CLIENT_ID),
     googleIssuers: list(e.GOOGLE_ISSUERS),
     googleJwksUrl: e.GOOGLE_JWKS_URL,

@@ -1,7 +1,7 @@
 import fastifyRateLimit from '@fastify/rate-limit'
 import { join } from 'node:path'
 import Fastify from 'fastify'
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
@@ -18,12 +18,14 @@ import { registerAuth } from './plugins/auth.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
 import { rateLimitOptions } from './plugins/rate-limit.ts'
+import { registerSecurity } from './plugins/security.ts'
 import { echoRequestId, requestIdFrom } from './plugins/request-id.ts'
 import { accountRoutes } from './routes/accounts.ts'
 import { apiKeyRoutes } from './routes/api-key.ts'
 import { authRoutes } from './routes/auth.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { customFieldRoutes } from './routes/custom-fields.ts'
+import { goalRoutes } from './routes/goals.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { leadRoutes } from './routes/leads.ts'
@@ -38,8 +40,9 @@ import { opportunityNoteRoutes } from './routes/opportunity-notes.ts'
 import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
-import { tagRoutes } from './routes/tags.ts'
+import { streamRoutes } from './routes/streams.ts'
 import { stageChangeRoutes } from './routes/stage-changes.ts'
+import { tagRoutes } from './routes/tags.ts'
 import { teamRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
@@ -77,11 +80,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdFrom,
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
+    // Router-level refusals in the spec's error shape: an over-long path id reads as a missing record.
+    frameworkErrors: (error, _request, reply) => {
+      const notFound = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      void (reply as FastifyReply).code(notFound ? 404 : 400).send({ error: true, errors: notFound ? 'Not found' : error.message })
+    },
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   echoRequestId(app)
   registerErrorHandlers(app)
+  await registerSecurity(app, { corsOrigins: deps.config.corsOrigins })
   await registerOpenApi(app)
   await registerJwt(app, deps.config)
   await app.register(fastifyRateLimit, rateLimitOptions)
@@ -108,11 +117,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any generic /api/opportunities/:id/ route a later module adds (see routes/pipelines.ts).
   await app.register(pipelineRoutes(deps))
   await app.register(stageChangeRoutes(deps))
+  await app.register(goalRoutes(deps))
   await app.register(opportunityHistoryRoutes(deps))
   await app.register(opportunityRoutes(deps, files))
   await app.register(opportunityListRoutes(deps))
   await app.register(opportunityNoteRoutes(deps, files))
   await app.register(opportunityLineItemRoutes(deps))
+  await app.register(streamRoutes(deps))
   await app.register(leadRoutes(deps, files))
   await app.register(notBuiltRoutes(deps))
   return app

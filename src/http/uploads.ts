@@ -3,7 +3,8 @@ import { basename } from 'node:path'
 import type { FastifyReply } from 'fastify'
 import type { AttachmentData } from '../commands/opportunity/opportunity.ts'
 import type { FileStore } from '../files/file-store.ts'
-import { NotFoundError } from '../errors.ts'
+import { NotFoundError, ValidationError } from '../errors.ts'
+import { isUploadedFile } from './plugins/bodies.ts'
 import type { UploadedFile } from './plugins/bodies.ts'
 
 /** A client's file name as a plain name: no folders, no control characters, at most 255 characters. */
@@ -11,10 +12,12 @@ const plainName = (name: string) => basename(name.replace(/\\/g, '/')).replace(/
 
 /**
  * Moves an uploaded file into the file store under a server-made key (`<org>/<attachment id>`) and
- * lets `record` append the event naming it; a refused command removes the bytes again. Any
- * module's attachments (leads; deals keep their own copy in routes/opportunity-notes.ts).
+ * lets `record` append the event naming it; a refused command removes the bytes again. Every
+ * module's attachments (deals, leads) go through here.
  */
 export async function adoptUpload(files: FileStore, orgId: string, upload: UploadedFile, record: (attachment: AttachmentData) => Promise<unknown>): Promise<void> {
+  // Second line of defence after the body schema: only a file this request's multipart parser wrote moves.
+  if (!isUploadedFile(upload)) throw new ValidationError({ attachment: ['Expected a file (multipart/form-data).'] })
   const attachmentId = randomUUID()
   const key = `${orgId}/${attachmentId}`
   await files.adopt(upload.path, key)

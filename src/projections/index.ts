@@ -1,6 +1,7 @@
 import { accountsProjector } from './accounts.ts'
 import { contactsProjector } from './contacts.ts'
 import { customFieldsProjector } from './custom-fields.ts'
+import { goalsProjector } from './goals.ts'
 import { leadsProjector } from './leads.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { pipelinesProjector } from './pipelines.ts'
@@ -13,4 +14,4 @@ import { teamsProjector } from './teams.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, stageChangesProjector, tagsProjector, teamsProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, stageChangesProjector, tagsProjector, teamsProjector]

@@ -7,6 +7,7 @@ import fastifyFormbody from '@fastify/formbody'
 import fastifyMultipart from '@fastify/multipart'
 import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ValidationError } from '../../errors.ts'
 
 /** A file of a multipart body, already on disk (streamed, never held in memory). */
 export type UploadedFile = { filename: string; mimetype: string; path: string; size: number }
@@ -15,7 +16,18 @@ export type BodyLimits = { maxFileBytes: number; uploadDir: string }
 
 const uploadsOf = new WeakMap<FastifyRequest, string[]>()
 
-export const isUploadedFile = (value: unknown): value is UploadedFile => typeof value === 'object' && value !== null && 'path' in value && 'filename' in value
+// The file objects the multipart parser made. Only these count as uploads: a JSON body shaped like
+// one (`{"path": "/etc/passwd", ...}`) is just an object, never a file of this server.
+const genuineUploads = new WeakSet<object>()
+
+export const isUploadedFile = (value: unknown): value is UploadedFile => typeof value === 'object' && value !== null && genuineUploads.has(value)
+
+/** Whether any text in a query or body holds a NUL character, which PostgreSQL cannot store: refused before anything is decided. */
+function hasNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (depth > 20 || typeof value !== 'object' || value === null || isUploadedFile(value)) return false
+  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || hasNul(item, depth + 1))
+}
 
 /**
  * Request bodies as JSON, `application/x-www-form-urlencoded` and `multipart/form-data` (§4.1),
@@ -33,8 +45,13 @@ export async function registerBodies(app: FastifyInstance, limits: BodyLimits): 
       const path = join(limits.uploadDir, randomUUID())
       uploadsOf.set(this, [...(uploadsOf.get(this) ?? []), path])
       await pipeline(part.file, createWriteStream(path))
-      ;(part as MultipartFile & { value: UploadedFile }).value = { filename: part.filename, mimetype: part.mimetype, path, size: part.file.bytesRead }
+      const upload: UploadedFile = { filename: part.filename, mimetype: part.mimetype, path, size: part.file.bytesRead }
+      genuineUploads.add(upload)
+      ;(part as MultipartFile & { value: UploadedFile }).value = upload
     },
+  })
+  app.addHook('preValidation', async (request) => {
+    if (hasNul(request.query) || hasNul(request.body)) throw new ValidationError({ non_field_errors: ['Text may not contain NUL (\\u0000) characters.'] })
   })
   app.addHook('onResponse', async (request) => {
     for (const path of uploadsOf.get(request) ?? []) await rm(path, { force: true })

@@ -5,13 +5,17 @@ import { ProjectionLagError } from '../../projections/runner.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
 export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
-  const errors: Record<string, string[]> = {}
+  // No prototype: a body key such as `constructor` is just a field name here.
+  const errors: Record<string, string[]> = Object.create(null)
   for (const issue of issues) {
     const field = issue.instancePath.split('/').filter(Boolean).join('.') || 'non_field_errors'
     ;(errors[field] ??= []).push(issue.message ?? 'Invalid value')
   }
-  return errors
+  return { ...errors }
 }
+
+/** PostgreSQL refusing text it cannot store (a NUL character): the client's input, so a 400. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
 
 /**
  * One place renders every failure in the spec's error-flag shape `{"error": true, "errors": ...}`.
@@ -25,6 +29,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return reply.code(400).send({ error: true, errors: fieldErrors(error.validation) })
     }
     if (error instanceof DomainError) return reply.code(error.statusCode).send({ error: true, errors: error.errors })
+    if (UNSTORABLE_TEXT.has((error as { code?: string }).code ?? '')) return reply.code(400).send({ error: true, errors: 'Text may not contain NUL (\\u0000) characters' })
     if (error instanceof ProjectionLagError) {
       request.log.warn({ err: error }, 'read models lagging behind a write')
       return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The change was saved but is not yet visible; retry shortly' })

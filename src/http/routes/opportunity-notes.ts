@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { basename } from 'node:path'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -17,6 +16,7 @@ import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
+import { adoptUpload } from '../uploads.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { CommentBody, NoteAnswer, NoteBody } from '../schemas/opportunities.ts'
@@ -24,24 +24,9 @@ import { CommentBody, NoteAnswer, NoteBody } from '../schemas/opportunities.ts'
 const TAGS = ['opportunities']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 
-/** A client's file name as a plain name: no folders, no control characters, at most 255 characters. */
-const safeName = (name: string) => basename(name.replace(/\\/g, '/')).replace(/[\p{Cc}"]/gu, '').slice(0, 255) || 'file'
-
-/**
- * Stores an uploaded file and records it on the deal (OpportunityAttachmentAdded). The bytes go to
- * the file store under a server-made key; a refused command removes them again.
- */
-export async function attachUpload(run: CommandRunner, files: FileStore, deal: { orgId: string; id: string }, actor: Actor, upload: UploadedFile, at: string): Promise<void> {
-  const attachmentId = randomUUID()
-  const key = `${deal.orgId}/${attachmentId}`
-  await files.adopt(upload.path, key)
-  const attachment = { attachment_id: attachmentId, file_name: safeName(upload.filename), content_type: upload.mimetype || 'application/octet-stream', size: upload.size, storage_key: key }
-  try {
-    await run(opportunityDecider, opportunityStreams.stream(deal.id), { type: 'AddAttachment', orgId: deal.orgId, actor, attachment, at })
-  } catch (error) {
-    await files.remove(key)
-    throw error
-  }
+/** Stores an uploaded file and records it on the deal (OpportunityAttachmentAdded); see adoptUpload. */
+export function attachUpload(run: CommandRunner, files: FileStore, deal: { orgId: string; id: string }, actor: Actor, upload: UploadedFile, at: string): Promise<void> {
+  return adoptUpload(files, deal.orgId, upload, (attachment) => run(opportunityDecider, opportunityStreams.stream(deal.id), { type: 'AddAttachment', orgId: deal.orgId, actor, attachment, at }))
 }
 
 /**

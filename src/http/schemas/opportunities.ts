@@ -3,6 +3,8 @@ import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enum
 import { DISCOUNT_TYPES } from '../../commands/opportunity/line-items.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
+import { isUploadedFile } from '../plugins/bodies.ts'
+import type { UploadedFile } from '../plugins/bodies.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../relations.ts'
 import { formBoolean, formNumber } from './form-values.ts'
 import { CustomField } from '../routes/custom-fields.ts'
@@ -24,7 +26,11 @@ export const Amount = z
   })
 
 /** What the multipart parser leaves for a file field (see plugins/bodies.ts); a text value there is refused. */
-const UploadedFileSchema = z.object({ filename: z.string(), mimetype: z.string(), path: z.string(), size: z.number() }, 'Expected a file (multipart/form-data).')
+export const UploadedFileSchema = z
+  .unknown()
+  .refine(isUploadedFile, 'Expected a file (multipart/form-data).')
+  .transform((value) => value as UploadedFile)
+  .meta({ type: 'string', format: 'binary' })
 
 export const OpportunityBody = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(255).describe('Unique per organization, case-insensitively'),
