@@ -66,7 +66,7 @@ t.test('every route of the index is served and documented; the ones not built an
       const url = fill(path)
       const answered = await app.inject({ method: method as 'GET', url, headers: member.headers })
       t.equal(answered.statusCode, 501, `${method} ${url}`)
-      t.same(answered.json(), { error: true, errors: `Not implemented yet: ${method} ${path}` })
+      t.match(answered.json(), { error: true, errors: new RegExp(`^[a-z/-]+ is not implemented yet \\(${method} ${path.replace(/[{}]/g, '\\$&')}\\)$`) })
       const anonymous = await app.inject({ method: method as 'GET', url })
       t.equal(anonymous.statusCode, 401, `${method} ${url} without a credential`)
       t.match(anonymous.json(), { error: true, errors: String })

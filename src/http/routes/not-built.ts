@@ -72,8 +72,10 @@ export function notBuiltRoutes(_deps: AppDeps): FastifyPluginAsyncZod {
       })
     }
 
+    // The module a path belongs to, as issue 7 names it: its first segments, e.g. `cases/solutions`, `tasks`.
+    const moduleOf = (path: string) => path.replace(/^\/api\//, '').split('/').filter((segment) => segment && !segment.startsWith('{')).slice(0, 2).join('/')
     for (const { path, methods } of ROUTE_INDEX) {
-      for (const method of methods) stub(path, method as Method, 501, `Not implemented yet: ${method} ${path}`)
+      for (const method of methods) stub(path, method as Method, 501, `${moduleOf(path)} is not implemented yet (${method} ${path})`)
     }
     for (const { path, methods } of REFUSED) {
       const allowed = ROUTE_INDEX.find((entry) => entry.path === path)?.methods.join(', ') ?? ''
