@@ -41,6 +41,7 @@ import { opportunityRoutes } from './routes/opportunities.ts'
 import { pipelineRoutes } from './routes/pipelines.ts'
 import { profileRoutes } from './routes/profile.ts'
 import { streamRoutes } from './routes/streams.ts'
+import { solutionRoutes } from './routes/solutions.ts'
 import { stageChangeRoutes } from './routes/stage-changes.ts'
 import { tagRoutes } from './routes/tags.ts'
 import { teamRoutes } from './routes/teams.ts'
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opportunityLineItemRoutes(deps))
   await app.register(streamRoutes(deps))
   await app.register(leadRoutes(deps, files))
+  await app.register(solutionRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

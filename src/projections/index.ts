@@ -6,6 +6,7 @@ import { leadsProjector } from './leads.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { pipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
+import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
 import { teamsProjector } from './teams.ts'
@@ -14,4 +15,4 @@ import { teamsProjector } from './teams.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, stageChangesProjector, tagsProjector, teamsProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector]
