@@ -105,7 +105,14 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
     cases++
     const before = await eventCount(database.db)
     errors.length = 0
-    const res = await app.inject({ method: op.method, url, headers, ...(payload !== undefined && { payload: JSON.stringify(payload), headers: { ...headers, 'content-type': 'application/json' } }) })
+    let res
+    try {
+      res = await app.inject({ method: op.method, url, headers, ...(payload !== undefined && { payload: JSON.stringify(payload), headers: { ...headers, 'content-type': 'application/json' } }) })
+    } catch (error) {
+      // A generated id no client could put in a URL (a lone surrogate): the test's injector refuses it, the server never sees it.
+      if (error instanceof URIError) return true
+      throw error
+    }
     const request = `${op.method} ${url.slice(0, 200)} ${payload === undefined ? '' : JSON.stringify(payload).slice(0, 300)}`
     // 501: documented for features switched off by configuration (Google sign-in without GOOGLE_CLIENT_ID).
     if (res.statusCode >= 500 && !(res.statusCode === 501 && op.responses.includes('501'))) {
@@ -129,6 +136,8 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
   }
   const check = async (label: string, property: fc.IAsyncProperty<[unknown]> | fc.IAsyncProperty<[string]>) => {
     const result = await fc.check(property as fc.IAsyncProperty<[unknown]>, { numRuns: RUNS, seed: SEED, endOnFailure: true })
+    // A property that threw (not one of the findings recorded above) must fail the test too.
+    if (result.failed && !failures.length) failures.push(`${label}: ${String(result.errorInstance ?? 'failed')} (seed ${result.seed}, counterexample ${JSON.stringify(result.counterexample)?.slice(0, 300)})`)
     if (result.failed) t.comment(`${label}: failed with seed ${result.seed} (replay with FUZZ_SEED)`)
   }
 
@@ -150,7 +159,8 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
     const idArb = pathId(ids)
     await check(
       `path ${describe(op)}`,
-      fc.asyncProperty(idArb, (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? sampleOf(op.body) : undefined)),
+      // An id with a lone surrogate cannot be written in a URL at all (encodeURIComponent refuses it): no client can send it.
+      fc.asyncProperty(idArb.filter((id) => id.isWellFormed()), (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? sampleOf(op.body) : undefined)),
     )
   }
 
