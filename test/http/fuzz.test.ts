@@ -154,13 +154,20 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
     await check(`query ${describe(op)}`, fc.asyncProperty(query, (q) => probe(op, `${op.path}?${q}`, A)))
   }
 
+  const urlSafe = (id: string) => {
+    try {
+      return encodeURIComponent(id).length >= 0
+    } catch {
+      return false
+    }
+  }
   const withIds = operations.filter((op) => op.pathParams.length)
   for (const op of withIds) {
     const idArb = pathId(ids)
     await check(
       `path ${describe(op)}`,
       // An id with a lone surrogate cannot be written in a URL at all (encodeURIComponent refuses it): no client can send it.
-      fc.asyncProperty(idArb.filter((id) => id.isWellFormed()), (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? sampleOf(op.body) : undefined)),
+      fc.asyncProperty(idArb.filter(urlSafe), (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? sampleOf(op.body) : undefined)),
     )
   }
 
