@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const runtime = await openRuntime(config, logger, 'server')
   const app = await buildApp({ ...runtime, config, logger, clock: () => new Date() })
   runtime.projections.start()
+  runtime.webhooks.start()
   await app.listen({ port: config.port, host: config.host })
 
   // SIGTERM: stop accepting, let in-flight requests finish, stop projectors between batches, then exit.

@@ -12,12 +12,16 @@ import { createPostgresEventStore } from './eventstore/postgres.ts'
 import { allProjectors } from './projections/index.ts'
 import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
+import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
 
 export type Runtime = {
   db: Db
   pool: pg.Pool
   store: EventStore
   projections: ProjectionRunner
+  /** Webhook deliveries (issue 8); not started: only the server delivers. */
+  webhooks: WebhookDispatcher
   close(): Promise<void>
 }
 
@@ -49,12 +53,15 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     pollMs: config.projectionPollMs,
     leaderRetryMs: config.projectionLeaderRetryMs,
   })
+  const webhooks = createWebhookDispatcher({ db, store, logger })
   return {
     db,
     pool,
     store,
     projections,
+    webhooks,
     async close() {
+      await webhooks.stop()
       await projections.stop()
       await store.close()
       await db.destroy()

@@ -45,6 +45,7 @@ import { solutionRoutes } from './routes/solutions.ts'
 import { stageChangeRoutes } from './routes/stage-changes.ts'
 import { tagRoutes } from './routes/tags.ts'
 import { teamRoutes } from './routes/teams.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
 import { usersRoutes } from './routes/users.ts'
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(streamRoutes(deps))
   await app.register(leadRoutes(deps, files))
   await app.register(solutionRoutes(deps))
+  await app.register(webhookRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

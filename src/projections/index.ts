@@ -10,9 +10,10 @@ import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
 import { teamsProjector } from './teams.ts'
+import { webhooksProjector } from './webhooks.ts'
 
 /**
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]

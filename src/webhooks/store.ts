@@ -1,0 +1,147 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import type { Position, RecordedEvent } from '../eventstore/event-store.ts'
+import { fetchPage } from '../projections/records.ts'
+
+/** The webhook tables of the migration (secrets, delivery checkpoints, the delivery log) and their queries. */
+export type WebhookCheckpointRow = {
+  webhook_id: string
+  position_commit: string
+  position_prepare: string
+  activation: number
+  consecutive_failures: number
+  last_error: string | null
+  updated_at: Date
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+export type DeliveryKind = 'delivery' | 'redelivery'
+
+export type DeliveryRow = {
+  seq: string
+  id: string
+  webhook_id: string
+  org_id: string
+  event_id: string
+  event_type: string
+  stream: string
+  revision: string
+  position_commit: string
+  position_prepare: string
+  kind: DeliveryKind
+  attempt: number
+  status: DeliveryStatus
+  status_code: number | null
+  error: string | null
+  duration_ms: number | null
+  redelivery_of: string | null
+  created_at: Date
+  completed_at: Date | null
+}
+
+type Tables = {
+  webhook_secrets: { webhook_id: string; org_id: string; secret: string }
+  webhook_checkpoints: WebhookCheckpointRow
+  webhook_deliveries: DeliveryRow
+}
+
+const tables = (db: Kysely<any>) => db as Kysely<Tables>
+
+export async function saveWebhookSecret(db: Kysely<any>, webhookId: string, orgId: string, secret: string): Promise<void> {
+  await tables(db).insertInto('webhook_secrets').values({ webhook_id: webhookId, org_id: orgId, secret }).execute()
+}
+
+export async function webhookSecret(db: Kysely<any>, webhookId: string): Promise<string | undefined> {
+  return (await tables(db).selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', webhookId).executeTakeFirst())?.secret
+}
+
+export const positionOf = (row: { position_commit: string; position_prepare: string }): Position => ({ commit: BigInt(row.position_commit), prepare: BigInt(row.position_prepare) })
+
+export async function webhookCheckpoint(db: Kysely<any>, webhookId: string): Promise<WebhookCheckpointRow | undefined> {
+  return (await webhookCheckpoints(db, [webhookId])).get(webhookId)
+}
+
+/** Moves the checkpoint forward only (two processes briefly both delivering cannot move it back), with the failure streak. */
+export async function saveWebhookCheckpoint(db: Kysely<any>, webhookId: string, state: { position: Position; activation: number; failures: number; lastError: string | null }): Promise<void> {
+  const { commit, prepare } = state.position
+  await sql`
+    INSERT INTO webhook_checkpoints (webhook_id, position_commit, position_prepare, activation, consecutive_failures, last_error)
+    VALUES (${webhookId}, ${commit}, ${prepare}, ${state.activation}, ${state.failures}, ${state.lastError})
+    ON CONFLICT (webhook_id) DO UPDATE SET
+      position_commit = CASE WHEN (EXCLUDED.position_commit, EXCLUDED.position_prepare) > (webhook_checkpoints.position_commit, webhook_checkpoints.position_prepare) THEN EXCLUDED.position_commit ELSE webhook_checkpoints.position_commit END,
+      position_prepare = CASE WHEN (EXCLUDED.position_commit, EXCLUDED.position_prepare) > (webhook_checkpoints.position_commit, webhook_checkpoints.position_prepare) THEN EXCLUDED.position_prepare ELSE webhook_checkpoints.position_prepare END,
+      activation = EXCLUDED.activation, consecutive_failures = EXCLUDED.consecutive_failures, last_error = EXCLUDED.last_error, updated_at = clock_timestamp()`.execute(db)
+}
+
+export type DeliveryRecord = {
+  id: string
+  webhookId: string
+  orgId: string
+  event: Pick<RecordedEvent, 'id' | 'type' | 'streamName' | 'revision' | 'position'>
+  kind: DeliveryKind
+  attempt: number
+  status: DeliveryStatus
+  statusCode?: number | null
+  error?: string | null
+  durationMs?: number | null
+  redeliveryOf?: string | null
+}
+
+export async function recordDelivery(db: Kysely<any>, d: DeliveryRecord): Promise<DeliveryRow> {
+  return tables(db)
+    .insertInto('webhook_deliveries')
+    .values({
+      id: d.id,
+      webhook_id: d.webhookId,
+      org_id: d.orgId,
+      event_id: d.event.id,
+      event_type: d.event.type,
+      stream: d.event.streamName,
+      revision: String(d.event.revision),
+      position_commit: String(d.event.position.commit),
+      position_prepare: String(d.event.position.prepare),
+      kind: d.kind,
+      attempt: d.attempt,
+      status: d.status,
+      status_code: d.statusCode ?? null,
+      error: d.error ?? null,
+      duration_ms: d.durationMs ?? null,
+      redelivery_of: d.redeliveryOf ?? null,
+      completed_at: d.status === 'pending' ? null : sql<Date>`clock_timestamp()`,
+    } as never)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** A pending redelivery's outcome; only the first completion counts. */
+export async function completeDelivery(db: Kysely<any>, id: string, outcome: { status: 'succeeded' | 'failed'; statusCode: number | null; error: string | null; durationMs: number }): Promise<void> {
+  await tables(db)
+    .updateTable('webhook_deliveries')
+    .set({ status: outcome.status, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs, completed_at: sql<Date>`clock_timestamp()` } as never)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+export function pendingRedeliveries(db: Kysely<any>, limit: number): Promise<DeliveryRow[]> {
+  return tables(db).selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').orderBy('seq').limit(limit).execute()
+}
+
+/** The delivery log of one webhook, newest first. */
+export function listDeliveries(db: Kysely<any>, webhookId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: DeliveryRow[] }> {
+  return fetchPage<DeliveryRow>(tables(db).selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId), page, (q) => q.orderBy('seq', 'desc'))
+}
+
+export function deliveryOf(db: Kysely<any>, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+  return tables(db).selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst()
+}
+
+export async function deleteWebhookSecret(db: Kysely<any>, webhookId: string): Promise<void> {
+  await tables(db).deleteFrom('webhook_secrets').where('webhook_id', '=', webhookId).execute()
+}
+
+export async function webhookCheckpoints(db: Kysely<any>, webhookIds: readonly string[]): Promise<Map<string, WebhookCheckpointRow>> {
+  if (!webhookIds.length) return new Map()
+  const rows = await tables(db).selectFrom('webhook_checkpoints').selectAll().where('webhook_id', 'in', webhookIds).execute()
+  return new Map(rows.map((r) => [r.webhook_id, r]))
+}
