@@ -1,6 +1,7 @@
 import { ConflictError, PreconditionFailedError } from '../errors.ts'
 import { WrongExpectedRevisionError } from '../eventstore/event-store.ts'
 import type { EventMetadata, EventStore, Position, RecordedEvent, StreamGuard } from '../eventstore/event-store.ts'
+import { currentVersion, decodeEvent } from '../events/versions.ts'
 import { fold } from './decider.ts'
 import type { Decider, DomainEvent } from './decider.ts'
 
@@ -31,7 +32,8 @@ export type CommandResult<State, Event> = {
   position: Position | null
 }
 
-const asDomainEvent = (recorded: RecordedEvent) => ({ type: recorded.type, data: recorded.data })
+// Older schema versions are upcast (events/versions.ts), so deciders fold current shapes only.
+const asDomainEvent = (recorded: RecordedEvent) => decodeEvent(recorded)
 
 /**
  * Load the stream, fold it, decide, append with the revision that was read. A concurrent append
@@ -58,7 +60,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
     try {
       const appended = await store.appendToStream(
         streamName,
-        events.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata, schemaVersion: options.schemaVersion?.(e) })),
+        events.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata, schemaVersion: options.schemaVersion?.(e) ?? currentVersion(e.type) })),
         { expectedRevision: revision ?? 'no_stream', ...(guard && { guard }) },
       )
       return { state: events.reduce(decider.evolve, state), events, position: appended.position }

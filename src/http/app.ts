@@ -26,6 +26,7 @@ import { authRoutes } from './routes/auth.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { customFieldRoutes } from './routes/custom-fields.ts'
 import { goalRoutes } from './routes/goals.ts'
+import { eventSchemaRoutes } from './routes/event-schema.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { leadRoutes } from './routes/leads.ts'
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(leadRoutes(deps, files))
   await app.register(solutionRoutes(deps))
   await app.register(webhookRoutes(deps))
+  await app.register(eventSchemaRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
+import { decodeEvent } from '../events/versions.ts'
 
 /**
  * A read model kept in PostgreSQL. It owns its tables (created by `createTables`, never by a
@@ -63,5 +64,5 @@ export function assertValidProjectors(projectors: readonly Projector[]): void {
   }
 }
 
-/** A recorded event as its aggregate's event union, for a projector's `apply` (its `eventTypes` already filtered it). */
-export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => ({ type: recorded.type, data: recorded.data }) as Event
+/** A recorded event as its aggregate's event union, upcast to the current schema version, for a projector's `apply` (its `eventTypes` already filtered it). */
+export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => decodeEvent(recorded) as Event

@@ -1,0 +1,293 @@
+import { z } from 'zod'
+import type { AccountEvent } from '../commands/account/account.ts'
+import type { ContactEvent } from '../commands/contact/contact.ts'
+import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../commands/custom-field/custom-field.ts'
+import type { CustomFieldEvent } from '../commands/custom-field/custom-field.ts'
+import { OWNER_TYPES } from '../commands/goal/goal.ts'
+import type { GoalEvent } from '../commands/goal/goal.ts'
+import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
+import type { LeadEvent } from '../commands/lead/lead.ts'
+import type { NameClaimEvent } from '../commands/name-claim.ts'
+import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../commands/opportunity/enums.ts'
+import { DISCOUNT_TYPES } from '../commands/opportunity/line-items.ts'
+import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
+import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
+import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
+import type { SolutionEvent } from '../commands/solution/solution.ts'
+import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
+import type { TagEvent } from '../commands/tag/tag.ts'
+import type { TeamEvent } from '../commands/team/team.ts'
+import type { WebhookEvent } from '../commands/webhook/webhook.ts'
+import type { CredentialAuditEvent } from '../identity/audit.ts'
+import { currentVersion, upcast } from './versions.ts'
+
+/**
+ * The event catalogue (issue 8, "Event hygiene"): every stored event type with the stream category
+ * it is written to, its current schema version (versions.ts) and a zod schema of its `data` at that
+ * version. The schemas mirror the event unions of the command modules; the compile-time check at
+ * the bottom fails when one drifts from its TypeScript type. Published as a JSON Schema document
+ * (`eventCatalogueDocument`, served at GET /api/events/schema/).
+ */
+
+// Building blocks. Ids are uuids in practice; the schemas only ask for a non-empty string.
+const Id = z.string().min(1)
+const At = z.iso.datetime({ offset: true }).describe('When it happened (ISO 8601)')
+const By = Id.nullable().describe('Profile id of the caller; null for the organization API key or the system')
+const Day = z.iso.date()
+const Decimal = z.string().regex(/^\d+(\.\d+)?$/).describe('A non-negative decimal as a string (no floating point)')
+const Ids = z.array(Id)
+const CustomValues = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('Custom field values by key')
+const at = { at: At }
+/** Free text fields, null when not given. */
+const texts = <K extends string>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, z.string().nullable()])) as { [P in K]: z.ZodNullable<z.ZodString> }
+
+/** `{ <field>?: { from, to } }` for each field of `shape`: the "only what changed" events. */
+function changesOf<Shape extends z.ZodRawShape>(shape: Shape) {
+  const entries = Object.entries(shape).map(([key, schema]) => [key, z.strictObject({ from: schema, to: schema }).optional()])
+  return z.strictObject(Object.fromEntries(entries) as { [K in keyof Shape]: z.ZodOptional<z.ZodObject<{ from: Shape[K]; to: Shape[K] }, z.core.$strict>> })
+}
+
+// Deals (opportunity-<id>).
+const dealShape = {
+  name: z.string(),
+  account: Id.nullable(),
+  opportunity_type: z.enum(OPPORTUNITY_TYPES).nullable(),
+  currency: z.string().nullable(),
+  amount: Decimal.nullable(),
+  probability: z.number().min(0).max(100).nullable(),
+  closed_on: Day.nullable(),
+  lead_source: z.enum(LEAD_SOURCES).nullable(),
+  description: z.string().nullable(),
+  is_active: z.boolean(),
+  contacts: Ids,
+  tags: Ids,
+  teams: Ids,
+  assigned_to: Ids,
+  closed_by: By,
+  custom_fields: CustomValues,
+}
+const placementShape = { pipeline_id: Id, stage: z.string(), stage_id: Id, stage_kind: z.enum(STAGE_KINDS) }
+const Placement = z.strictObject(placementShape)
+const attachmentShape = { attachment_id: Id, file_name: z.string(), content_type: z.string(), size: z.number().int().min(0), storage_key: z.string() }
+const lineItemInputShape = { name: z.string(), description: z.string().nullable(), quantity: Decimal, unit_price: Decimal, discount_type: z.enum(DISCOUNT_TYPES).nullable(), discount_value: Decimal.nullable() }
+
+/** The comment and attachment events of a record's own stream: `<Prefix>CommentAdded` … (commands/notes.ts). */
+const noteData = {
+  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, ...at }),
+  CommentEdited: z.strictObject({ comment_id: Id, comment: z.string(), ...at }),
+  CommentDeleted: z.strictObject({ comment_id: Id, ...at }),
+  AttachmentAdded: z.strictObject({ ...attachmentShape, by: By, ...at }),
+  AttachmentRemoved: z.strictObject({ attachment_id: Id, ...at }),
+}
+type NoteSuffix = keyof typeof noteData
+const noteMeanings: Record<NoteSuffix, (record: string) => string> = {
+  CommentAdded: (record) => `A comment was added to a ${record}.`,
+  CommentEdited: (record) => `A ${record}'s comment was edited by its author or an admin.`,
+  CommentDeleted: (record) => `A ${record}'s comment was removed.`,
+  AttachmentAdded: (record) => `A file was attached to a ${record} (\`storage_key\` names it in the file store; the bytes never enter the log).`,
+  AttachmentRemoved: (record) => `A ${record}'s attachment was removed.`,
+}
+/** The definitions of one record module's note events, e.g. `LeadCommentAdded` on `lead-<id>`. */
+function noteDefinitions<P extends string>(prefix: P, stream: string, record: string) {
+  const entries = (Object.keys(noteData) as NoteSuffix[]).map((suffix) => [`${prefix}${suffix}`, { stream, description: noteMeanings[suffix](record), data: noteData[suffix] }])
+  return Object.fromEntries(entries) as { [S in NoteSuffix as `${P}${S}`]: { stream: string; description: string; data: (typeof noteData)[S] } }
+}
+
+// Pipelines (pipeline-<id>).
+const Stage = z.strictObject({
+  id: Id,
+  code: z.string(),
+  label: z.string(),
+  order: z.number().int().min(1),
+  kind: z.enum(STAGE_KINDS),
+  expected_days: z.number().int().nullable(),
+  warning_days: z.number().int().nullable(),
+  probability: z.number().min(0).max(100).nullable(),
+})
+
+// Accounts and contacts (account-<id>, contact-<id>): commands/record.ts events.
+const accountShape = {
+  name: z.string(),
+  ...texts('email', 'phone', 'website', 'industry', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  is_active: z.boolean(),
+  assigned_to: Ids,
+  tags: Ids,
+}
+const contactShape = { first_name: z.string(), ...texts('last_name', 'email', 'phone', 'title', 'description'), account: Id.nullable(), assigned_to: Ids, tags: Ids }
+
+// Solutions (solution-<id>): knowledge-base articles, commands/record.ts events.
+const solutionShape = { title: z.string(), description: z.string().nullable(), status: z.enum(SOLUTION_STATUSES), is_published: z.boolean() }
+
+// Leads (lead-<id>).
+const leadShape = {
+  first_name: z.string(),
+  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'website', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  status: z.enum(LEAD_STATUSES),
+  source: z.enum(LEAD_LEAD_SOURCES).nullable(),
+  rating: z.enum(LEAD_RATINGS).nullable(),
+  opportunity_amount: Decimal.nullable(),
+  probability: z.number().min(0).max(100).nullable(),
+  close_date: Day.nullable(),
+  account: Id.nullable(),
+  contacts: Ids,
+  tags: Ids,
+  teams: Ids,
+  assigned_to: Ids,
+  custom_fields: CustomValues,
+}
+
+// Goals (goal-<id>).
+const goalShape = {
+  name: z.string(),
+  owner_type: z.enum(OWNER_TYPES),
+  owner_id: Id,
+  period_start: Day,
+  period_end: Day,
+  target_amount: Decimal,
+  currency: z.string(),
+}
+
+/** Every stored event type: where it is written, what it means, and its data's schema at the current version. */
+const DEFINITIONS = {
+  // opportunity-<id>
+  OpportunityCreated: { stream: 'opportunity', description: 'A deal was created in a stage of a pipeline (v2: with its custom field values).', data: z.strictObject({ opportunity_id: Id, org_id: Id, ...dealShape, ...placementShape, created_by: By, kanban_order: z.number(), ...at }) },
+  OpportunityUpdated: { stream: 'opportunity', description: "Fields of a deal changed: only those, each with its value before and after.", data: z.strictObject({ changes: changesOf(dealShape), ...at }) },
+  OpportunityStageChanged: { stream: 'opportunity', description: 'A deal moved to another stage (or pipeline); `by` moved it.', data: z.strictObject({ from: Placement, to: Placement, by: By, ...at }) },
+  OpportunityPositioned: { stream: 'opportunity', description: "A deal's card moved within its kanban column.", data: z.strictObject({ kanban_order: z.number(), ...at }) },
+  OpportunityDeleted: { stream: 'opportunity', description: 'A deal was (soft) deleted.', data: z.strictObject(at) },
+  ...noteDefinitions('Opportunity', 'opportunity', 'deal'),
+  OpportunityLineItemAdded: { stream: 'opportunity', description: 'A line item was added to a deal (its amount follows in OpportunityUpdated).', data: z.strictObject({ line_item: z.strictObject({ id: Id, ...lineItemInputShape }), ...at }) },
+  OpportunityLineItemChanged: { stream: 'opportunity', description: "A deal's line item changed: only the changed values.", data: z.strictObject({ line_item_id: Id, changes: z.strictObject(lineItemInputShape).partial(), ...at }) },
+  OpportunityLineItemRemoved: { stream: 'opportunity', description: "A deal's line item was removed.", data: z.strictObject({ line_item_id: Id, ...at }) },
+  // pipeline-<id>
+  PipelineCreated: { stream: 'pipeline', description: 'A pipeline was created with its stages (whole snapshots).', data: z.strictObject({ pipeline_id: Id, org_id: Id, name: z.string(), is_default: z.boolean(), stages: z.array(Stage), created_by: By, ...at }) },
+  PipelineRenamed: { stream: 'pipeline', description: 'A pipeline was renamed.', data: z.strictObject({ name: z.string(), ...at }) },
+  StageAdded: { stream: 'pipeline', description: 'A stage was added at the end of a pipeline.', data: z.strictObject({ stage: Stage, ...at }) },
+  StageUpdated: {
+    stream: 'pipeline',
+    description: 'A stage changed label, kind, thresholds or default probability: only the changed values.',
+    data: z.strictObject({ stage_id: Id, label: z.string().optional(), kind: z.enum(STAGE_KINDS).optional(), expected_days: z.number().int().nullable().optional(), warning_days: z.number().int().nullable().optional(), probability: z.number().min(0).max(100).nullable().optional(), ...at }),
+  },
+  StagesReordered: { stream: 'pipeline', description: "A pipeline's stages were put in a new order (every stage id, in order).", data: z.strictObject({ stage_ids: Ids, ...at }) },
+  StageRemoved: { stream: 'pipeline', description: 'A stage with no deals was removed.', data: z.strictObject({ stage_id: Id, ...at }) },
+  PipelineDeleted: { stream: 'pipeline', description: 'A pipeline with no deals was deleted.', data: z.strictObject(at) },
+  StageLocked: { stream: 'pipeline', description: 'A stage was closed to deals while its deals are counted (before a removal or kind change).', data: z.strictObject({ stage_id: Id, ...at }) },
+  StageUnlocked: { stream: 'pipeline', description: 'A locked stage was opened to deals again.', data: z.strictObject({ stage_id: Id, ...at }) },
+  PipelineLocked: { stream: 'pipeline', description: 'A whole pipeline was closed to deals while its deals are counted (before deletion).', data: z.strictObject(at) },
+  PipelineUnlocked: { stream: 'pipeline', description: 'A locked pipeline was opened to deals again.', data: z.strictObject(at) },
+  // account-<id>, contact-<id>
+  AccountCreated: { stream: 'account', description: 'An account (customer organization) was created.', data: z.strictObject({ account_id: Id, org_id: Id, ...accountShape, created_by: By, ...at }) },
+  AccountUpdated: { stream: 'account', description: 'Fields of an account changed: the new values of those only.', data: z.strictObject({ ...z.object(accountShape).partial().shape, ...at }) },
+  AccountDeleted: { stream: 'account', description: 'An account was (soft) deleted.', data: z.strictObject(at) },
+  ContactCreated: { stream: 'contact', description: 'A contact (a person) was created.', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
+  ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }) },
+  ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at) },
+  // solution-<id>
+  SolutionCreated: { stream: 'solution', description: 'A knowledge-base solution (article) was created.', data: z.strictObject({ solution_id: Id, org_id: Id, ...solutionShape, created_by: By, ...at }) },
+  SolutionUpdated: { stream: 'solution', description: 'Fields of a solution changed (review status, publication, text): the new values of those only.', data: z.strictObject({ ...z.object(solutionShape).partial().shape, ...at }) },
+  SolutionDeleted: { stream: 'solution', description: 'A solution was (soft) deleted.', data: z.strictObject(at) },
+  // lead-<id>
+  LeadCreated: { stream: 'lead', description: 'A lead (prospective customer) was created.', data: z.strictObject({ lead_id: Id, org_id: Id, ...leadShape, created_by: By, ...at }) },
+  LeadUpdated: { stream: 'lead', description: 'Fields of a lead changed: only those, each with its value before and after.', data: z.strictObject({ changes: changesOf(leadShape), ...at }) },
+  LeadConverted: { stream: 'lead', description: 'A lead was converted into the account, contact and deal named (status `converted`).', data: z.strictObject({ account_id: Id, contact_id: Id, opportunity_id: Id, by: By, ...at }) },
+  LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at) },
+  ...noteDefinitions('Lead', 'lead', 'lead'),
+  // tag-<id>
+  TagCreated: { stream: 'tag', description: 'A tag was created.', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), created_by: By, ...at }) },
+  TagUpdated: { stream: 'tag', description: 'A tag was renamed or recoloured: only the changed values.', data: z.strictObject({ name: z.string().optional(), color: z.string().nullable().optional(), ...at }) },
+  TagDeleted: { stream: 'tag', description: 'A tag was (soft) deleted.', data: z.strictObject(at) },
+  TagRestored: { stream: 'tag', description: 'A deleted tag was restored.', data: z.strictObject(at) },
+  TagMerged: { stream: 'tag', description: 'A tag was merged into another and is gone (records are retagged).', data: z.strictObject({ into_tag_id: Id, ...at }) },
+  // team-<id>
+  TeamCreated: { stream: 'team', description: 'A team was created with its members (sorted, whole).', data: z.strictObject({ team_id: Id, org_id: Id, name: z.string(), description: z.string().nullable(), users: Ids, created_by: By, ...at }) },
+  TeamUpdated: { stream: 'team', description: 'A team was renamed or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), description: z.string().nullable().optional(), ...at }) },
+  TeamMembersChanged: { stream: 'team', description: "A team's members changed (the whole new set, sorted).", data: z.strictObject({ users: Ids, ...at }) },
+  TeamDeleted: { stream: 'team', description: 'A team was deleted for good.', data: z.strictObject(at) },
+  // goal-<id>
+  GoalSet: { stream: 'goal', description: 'A sales goal was set for a profile or team.', data: z.strictObject({ goal_id: Id, org_id: Id, ...goalShape, created_by: By, ...at }) },
+  GoalChanged: { stream: 'goal', description: 'A goal changed: the new values of the changed fields.', data: z.strictObject({ changes: z.strictObject(goalShape).partial(), ...at }) },
+  GoalDeleted: { stream: 'goal', description: 'A goal was deleted.', data: z.strictObject(at) },
+  // custom_field-<id>
+  CustomFieldDefined: {
+    stream: 'custom_field',
+    description: 'A custom field was defined for a module (key, module and type never change).',
+    data: z.strictObject({ field_id: Id, org_id: Id, module: z.enum(CUSTOM_FIELD_MODULES), key: z.string(), label: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), options: z.array(z.string()), required: z.boolean(), is_active: z.boolean(), created_by: By, ...at }),
+  },
+  CustomFieldChanged: { stream: 'custom_field', description: 'A custom field changed label, required, options or active: only the changed values.', data: z.strictObject({ label: z.string().optional(), required: z.boolean().optional(), options: z.array(z.string()).optional(), is_active: z.boolean().optional(), ...at }) },
+  CustomFieldRemoved: { stream: 'custom_field', description: 'A custom field was (soft, finally) deleted.', data: z.strictObject(at) },
+  // webhook-<id>
+  WebhookCreated: { stream: 'webhook', description: "A webhook subscription was created: where the organization's events are POSTed, and which types (never its secret).", data: z.strictObject({ webhook_id: Id, org_id: Id, url: z.string(), event_types: z.array(z.string()), created_by: By, ...at }) },
+  WebhookChanged: { stream: 'webhook', description: 'A webhook changed URL, event types or active flag: only the changed values.', data: z.strictObject({ url: z.string().optional(), event_types: z.array(z.string()).optional(), is_active: z.boolean().optional(), ...at }) },
+  WebhookDisabled: { stream: 'webhook', description: 'The delivery worker disabled a webhook after a streak of failed deliveries.', data: z.strictObject({ reason: z.string(), failures: z.number().int().min(0), ...at }) },
+  WebhookDeleted: { stream: 'webhook', description: 'A webhook subscription was deleted.', data: z.strictObject(at) },
+  // name_claim-<scope>-<org>-<hash>
+  NameClaimed: { stream: 'name_claim', description: 'A unique name (per organization and scope, case-insensitive) was claimed by a record.', data: z.strictObject({ owner_id: Id, name: z.string() }) },
+  NameReleased: { stream: 'name_claim', description: 'A claimed name was freed by its owner.', data: z.strictObject({ owner_id: Id }) },
+  // org_audit-<org id>
+  PersonalAccessTokenCreated: { stream: 'org_audit', description: 'A personal access token was created (never its secret or hash).', data: z.strictObject({ token_id: Id, profile_id: Id, name: z.string(), token_prefix: z.string(), scopes: z.array(z.string()), expires_at: z.string().nullable() }) },
+  PersonalAccessTokenFirstUsed: { stream: 'org_audit', description: 'A personal access token was used for the first time.', data: z.strictObject({ token_id: Id, profile_id: Id }) },
+  PersonalAccessTokenRevoked: { stream: 'org_audit', description: 'A personal access token was revoked.', data: z.strictObject({ token_id: Id, profile_id: Id, revoked_by: By }) },
+  OrganizationApiKeyRotated: { stream: 'org_audit', description: "The organization's API key was rotated.", data: z.strictObject({ key_prefix: z.string(), rotated_by: By }) },
+} satisfies Record<StoredEvent['type'], { stream: string; description: string; data: z.ZodType }>
+
+/** Every event union whose events are stored. A new union (or member) must be added here and above. */
+export type StoredEvent = OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent
+export type EventType = StoredEvent['type']
+
+// Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).
+type DataOf = { [E in StoredEvent as E['type']]: E['data'] }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Drifted = { [T in EventType]: Same<DataOf[T], z.output<(typeof DEFINITIONS)[T]['data']>> extends true ? never : T }[EventType]
+const _inStep: [Drifted] extends [never] ? true : { drifted: Drifted } = true
+
+export type EventDefinition = Readonly<{ type: EventType; stream: string; version: number; description: string; data: z.ZodType }>
+
+export const EVENT_CATALOGUE: readonly EventDefinition[] = Object.entries(DEFINITIONS).map(([type, definition]) => ({ type: type as EventType, version: currentVersion(type), ...definition }))
+
+const byType = new Map(EVENT_CATALOGUE.map((definition) => [definition.type as string, definition]))
+
+export const eventDefinition = (type: string): EventDefinition | undefined => byType.get(type)
+
+/** A stored event's data, upcast to the current version and checked against its schema; an unknown type is a failure too. */
+export function parseEventData(type: string, schemaVersion: number | undefined, data: unknown): z.ZodSafeParseResult<unknown> {
+  const definition = byType.get(type)
+  if (!definition) return z.never().safeParse(data, { error: () => `Unknown event type ${type}` })
+  return definition.data.safeParse(upcast(type, schemaVersion, data))
+}
+
+export const EVENT_SCHEMA_ID = 'urn:crm:events'
+
+/**
+ * The catalogue as one JSON Schema (2020-12) document: `$defs.<Type>` describes an event envelope
+ * `{ type, stream, schema_version, data }` (other members, such as a feed's position, are allowed),
+ * `oneOf` accepts any event of the catalogue. Each definition's `properties.schema_version.const`
+ * is the current version and `properties.data` the JSON Schema of its data.
+ */
+export function eventCatalogueDocument() {
+  const defs = Object.fromEntries(
+    EVENT_CATALOGUE.map(({ type, stream, version, description, data }) => {
+      const { $schema: _draft, ...schema } = z.toJSONSchema(data, { target: 'draft-2020-12' })
+      const envelope = {
+        title: type,
+        description: `${description} Stream: \`${stream}-…\`; schema version ${version}.`,
+        type: 'object',
+        properties: {
+          type: { const: type },
+          stream: { type: 'string', pattern: `^${stream}-` },
+          schema_version: { const: version, description: 'Older versions are upcast to this one when read' },
+          data: schema,
+        },
+        required: ['type', 'data'],
+      }
+      return [type, envelope]
+    }),
+  )
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: EVENT_SCHEMA_ID,
+    title: 'CRM event catalogue',
+    description: 'Every event type the CRM stores, at its current schema version. Events of older versions are upcast when read, so every reader sees these shapes.',
+    oneOf: EVENT_CATALOGUE.map(({ type }) => ({ $ref: `#/$defs/${type}` })),
+    $defs: defs,
+  }
+}

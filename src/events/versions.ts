@@ -1,0 +1,50 @@
+import type { RecordedEvent } from '../eventstore/event-store.ts'
+
+/**
+ * Schema versions of stored events, and the upcasters that turn an older `data` shape into the
+ * current one when it is read (issue 8, "Event hygiene"). Events are never rewritten in the log:
+ * a shape change bumps the type's version here, with one upcaster from the previous version, and
+ * every reader (deciders through handleCommand, projectors through domainEventOf) sees the current
+ * shape only. The zod schema of each current shape is in catalogue.ts.
+ *
+ * This module imports no command module, so the write and projection paths can use it freely.
+ */
+export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>
+
+/** Per type, the upcasters from version 1: `[v1→v2, v2→v3, …]`. A type not listed is at version 1. */
+const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, readonly Upcaster[]>([
+  [
+    'OpportunityCreated',
+    [
+      // v1 → v2: deals carry custom field values. A deal created before custom fields existed has none.
+      // (Some version-1 events were written after custom fields existed and already carry them: kept.)
+      (data) => ({ ...data, custom_fields: data.custom_fields ?? {} }),
+    ],
+  ],
+])
+
+/** The version new events of `type` are written with. */
+export const currentVersion = (type: string): number => (UPCASTERS.get(type)?.length ?? 0) + 1
+
+/** The upcasters of `type`, oldest first (for the catalogue and its tests). */
+export const upcastersOf = (type: string): readonly Upcaster[] => UPCASTERS.get(type) ?? []
+
+/**
+ * `data` of an event of `type` stored at `schemaVersion`, brought to the current version. A missing
+ * or invalid version reads as 1 (the store's default); a version newer than this code knows (written
+ * by a newer process during a rolling deploy) is left as stored.
+ */
+export function upcast(type: string, schemaVersion: number | undefined, data: unknown): unknown {
+  const steps = UPCASTERS.get(type)
+  if (!steps) return data
+  const from = Number.isInteger(schemaVersion) && schemaVersion! >= 1 ? schemaVersion! : 1
+  let result = data
+  for (let version = from; version <= steps.length; version++) result = steps[version - 1]!((result ?? {}) as Record<string, unknown>)
+  return result
+}
+
+/** A recorded event as `{ type, data }` in its current shape: what deciders and projectors fold. */
+export const decodeEvent = (recorded: Pick<RecordedEvent, 'type' | 'data' | 'schemaVersion'>): { type: string; data: unknown } => ({
+  type: recorded.type,
+  data: upcast(recorded.type, recorded.schemaVersion, recorded.data),
+})
