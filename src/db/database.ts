@@ -111,13 +111,18 @@ export interface Database {
 export type Db = Kysely<Database>
 
 export function createPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max,
     // Our own transactions are short; a stuck one would hold back every event subscriber (see eventstore/postgres.ts).
     idle_in_transaction_session_timeout: 30_000,
     application_name: 'crm-deals',
   })
+  // pg-pool listens for errors only on idle clients: a server FATAL (a restart) reaching a checked-out
+  // client between two queries would be an unhandled 'error' event and end the process. The client
+  // is unusable either way; its next query fails and the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => {}))
+  return pool
 }
 
 export function createDb(pool: pg.Pool): Db {

@@ -158,7 +158,16 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
           failures.delete(projector.name)
           if (!page.isEnd) continue
           hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollMs) : 0
-          await wakeup.sleep(hiddenRetryMs || pollMs, signal)
+          // At the end of the log, a checkpoint left behind by a stretch of other projectors' events is
+          // saved once idle: follower processes read progress from checkpoints, and would wait otherwise.
+          const unsaved = comparePositions(cursor, saved) > 0
+          const idleLeft = Math.max(0, CHECKPOINT_IDLE_MS - (Date.now() - savedAt))
+          await wakeup.sleep(unsaved ? Math.min(hiddenRetryMs || pollMs, idleLeft) : hiddenRetryMs || pollMs, signal)
+          if (unsaved && Date.now() - savedAt >= CHECKPOINT_IDLE_MS) {
+            const outcome = await applyBatch(db, projector, saved, [], cursor)
+            cursor = saved = outcome.position
+            savedAt = Date.now()
+          }
         } catch (error) {
           failures.set(projector.name, error instanceof Error ? error.message : String(error))
           errorBackoffMs = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, errorBackoffMs * 2))

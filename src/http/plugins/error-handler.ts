@@ -14,6 +14,13 @@ export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Re
   return { ...errors }
 }
 
+/** The database is down or restarting: the request may succeed in a moment, so 503 with Retry-After. */
+const DATABASE_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])
+function databaseUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string }
+  return DATABASE_UNAVAILABLE.has(code ?? '') || /^(Connection terminated|Client has encountered a connection error)/.test(message ?? '')
+}
+
 /** PostgreSQL refusing text it cannot store (a NUL character): the client's input, so a 400. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
 
@@ -33,6 +40,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (error instanceof ProjectionLagError) {
       request.log.warn({ err: error }, 'read models lagging behind a write')
       return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The change was saved but is not yet visible; retry shortly' })
+    }
+    if (databaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable')
+      return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The service is temporarily unavailable; retry shortly' })
     }
     const status = error.statusCode ?? 500
     if (status >= 400 && status < 500) return reply.code(status).send({ error: true, errors: error.message })
