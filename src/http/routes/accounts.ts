@@ -10,6 +10,7 @@ import { recordWriteRoutes } from '../record-routes.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, checkRelations, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 import { Account, Contact, recordBody } from '../schemas/records.ts'
+import { formBoolean } from '../schemas/form-values.ts'
 
 const AccountBody = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(255).describe('Unique per organization, case-insensitively'),
@@ -23,7 +24,7 @@ const AccountBody = z.object({
   postcode: optionalText(20),
   country: optionalText(),
   description: optionalText(10_000),
-  is_active: z.boolean().optional().describe('Default true'),
+  is_active: formBoolean(z.boolean()).optional().describe('Default true'),
   assigned_to: IdList('active profiles').optional(),
   tags: IdList('live tags').optional(),
 })

@@ -10,6 +10,7 @@ import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
+import { formBoolean, formList } from '../schemas/form-values.ts'
 
 const Module = z.enum(CUSTOM_FIELD_MODULES).describe('The records the field belongs to')
 const FieldType = z.enum(CUSTOM_FIELD_TYPES)
@@ -33,21 +34,21 @@ export const CustomField = z.object({
   updated_at: z.string(),
 })
 const Label = z.string().trim().min(1, 'This field may not be blank.').max(100)
-const Options = z.array(z.string().trim().min(1, 'Options may not be blank.').max(200)).max(500).describe('Select only: non-empty, distinct')
+const Options = formList(z.array(z.string().trim().min(1, 'Options may not be blank.').max(200)).max(500)).describe('Select only: non-empty, distinct')
 const CreateBody = z.object({
   module: Module.default('opportunities'),
   key: Key,
   label: Label,
   type: FieldType,
   options: Options.optional(),
-  required: z.boolean().default(false),
-  is_active: z.boolean().default(true),
+  required: formBoolean(z.boolean()).default(false),
+  is_active: formBoolean(z.boolean()).default(true),
 })
 const UpdateBody = z.object({
   label: Label,
   options: Options.optional().describe('Select only: replaces the choices; omitted: unchanged'),
-  required: z.boolean().optional().describe('Omitted: unchanged'),
-  is_active: z.boolean().optional().describe('Omitted: unchanged'),
+  required: formBoolean(z.boolean()).optional().describe('Omitted: unchanged'),
+  is_active: formBoolean(z.boolean()).optional().describe('Omitted: unchanged'),
   module: z.string().optional().describe('Immutable: accepted only when unchanged'),
   key: z.string().trim().toLowerCase().optional().describe('Immutable: accepted only when unchanged'),
   type: z.string().optional().describe('Immutable: accepted only when unchanged'),

@@ -8,6 +8,7 @@ import { requireUser } from '../../identity/users.ts'
 import type { AppDeps } from '../app.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
+import { formBoolean } from '../schemas/form-values.ts'
 import { Currency, OrgName, Organization, RoleEnum, Timezone, organizationBody } from '../schemas/identity.ts'
 
 const Membership = z.object({
@@ -22,7 +23,7 @@ const CreateOrganization = z.object({ name: OrgName, default_currency: Currency.
 const Settings = Organization.pick({ id: true, name: true, default_currency: true, timezone: true })
 const settingsBody = ({ id, name, default_currency, timezone }: z.infer<typeof Organization>) => ({ id, name, default_currency, timezone })
 const SettingsChanges = z.object({ name: OrgName.optional(), default_currency: Currency.optional(), timezone: Timezone.optional() })
-const OrganizationChanges = SettingsChanges.extend({ is_active: z.boolean().optional() })
+const OrganizationChanges = SettingsChanges.extend({ is_active: formBoolean(z.boolean()).optional() })
 
 const OrgAnswer = z.object({ error: z.literal(false), org: Organization })
 const OrgWritten = OrgAnswer.extend({ message: z.string() })

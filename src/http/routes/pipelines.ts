@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { fold } from '../../commands/decider.ts'
 import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
+import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import type { PipelineCommand } from '../../commands/pipeline/pipeline.ts'
 import { MAX_DAYS, MIN_DAYS, STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { orNotFound } from '../../errors.ts'
 import { countDeals } from '../../projections/opportunities.ts'
+import { domainEventOf } from '../../projections/projector.ts'
 import { pipelineOf, listPipelines, stageOf } from '../../projections/pipelines.ts'
 import type { PipelineWithStages } from '../../projections/pipelines.ts'
 import type { AppDeps } from '../app.ts'
@@ -14,9 +17,12 @@ import { requestCommands } from '../commands.ts'
 import { ensureDefaultPipeline, newStageIds } from '../default-pipeline.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
+import { formList, formNumber } from '../schemas/form-values.ts'
 
 const DAYS = `Integer ${MIN_DAYS} to ${MAX_DAYS}, or null (never rots); always null for won and lost stages`
 const Days = z.number().int(`Expected an integer from ${MIN_DAYS} to ${MAX_DAYS}, or null`).nullable().describe(DAYS)
+/** Days in a body: JSON numbers or their text forms (form bodies); answers use Days. */
+const DaysIn = formNumber(Days)
 const Kind = z.enum(STAGE_KINDS)
 const Stage = z.object({
   id: z.uuid(),
@@ -31,9 +37,9 @@ const Stage = z.object({
 const Pipeline = z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean(), stages: z.array(Stage).describe('In order') })
 const Name = z.string().trim().min(1, 'This field may not be blank.').max(200)
 const PipelineBody = z.object({ name: Name })
-const StageBody = z.object({ label: z.string().trim().min(1, 'This field may not be blank.').max(100), kind: Kind, expected_days: Days.optional(), warning_days: Days.optional() })
+const StageBody = z.object({ label: z.string().trim().min(1, 'This field may not be blank.').max(100), kind: Kind, expected_days: DaysIn.optional(), warning_days: DaysIn.optional() })
 const StagePatch = StageBody.partial()
-const ReorderBody = z.object({ stage_ids: z.array(z.uuid()).describe('Every stage of the pipeline exactly once, in the new order') })
+const ReorderBody = z.object({ stage_ids: formList(z.array(z.uuid())).describe('Every stage of the pipeline exactly once, in the new order') })
 const Thresholds = z.object({ expected_days: Days, warning_days: Days })
 const AgingConfig = z.record(z.string(), Thresholds).describe("Rotting days of the default pipeline's open stages, keyed by stage code")
 const AgingUpdate = z
@@ -83,6 +89,10 @@ export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const countedWrite = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, orgId: string, stageId: string | null, decide: (dealCount: number) => PipelineCommand) => {
     const commands = requestCommands(deps, request, reply)
     const stream = pipelineStreams.stream(pipelineId)
+    // A dry run first, as if locked and empty: a request refused for any other reason (a label, a
+    // threshold, the last stage of a kind) records nothing, not even a lock.
+    const locked: PipelineEvent = stageId === null ? { type: 'PipelineLocked', data: { at: now() } } : { type: 'StageLocked', data: { stage_id: stageId, at: now() } }
+    pipelineDecider.decide(decide(0), pipelineDecider.evolve(fold(pipelineDecider, (await store.readStream(stream)).map((e) => domainEventOf<PipelineEvent>(e))), locked))
     await commands.run(pipelineDecider, stream, { type: 'LockStage', orgId, stageId, at: now() })
     const fence = (await store.readStream(stream)).at(-1)
     if (fence) await projections.waitFor(fence.position, config.readYourWritesTimeoutMs)

@@ -12,6 +12,7 @@ import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { relationErrors } from '../relations.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
+import { formList } from '../schemas/form-values.ts'
 
 const Member = z.object({ id: z.uuid().describe('Profile id'), email: z.string(), role: z.string(), is_active: z.boolean().describe('False once the profile is deactivated; it stays a member') })
 const Team = z.object({
@@ -23,7 +24,7 @@ const Team = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 })
-const Users = z.array(z.uuid()).describe('Profile ids of the members: the whole set. New members must be active profiles of this organization')
+const Users = formList(z.array(z.uuid())).describe('Profile ids of the members: the whole set. New members must be active profiles of this organization')
 const TeamBody = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(100),
   description: z.string().trim().max(2000).nullable().optional().describe('Omitted on PUT: cleared'),

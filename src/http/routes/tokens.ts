@@ -8,6 +8,7 @@ import { MAX_SCOPES, normalizeScopes } from '../../identity/scopes.ts'
 import type { AppDeps } from '../app.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { AuditEntry, IdParams, Message, authErrors, iso } from '../schemas/common.ts'
+import { formList } from '../schemas/form-values.ts'
 
 const Token = z.object({
   id: z.uuid(),
@@ -28,7 +29,7 @@ const OrgToken = Token.extend({
 
 const CreateToken = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(100),
-  scopes: z.array(z.string()).max(MAX_SCOPES, `At most ${MAX_SCOPES} scopes.`).default([]),
+  scopes: formList(z.array(z.string()).max(MAX_SCOPES, `At most ${MAX_SCOPES} scopes.`)).default([]),
   expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
 })
 

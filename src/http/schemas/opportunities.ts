@@ -58,7 +58,7 @@ export const MoveBody = z.object({
   column_id: z.string().describe("A stage code of the deal's own pipeline"),
   above_id: z.uuid().optional().describe('Place the card right below this card of the column'),
   below_id: z.uuid().optional().describe('Place the card right above this card of the column'),
-  kanban_order: z.number().finite().optional().describe('An explicit position; wins over above_id and below_id'),
+  kanban_order: formNumber(z.number().finite()).optional().describe('An explicit position; wins over above_id and below_id'),
 })
 
 const Ref = z.object({ id: z.uuid(), name: z.string() })
