@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
@@ -13,7 +14,7 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -27,7 +28,12 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/opportunities\/comment\/\{id\}/, 'comment'],
   [/^\/api\/opportunities\/attachment\/\{id\}/, 'attachment'],
   [/^\/api\/attachments\/\{id\}/, 'attachment'],
+  [/^\/api\/opportunities\/goals\/\{id\}/, 'goal'],
   [/^\/api\/opportunities\/\{id\}/, 'deal'],
+  [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
+  [/^\/api\/leads\/\{id\}/, 'lead'],
+  [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
+  [/^\/api\/webhooks\/\{id\}/, 'webhook'],
   // §4: the status route takes a USER id, the others a profile id.
   [/^\/api\/user\/\{id\}\/status\/$/, 'user'],
   [/^\/api\/user\/\{id\}/, 'profile'],
@@ -135,6 +141,11 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   t.equal(withFile.statusCode, 200, withFile.body)
   ids.attachment = withFile.json().attachments[0].id
   ids.token = (await created('POST', '/api/profile/tokens/', A, { name: 'acme-secret-token' })).id
+  ids.lead = (await created('POST', '/api/leads/', A, { first_name: 'Acme secret lead', email: 'secret-lead@acme.test' })).id
+  ids.leadComment = (await created('POST', `/api/leads/${ids.lead}/`, A, { comment: 'acme secret lead comment' })).comments[0].id
+  ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
+  ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
+  ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
 
   // A's view of everything, to compare after every foreign and forbidden call.
@@ -185,7 +196,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
         t.comment(`unmapped admin-only route (not checked): ${describe(op)}`)
         continue
       }
-      const url = fillPath(op.path, kind ? { id: ids[kind] } : {})
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, name === 'id' && kind ? ids[kind] : randomUUID()])))
       const body = op.body ? sampleOf(op.body, '', { into: tag2 }) : undefined
       const res = await call(op.method, url, alice.headers, body as object | undefined)
       const known = KNOWN_ADMIN_ONLY.includes(describe(op))

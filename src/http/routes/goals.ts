@@ -32,10 +32,6 @@ const GoalBody = z
     target_amount: Amount.refine((v) => !/^0+\.00$/.test(v), 'Expected an amount above 0.').describe('Decimal above 0 (string or number, at most 2 places); answered as a string with 2 places'),
     currency: Currency.nullable().optional().describe("ISO 4217 code; omitted or null: the organization's default currency (on PUT too: PUT replaces the whole goal)"),
   })
-  .superRefine((body, ctx) => {
-    if (Boolean(body.profile) === Boolean(body.team)) for (const path of ['profile', 'team']) ctx.addIssue({ code: 'custom', path: [path], message: ONE_OWNER })
-    if (body.period_start > body.period_end) ctx.addIssue({ code: 'custom', path: ['period_end'], message: 'Expected a date on or after period_start.' })
-  })
   .describe('A sales goal. PUT takes the same body and replaces the goal whole')
 
 const Goal = z.object({
@@ -97,6 +93,11 @@ export function goalRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
   /** The goal's fields from a body: the owner must be of the organization (400 naming profile or team), the currency defaults to the org's. */
   const fieldsOf = async (orgId: string, body: z.infer<typeof GoalBody>, current?: GoalView): Promise<GoalFields> => {
+    // Checked here rather than in the schema, so the role (403) and the id (404) are answered first.
+    const problems: Record<string, string[]> = {}
+    if (Boolean(body.profile) === Boolean(body.team)) problems.profile = problems.team = [ONE_OWNER]
+    if (body.period_start > body.period_end) problems.period_end = ['Expected a date on or after period_start.']
+    if (Object.keys(problems).length) throw new ValidationError(problems)
     const [owner_type, owner_id] = body.profile ? (['profile', body.profile] as const) : (['team', body.team!] as const)
     const kept = current && current.owner_type === owner_type ? [current.owner_id] : []
     const problem = await relationErrors(db, orgId, owner_type === 'profile' ? 'profiles' : 'teams', [owner_id], kept)
