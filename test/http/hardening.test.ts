@@ -125,3 +125,16 @@ t.test('no secret sent in a body (refresh token, magic-link token and code) reac
   }
   t.notMatch(log, new RegExp(`code\\W+${link.code}`), 'no sign-in code in the logs')
 })
+
+t.test('sign-in routes without an email are rate-limited per client IP (429 with Retry-After)', async (t) => {
+  const { app } = await buildTestApp(t, { env: { AUTH_RATE_LIMIT_MAX: '1' } })
+  for (const url of ['/api/auth/refresh-token/', '/api/auth/google/']) {
+    const answers = []
+    for (let i = 0; i < 13; i++) answers.push(await app.inject({ method: 'POST', url, payload: { refresh_token: 'svc_rt_nope', id_token: 'nope' } }))
+    t.ok(answers.slice(0, 12).every((res) => res.statusCode !== 429), `${url}: twelve a minute pass to the route`)
+    const limited = answers.at(-1)!
+    t.equal(limited.statusCode, 429, `${url}: the thirteenth is refused`)
+    t.ok(limited.headers['retry-after'], 'with Retry-After')
+    t.match(limited.json(), { error: true, errors: String })
+  }
+})

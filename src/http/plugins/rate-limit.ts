@@ -30,3 +30,11 @@ function emailOf(body: unknown): string {
   const email = typeof body === 'object' && body !== null && 'email' in body ? body.email : undefined
   return typeof email === 'string' ? email.trim().toLowerCase() : ''
 }
+
+/**
+ * Per client IP, for sign-in routes that carry no email (Google ID tokens, refresh tokens): a
+ * budget twelve times the per-address one, since a shared office IP signs many people in.
+ */
+export function perIp(max: number) {
+  return { max: max * 12, timeWindow: 60_000, hook: 'preValidation' as const, keyGenerator: (request: FastifyRequest) => request.ip }
+}

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { perIp } from '../plugins/rate-limit.ts'
 import { z } from 'zod'
 import { RefreshTokenReusedError, createSessions, signInSubject } from '../../identity/sessions.ts'
 import type { AppDeps } from '../app.ts'
@@ -17,7 +18,7 @@ export function authRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/api/auth/refresh-token/',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', rateLimit: perIp(deps.config.authRateLimitMax) },
         schema: {
           tags: ['auth'],
           summary: 'Exchange a refresh token for a new token pair',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { perIp } from '../plugins/rate-limit.ts'
 import { z } from 'zod'
 import { DomainError, ForbiddenError, UnauthorizedError } from '../../errors.ts'
 import { createGoogleVerifier } from '../../identity/google.ts'
@@ -29,8 +30,8 @@ export function googleRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       app.post(
         route.url,
         {
-          config: { auth: 'public' },
-          schema: { tags: ['auth'], summary: route.summary, description: DESCRIPTION, body: GoogleSignIn, response: { 200: TokenPair, ...signInErrors, 501: ErrorBody, 503: ErrorBody } },
+          config: { auth: 'public', rateLimit: perIp(deps.config.authRateLimitMax) },
+          schema: { tags: ['auth'], summary: route.summary, description: DESCRIPTION, body: GoogleSignIn, response: { 200: TokenPair, ...signInErrors, 429: ErrorBody, 501: ErrorBody, 503: ErrorBody } },
         },
         async (request) => {
           if (!verify) throw new DomainError(501, 'Google sign-in is not configured')
