@@ -13,6 +13,7 @@ import type { WebhookRow } from '../projections/webhooks.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signDelivery } from './signing.ts'
 import { completeDelivery, pendingRedeliveries, positionOf, recordDelivery, saveWebhookCheckpoint, webhookCheckpoint, webhookSecret } from './store.ts'
 import type { DeliveryRow } from './store.ts'
+import { decodeEvent } from '../events/versions.ts'
 
 export type RetryPolicy = {
   /** First retry after this long; each further one waits twice as long… */
@@ -71,7 +72,7 @@ function wants(hook: WebhookRow, matches: (type: string) => boolean, event: Reco
 }
 
 export const deliveryBody = (event: RecordedEvent): string =>
-  JSON.stringify({ id: event.id, type: event.type, position: formatPosition(event.position), stream: event.streamName, revision: Number(event.revision), data: event.data, at: event.createdAt.toISOString() })
+  JSON.stringify({ id: event.id, type: event.type, position: formatPosition(event.position), stream: event.streamName, revision: Number(event.revision), data: decodeEvent(event).data, at: event.createdAt.toISOString() })
 
 type Outcome = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number }
 

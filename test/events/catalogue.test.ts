@@ -347,3 +347,16 @@ t.test('GET /api/events/schema/: a JSON Schema document of every type, which rea
   t.ok(feed.events.length > 0)
   for (const event of feed.events) t.ok(validate(event), `feed ${event.type} validates ${JSON.stringify(validate.errors)}`)
 })
+
+t.test('the event feed (and so SSE and webhooks, which share the serializer path) answers stored v1 events in the current shape', async (t) => {
+  const { app, database, store } = await buildTestApp(t)
+  const acme = await givenOrganization(app, database.db, 'Acme')
+  const pipelineId = randomUUID()
+  const pipeline = { id: pipelineId, state: fold(pipelineDecider, decided(pipelineDecider, [{ type: 'CreatePipeline', pipelineId, orgId: org, name: 'Sales', isDefault: false, stageIds: ids(6), actorId: null, at }])) }
+  const dealId = randomUUID()
+  const data = { ...v1Created(dealId, pipeline), org_id: acme.orgId }
+  await store.appendToStream(opportunityStreams.stream(dealId), [{ type: 'OpportunityCreated', data, schemaVersion: 1, metadata: { orgId: acme.orgId } }])
+  const feed = (await app.inject({ url: '/api/events/?type=OpportunityCreated', headers: acme.admin.headers })).json()
+  const event = feed.events.find((e: { stream: string }) => e.stream === opportunityStreams.stream(dealId))
+  t.same(event?.data, { ...data, custom_fields: {} }, 'upcast to v2 on the way out')
+})

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { decodeEvent } from '../../events/versions.ts'
 import { z } from 'zod'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
@@ -84,7 +85,8 @@ const feedEvent = (e: RecordedEvent): z.infer<typeof FeedEvent> => ({
   stream: e.streamName,
   revision: Number(e.revision),
   type: e.type,
-  data: e.data,
+  // Upcast: subscribers see the current shape of every event, whichever version it was stored in.
+  data: decodeEvent(e).data,
   at: e.createdAt.toISOString(),
 })
 
