@@ -2,20 +2,9 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
+import { multipartBody } from '../helpers/multipart.ts'
 
 const BASE = '/api/opportunities/'
-
-/** A multipart/form-data body as a browser would send it. */
-async function multipart(fields: Record<string, string | string[] | { name: string; type: string; content: string }>) {
-  const form = new FormData()
-  for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') form.append(key, value)
-    else if (Array.isArray(value)) for (const v of value) form.append(key, v)
-    else form.append(key, new Blob([value.content], { type: value.type }), value.name)
-  }
-  const encoded = new Response(form)
-  return { payload: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! }
-}
 
 t.test('deal bodies as JSON, urlencoded and multipart (§4.1, §2.1 opportunity_attachment)', async (t) => {
   const { app, acme, alice } = await givenTwoOrganizations(t, { env: { MAX_UPLOAD_BYTES: '2048' } })
@@ -36,7 +25,7 @@ t.test('deal bodies as JSON, urlencoded and multipart (§4.1, §2.1 opportunity_
   })
 
   t.test('multipart: fields and a file in one request; the file downloads unchanged', async (t) => {
-    const body = await multipart({ name: 'Upload deal', tags: JSON.stringify([tag]), assigned_to: alice.profileId, opportunity_attachment: { name: '../../quote v2.txt', type: 'text/plain', content: 'the quote' } })
+    const body = await multipartBody({ name: 'Upload deal', tags: JSON.stringify([tag]), assigned_to: alice.profileId, opportunity_attachment: { name: '../../quote v2.txt', type: 'text/plain', content: 'the quote' } })
     const res = await send('POST', BASE, body)
     t.equal(res.statusCode, 200, res.body)
     const id = res.json().id as string
@@ -47,13 +36,13 @@ t.test('deal bodies as JSON, urlencoded and multipart (§4.1, §2.1 opportunity_
     t.equal(download.statusCode, 200)
     t.equal(download.body, 'the quote')
     t.match(download.headers, { 'content-type': /^text\/plain/, 'content-disposition': /attachment; filename\*=UTF-8''quote%20v2\.txt/ })
-    const patched = await send('PATCH', `${BASE}${id}/`, await multipart({ description: 'with a second file', opportunity_attachment: { name: 'b.bin', type: 'application/octet-stream', content: 'xyz' } }))
+    const patched = await send('PATCH', `${BASE}${id}/`, await multipartBody({ description: 'with a second file', opportunity_attachment: { name: 'b.bin', type: 'application/octet-stream', content: 'xyz' } }))
     t.equal(patched.statusCode, 200, patched.body)
     t.equal((await detail(id)).attachments.length, 2)
   })
 
   t.test('a file over MAX_UPLOAD_BYTES is 413 and records nothing', async (t) => {
-    const res = await send('POST', BASE, await multipart({ name: 'Too big', opportunity_attachment: { name: 'big.bin', type: 'application/octet-stream', content: 'x'.repeat(4096) } }))
+    const res = await send('POST', BASE, await multipartBody({ name: 'Too big', opportunity_attachment: { name: 'big.bin', type: 'application/octet-stream', content: 'x'.repeat(4096) } }))
     t.equal(res.statusCode, 413)
     t.match(res.json(), { error: true, errors: String })
     t.equal((await app.inject({ method: 'GET', url: `${BASE}?name=Too%20big`, headers: admin })).json().opportunities_count, 0)
@@ -106,7 +95,7 @@ t.test('comments and attachments (where-the-spec-is-silent.md)', async (t) => {
   })
 
   t.test('deleting an attachment: its uploader or an admin; the file goes too', async (t) => {
-    const form = await multipart({ opportunity_attachment: { name: 'a.txt', type: 'text/plain', content: 'A' } })
+    const form = await multipartBody({ opportunity_attachment: { name: 'a.txt', type: 'text/plain', content: 'A' } })
     const res = await app.inject({ method: 'POST', url: `${BASE}${deal}/`, headers: { ...bob.headers, 'content-type': form.contentType }, payload: form.payload })
     t.equal(res.statusCode, 200, res.body)
     const [attachment] = res.json().attachments

@@ -16,7 +16,8 @@ import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { LeadNoteAnswer, LeadNoteBody } from '../schemas/leads.ts'
 import { CommentBody } from '../schemas/opportunities.ts'
 import { sendStoredFile } from '../uploads.ts'
-import { attachToLead, leadActorOf, visibleLead } from './leads.ts'
+import { actorOf } from '../deal-access.ts'
+import { attachToLead, visibleLead } from './leads.ts'
 
 const TAGS = ['leads']
 type NoteFacts = { orgId: string; actor: Actor; at: string }
@@ -38,7 +39,7 @@ export function leadNoteRoutes(deps: AppDeps, files: FileStore): FastifyPluginAs
       const { comment, lead_attachment: upload } = request.body
       if (comment === undefined && upload === undefined) throw new ValidationError({ comment: ['Expected a comment or a lead_attachment.'] })
       const commands = requestCommands(deps, request, reply)
-      if (comment !== undefined) await commands.run(leadDecider, leadStreams.stream(lead.id), { type: 'AddComment', orgId: identity.orgId, actor: leadActorOf(request), commentId: randomUUID(), comment, at: clock().toISOString() })
+      if (comment !== undefined) await commands.run(leadDecider, leadStreams.stream(lead.id), { type: 'AddComment', orgId: identity.orgId, actor: actorOf(request), commentId: randomUUID(), comment, at: clock().toISOString() })
       if (upload) await attachToLead(deps, files, commands, request, lead.id, upload)
       await commands.settle()
       const [shown] = await leadsOf(db, identity.orgId, [await orNotFound(leadOf(db, identity.orgId, lead.id))], clock())
@@ -50,7 +51,7 @@ export function leadNoteRoutes(deps: AppDeps, files: FileStore): FastifyPluginAs
       const { orgId } = identityOf(request)
       const row = await orNotFound(find(orgId, noteId))
       const commands = requestCommands(deps, request, reply)
-      const result = await commands.run(leadDecider, leadStreams.stream(row.owner_id), command(row, { orgId, actor: leadActorOf(request), at: clock().toISOString() }))
+      const result = await commands.run(leadDecider, leadStreams.stream(row.owner_id), command(row, { orgId, actor: actorOf(request), at: clock().toISOString() }))
       await commands.settle()
       return { row, recorded: result.events.length > 0 }
     }

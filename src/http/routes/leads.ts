@@ -5,7 +5,6 @@ import type { z } from 'zod'
 import { leadDecider, leadStreams } from '../../commands/lead/lead.ts'
 import type { LeadCommand, LeadInput } from '../../commands/lead/lead.ts'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
-import type { Actor } from '../../commands/opportunity/rules.ts'
 import { withOptionalClaim, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
@@ -15,6 +14,7 @@ import { definitionsOf } from '../../projections/custom-fields.ts'
 import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/leads.ts'
 import type { LeadRow } from '../../projections/leads.ts'
 import type { AppDeps } from '../app.ts'
+import { actorOf } from '../deal-access.ts'
 import { requestCommands } from '../commands.ts'
 import type { RequestCommands } from '../commands.ts'
 import { customFieldFilters } from '../custom-field-filters.ts'
@@ -42,15 +42,10 @@ function splitBody(body: LeadBodyIn): { input: LeadInput; upload: UploadedFile |
   return { input: { ...input, custom: { cfFields: body, customFields: body.custom_fields } }, upload: body.lead_attachment as UploadedFile | undefined }
 }
 
-export const leadActorOf = (request: FastifyRequest): Actor => {
-  const identity = identityOf(request)
-  return { profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false }
-}
-
 /** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
 export async function visibleLead(deps: AppDeps, request: FastifyRequest, id: string): Promise<LeadRow> {
   const row = await orNotFound(leadOf(deps.db, identityOf(request).orgId, id))
-  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, leadActorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
+  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
   return row
 }
 
@@ -67,7 +62,7 @@ async function settledEvenIfRefused<T>(commands: RequestCommands, action: () => 
 /** Stores a multipart `lead_attachment` and records it on the lead. */
 export const attachToLead = (deps: AppDeps, files: FileStore, commands: RequestCommands, request: FastifyRequest, leadId: string, upload: UploadedFile) =>
   adoptUpload(files, identityOf(request).orgId, upload, (attachment) =>
-    commands.run(leadDecider, leadStreams.stream(leadId), { type: 'AddAttachment', orgId: identityOf(request).orgId, actor: leadActorOf(request), attachment, at: deps.clock().toISOString() }),
+    commands.run(leadDecider, leadStreams.stream(leadId), { type: 'AddAttachment', orgId: identityOf(request).orgId, actor: actorOf(request), attachment, at: deps.clock().toISOString() }),
   )
 
 /**
@@ -86,7 +81,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
     await checkRelations(db, orgId, input, {}, current)
     const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
     const commands = requestCommands(deps, request, reply)
-    const actor = leadActorOf(request)
+    const actor = actorOf(request)
     const command: LeadCommand = { type: 'UpdateLead', orgId, actor, at: clock().toISOString(), customFields, input, replace }
     const email = input.email === undefined ? (replace ? null : current.email) : input.email
     const claim = { scope: EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
@@ -123,7 +118,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
       await checkRelations(db, orgId, input)
       const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
       const commands = requestCommands(deps, request, reply)
-      const actor = leadActorOf(request)
+      const actor = actorOf(request)
       const id = randomUUID()
       const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor, at: clock().toISOString(), customFields, input }
       const claim = { scope: EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
@@ -157,7 +152,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
     app.delete('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Delete a lead (admin, superuser or its creator); its email becomes free', description: 'Answers 200 `{"error": false, "message"}`. What a conversion created stays.', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
       const identity = identityOf(request)
       const current = await orNotFound(leadOf(db, identity.orgId, request.params.id))
-      const actor = { ...leadActorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
+      const actor = { ...actorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
       const commands = requestCommands(deps, request, reply)
       const remove = () => commands.run(leadDecider, leadStreams.stream(current.id), { type: 'DeleteLead', orgId: identity.orgId, actor, at: clock().toISOString() })
       await (current.email === null ? remove() : withReleasedName(commands.run, { scope: EMAIL_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.email }, remove))

@@ -6,10 +6,8 @@ import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/e
 import { opportunityDecider, opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { DealInput } from '../../commands/opportunity/opportunity.ts'
 import { placeBetween } from '../../commands/opportunity/placement.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
-import type { Actor } from '../../commands/opportunity/rules.ts'
 import { withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
-import { ForbiddenError, ValidationError, orNotFound } from '../../errors.ts'
+import { ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
@@ -21,6 +19,7 @@ import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { AppDeps } from '../app.ts'
+import { actorOf, visibleDeal } from '../deal-access.ts'
 import { requestCommands } from '../commands.ts'
 import { opportunityAsOf } from '../deal-history-views.ts'
 import { DEAL_NAME_SCOPE, createDeal, withPipeline } from '../deal-create.ts'
@@ -69,16 +68,7 @@ const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA'
 export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
-  const actorOf = (request: FastifyRequest): Actor => {
-    const identity = identityOf(request)
-    return { profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false }
-  }
-
-  const visible = async (request: FastifyRequest, id: string): Promise<OpportunityView> => {
-    const row = await orNotFound(opportunityOf(db, identityOf(request).orgId, id))
-    if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this opportunity')
-    return row
-  }
+  const visible = (request: FastifyRequest, id: string) => visibleDeal(db, request, id)
 
   // Relations must be records of the caller's organization; ids the deal already holds may stay.
   const checkDealRelations = async (orgId: string, input: DealInput, current?: OpportunityView) => {

@@ -4,15 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { lineItemsTotal } from '../../commands/opportunity/line-items.ts'
 import { opportunityDecider, opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityCommand } from '../../commands/opportunity/opportunity.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
-import type { Actor } from '../../commands/opportunity/rules.ts'
-import { ForbiddenError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
-import { lineItemOf, lineItemsOf, opportunityOf } from '../../projections/opportunities.ts'
+import { orNotFound } from '../../errors.ts'
+import { lineItemOf, lineItemsOf } from '../../projections/opportunities.ts'
 import type { AppDeps } from '../app.ts'
+import { actorOf, visibleDeal } from '../deal-access.ts'
 import { requestCommands } from '../commands.ts'
 import { lineItemBody } from '../opportunity-views.ts'
-import { identityOf } from '../plugins/auth.ts'
 import { ErrorBody, Message, authErrors } from '../schemas/common.ts'
 import { DealParams, LineItemBody, LineItemList, LineItemParams, LineItemView } from '../schemas/opportunities.ts'
 
@@ -26,15 +23,7 @@ const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
  */
 export function opportunityLineItemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const { db, clock } = deps
-  const actorOf = (request: FastifyRequest): Actor => {
-    const identity = identityOf(request)
-    return { profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false }
-  }
-  const dealOf = async (request: FastifyRequest, id: string) => {
-    const deal = await orNotFound(opportunityOf(db, identityOf(request).orgId, id))
-    if (!mayAccess({ createdBy: deal.created_by, assignedTo: deal.assigned_to }, actorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this opportunity')
-    return deal
-  }
+  const dealOf = (request: FastifyRequest, id: string) => visibleDeal(db, request, id)
   const run = async (request: FastifyRequest, reply: FastifyReply, dealId: string, command: OpportunityCommand) => {
     const commands = requestCommands(deps, request, reply)
     await commands.run(opportunityDecider, opportunityStreams.stream(dealId), command)

@@ -9,10 +9,10 @@ import type { Actor } from '../../commands/opportunity/rules.ts'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
 import { ForbiddenError, NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { attachmentOf, commentOf, opportunityOf } from '../../projections/opportunities.ts'
 import type { AppDeps } from '../app.ts'
+import { actorOf, visibleDeal } from '../deal-access.ts'
 import { requestCommands } from '../commands.ts'
 import { notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
@@ -37,14 +37,12 @@ export function attachUpload(run: CommandRunner, files: FileStore, deal: { orgId
  */
 export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
   const { db, clock } = deps
-  const actorOf = (identity: ReturnType<typeof identityOf>): Actor => ({ profileId: identity.profileId, isAdmin: isAdmin(identity), isSuperuser: false })
   return async (app) => {
     /** Adds a comment and/or a file to a deal and answers the deal with its comments and attachments. */
     const addNotes = async (request: FastifyRequest, reply: FastifyReply, dealId: string, comment: string | undefined, upload: UploadedFile | undefined) => {
       const identity = identityOf(request)
-      const actor = actorOf(identity)
-      const deal = await orNotFound(opportunityOf(db, identity.orgId, dealId))
-      if (!mayAccess({ createdBy: deal.created_by, assignedTo: deal.assigned_to }, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may comment on this opportunity')
+      const actor = actorOf(request)
+      const deal = await visibleDeal(db, request, dealId, 'Only an admin, the creator or an assignee may comment on this opportunity')
       if (comment === undefined && upload === undefined) throw new ValidationError({ comment: ['Expected a comment or an opportunity_attachment.'] })
       const commands = requestCommands(deps, request, reply)
       const at = clock().toISOString()
@@ -77,7 +75,7 @@ export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyP
       app[method]('/api/opportunities/comment/:id/', { schema: { tags: TAGS, summary: 'Edit a comment (admin or its author)', params: IdParams, body: CommentBody, response: { 200: Message, ...errors } } }, async (request, reply) => {
         const identity = identityOf(request)
         const found = await comment(identity.orgId, request.params.id)
-        await onNote(request, reply, found.opportunity_id, { type: 'EditComment', orgId: identity.orgId, actor: actorOf(identity), commentId: found.id, comment: request.body.comment, at: clock().toISOString() })
+        await onNote(request, reply, found.opportunity_id, { type: 'EditComment', orgId: identity.orgId, actor: actorOf(request), commentId: found.id, comment: request.body.comment, at: clock().toISOString() })
         return { error: false as const, message: 'Comment updated' }
       })
     }
@@ -85,14 +83,14 @@ export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyP
     app.delete('/api/opportunities/comment/:id/', { schema: { tags: TAGS, summary: 'Delete a comment (admin or its author)', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
       const identity = identityOf(request)
       const found = await comment(identity.orgId, request.params.id)
-      await onNote(request, reply, found.opportunity_id, { type: 'DeleteComment', orgId: identity.orgId, actor: actorOf(identity), commentId: found.id, at: clock().toISOString() })
+      await onNote(request, reply, found.opportunity_id, { type: 'DeleteComment', orgId: identity.orgId, actor: actorOf(request), commentId: found.id, at: clock().toISOString() })
       return { error: false as const, message: 'Comment deleted' }
     })
 
     app.delete('/api/opportunities/attachment/:id/', { schema: { tags: TAGS, summary: 'Delete an attachment (admin or its uploader); its file is removed', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
       const identity = identityOf(request)
       const found = await orNotFound(attachmentOf(db, identity.orgId, request.params.id))
-      const result = await onNote(request, reply, found.opportunity_id, { type: 'RemoveAttachment', orgId: identity.orgId, actor: actorOf(identity), attachmentId: found.id, at: clock().toISOString() })
+      const result = await onNote(request, reply, found.opportunity_id, { type: 'RemoveAttachment', orgId: identity.orgId, actor: actorOf(request), attachmentId: found.id, at: clock().toISOString() })
       if (result.events.length) await files.remove(found.storage_key)
       return { error: false as const, message: 'Attachment deleted' }
     })
@@ -101,7 +99,7 @@ export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyP
       const identity = identityOf(request)
       const found = await orNotFound(attachmentOf(db, identity.orgId, request.params.id))
       const deal = await orNotFound(opportunityOf(db, identity.orgId, found.opportunity_id))
-      if (!mayAccess({ createdBy: deal.created_by, assignedTo: deal.assigned_to }, actorOf(identity))) throw new ForbiddenError()
+      if (!mayAccess({ createdBy: deal.created_by, assignedTo: deal.assigned_to }, actorOf(request))) throw new ForbiddenError()
       const stream = await files.open(found.storage_key)
       if (!stream) throw new NotFoundError('The file is missing from the file store')
       return reply
