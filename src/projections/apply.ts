@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { START, comparePositions } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
-import { lockCheckpoint, saveCheckpoint } from './checkpoints.ts'
+import { lockCheckpoints, saveCheckpoints } from './checkpoints.ts'
 import type { Projector } from './projector.ts'
 
 export const LIVE_SCHEMA = 'public'
@@ -22,26 +22,38 @@ export async function applyEvents(trx: Transaction<any>, projector: Projector, e
 
 export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
 
+/** One projector's share of a page: its events after `expectedFrom`, and where its checkpoint moves (`to`). */
+export type BatchWork = { projector: Projector; expectedFrom: Position; events: readonly RecordedEvent[]; to: Position }
+
 /**
- * Applies one page and moves the checkpoint in the same transaction. If the stored checkpoint is
- * not where this runner believed it was (another runner, or a rebuild swapped tables in), nothing
- * is applied and the stored position is returned so the caller resumes from there.
+ * Applies several projectors' shares of one page and moves their checkpoints, all in one
+ * transaction (one commit for every read model an event touches). A projector whose stored
+ * checkpoint is not where this runner believed it was (another runner, or a rebuild swapped
+ * tables in) applies nothing and gets the stored position back, to resume from there.
  */
-export async function applyBatch(
-  db: Kysely<Database>,
-  projector: Projector,
-  expectedFrom: Position,
-  events: readonly RecordedEvent[],
-  to: Position,
-): Promise<BatchOutcome> {
+export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[]): Promise<BatchOutcome[]> {
   return db.transaction().execute(async (trx) => {
-    const stored = await lockCheckpoint(trx, projector.name)
-    const storedPosition = stored?.position ?? START
-    if (comparePositions(storedPosition, expectedFrom) !== 0) return { applied: false, position: storedPosition }
-    await applyEvents(trx, projector, events)
-    await saveCheckpoint(trx, projector.name, projector.version, to)
-    return { applied: true, position: to }
+    const stored = await lockCheckpoints(trx, work.map((w) => w.projector.name))
+    const outcomes: BatchOutcome[] = []
+    for (const { projector, expectedFrom, events, to } of work) {
+      const storedPosition = stored.get(projector.name)?.position ?? START
+      if (comparePositions(storedPosition, expectedFrom) !== 0) {
+        outcomes.push({ applied: false, position: storedPosition })
+        continue
+      }
+      await applyEvents(trx, projector, events)
+      outcomes.push({ applied: true, position: to })
+    }
+    const moved = work.filter((_, i) => outcomes[i]!.applied)
+    await saveCheckpoints(trx, moved.map((w) => ({ name: w.projector.name, version: w.projector.version, position: w.to })))
+    return outcomes
   })
+}
+
+/** Applies one projector's page and moves its checkpoint in the same transaction (see applyBatches). */
+export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position): Promise<BatchOutcome> {
+  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }])
+  return outcome!
 }
 
 /** Reads pages after `from` until the visible end, handing each to `onPage`; returns the final position. */

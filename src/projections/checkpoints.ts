@@ -20,20 +20,36 @@ export async function readCheckpoints(db: Kysely<Database>): Promise<Checkpoint[
 }
 
 /**
- * Locks the projector's checkpoint row for the rest of the transaction. Every batch takes it, so
- * two runners (or a runner and a rebuild swap) can never apply the same events twice.
+ * Locks the projectors' checkpoint rows for the rest of the transaction (in name order, so two
+ * transactions locking overlapping sets cannot deadlock). Every batch takes them, so two runners
+ * (or a runner and a rebuild swap) can never apply the same events twice.
  */
-export async function lockCheckpoint(trx: Kysely<Database>, name: string): Promise<Checkpoint | undefined> {
-  const row = await trx.selectFrom('projection_checkpoints').selectAll().where('name', '=', name).forUpdate().executeTakeFirst()
-  return row && toCheckpoint(row)
+export async function lockCheckpoints(trx: Kysely<Database>, names: readonly string[]): Promise<Map<string, Checkpoint>> {
+  const rows = await trx.selectFrom('projection_checkpoints').selectAll().where('name', 'in', names).orderBy('name').forUpdate().execute()
+  return new Map(rows.map((row) => [row.name, toCheckpoint(row)]))
 }
 
-export async function saveCheckpoint(trx: Kysely<Database>, name: string, version: number, position: Position): Promise<void> {
+export async function lockCheckpoint(trx: Kysely<Database>, name: string): Promise<Checkpoint | undefined> {
+  return (await lockCheckpoints(trx, [name])).get(name)
+}
+
+export type CheckpointWrite = { name: string; version: number; position: Position }
+
+/** Moves several checkpoints in one statement. */
+export async function saveCheckpoints(trx: Kysely<Database>, checkpoints: readonly CheckpointWrite[]): Promise<void> {
+  if (checkpoints.length === 0) return
   await trx
     .insertInto('projection_checkpoints')
-    .values({ name, version, position_commit: position.commit, position_prepare: position.prepare })
+    .values(checkpoints.map(({ name, version, position }) => ({ name, version, position_commit: position.commit, position_prepare: position.prepare })))
     .onConflict((oc) =>
-      oc.column('name').doUpdateSet({ version, position_commit: position.commit, position_prepare: position.prepare, updated_at: sql`now()` }),
+      oc.column('name').doUpdateSet((eb) => ({
+        version: eb.ref('excluded.version'),
+        position_commit: eb.ref('excluded.position_commit'),
+        position_prepare: eb.ref('excluded.position_prepare'),
+        updated_at: sql`now()`,
+      })),
     )
     .execute()
 }
+
+export const saveCheckpoint = (trx: Kysely<Database>, name: string, version: number, position: Position): Promise<void> => saveCheckpoints(trx, [{ name, version, position }])

@@ -4,9 +4,9 @@ import type { Logger } from 'pino'
 import type { Database } from '../db/database.ts'
 import { START, comparePositions, formatPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
-import { createWakeup, delay, nextHiddenRetryMs, untilAborted } from '../eventstore/wakeup.ts'
-import { applyBatch } from './apply.ts'
+import { delay, untilAborted } from '../eventstore/wakeup.ts'
 import { readCheckpoints } from './checkpoints.ts'
+import { followLog } from './follow.ts'
 import { createLeadership } from './leadership.ts'
 import { assertValidProjectors } from './projector.ts'
 import type { Projector } from './projector.ts'
@@ -50,9 +50,6 @@ export class ProjectionLagError extends Error {
 type Waiter = { position: Position; resolve: () => void }
 
 const FOLLOWER_POLL_MS = 20
-/** How long a projector's checkpoint may lag behind events that are none of its business. */
-const CHECKPOINT_IDLE_MS = 200
-const MAX_ERROR_BACKOFF_MS = 30_000
 
 export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
   const { db, store, projectors, logger, batchSize, pollMs } = options
@@ -121,65 +118,22 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     return result.position
   }
 
-  async function follow(projector: Projector, signal: AbortSignal): Promise<void> {
-    const wakeup = createWakeup(store.onAppended)
-    let cursor: Position | undefined
-    // The stored checkpoint, which lags `cursor` while only other projectors' events go by.
-    let saved: Position | undefined
-    let savedAt = 0
-    let hiddenRetryMs = 0
-    let errorBackoffMs = 0
-    try {
-      while (!signal.aborted) {
-        try {
-          if (!cursor || !saved) {
-            cursor = saved = await prepare(projector)
-            savedAt = Date.now()
-          }
-          markReached(projector.name, cursor)
-          wakeup.arm()
-          const page = await store.readAll({ after: cursor, maxCount: batchSize, eventTypes: projector.eventTypes })
-          if (comparePositions(page.scannedTo, cursor) > 0) {
-            // A page of nothing for this projector changes no row: it only moves the cursor, and the
-            // checkpoint follows at most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch; a
-            // follower process, which learns progress from checkpoints, may wait up to that much longer).
-            if (page.events.length === 0 && Date.now() - savedAt < CHECKPOINT_IDLE_MS) {
-              cursor = page.scannedTo
-              markReached(projector.name, cursor)
-            } else {
-              const outcome = await applyBatch(db, projector, saved, page.events, page.scannedTo)
-              cursor = saved = outcome.position
-              savedAt = Date.now()
-              markReached(projector.name, cursor)
-              if (!outcome.applied) continue
-            }
-          }
-          errorBackoffMs = 0
-          failures.delete(projector.name)
-          if (!page.isEnd) continue
-          hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollMs) : 0
-          // At the end of the log, a checkpoint left behind by a stretch of other projectors' events is
-          // saved once idle: follower processes read progress from checkpoints, and would wait otherwise.
-          const unsaved = comparePositions(cursor, saved) > 0
-          const idleLeft = Math.max(0, CHECKPOINT_IDLE_MS - (Date.now() - savedAt))
-          await wakeup.sleep(unsaved ? Math.min(hiddenRetryMs || pollMs, idleLeft) : hiddenRetryMs || pollMs, signal)
-          if (unsaved && Date.now() - savedAt >= CHECKPOINT_IDLE_MS) {
-            const outcome = await applyBatch(db, projector, saved, [], cursor)
-            cursor = saved = outcome.position
-            savedAt = Date.now()
-          }
-        } catch (error) {
-          failures.set(projector.name, error instanceof Error ? error.message : String(error))
-          errorBackoffMs = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, errorBackoffMs * 2))
-          log.error({ err: error, projector: projector.name, retryInMs: errorBackoffMs }, 'projection failed; retrying')
-          cursor = saved = undefined
-          await delay(errorBackoffMs, signal)
-        }
-      }
-    } finally {
-      wakeup.close()
-    }
-  }
+  const follow = (signal: AbortSignal) =>
+    followLog(
+      {
+        db,
+        store,
+        projectors,
+        batchSize,
+        pollMs,
+        log,
+        prepare,
+        reached: markReached,
+        failed: (name, error) => failures.set(name, error instanceof Error ? error.message : String(error)),
+        recovered: (name) => failures.delete(name),
+      },
+      signal,
+    )
 
   async function lead(): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -197,7 +151,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         if (!stopping.signal.aborted) log.warn('lost projection leadership (lock connection closed)')
         endTerm()
       })
-      await Promise.all([...projectors.map((p) => follow(p, term.signal)), untilAborted(term.signal)])
+      await Promise.all([follow(term.signal), untilAborted(term.signal)])
       stopping.signal.removeEventListener('abort', endTerm)
     }
   }
