@@ -5,15 +5,16 @@ import type { Projector } from '../../src/projections/projector.ts'
  * A minimal read model for runner tests: per stream, how many `Counted` events and the sum of
  * their amounts (numeric, so a double application would show). `failOn` simulates a crash.
  */
-export function counterProjector(options: { version?: number; failOn?: (data: unknown) => boolean } = {}): Projector {
+export function counterProjector(options: { name?: string; version?: number; failOn?: (data: unknown) => boolean } = {}): Projector {
+  const table = options.name ?? 'counter'
   return {
-    name: 'counter',
+    name: table,
     version: options.version ?? 1,
     eventTypes: ['Counted'],
-    tables: ['counter'],
+    tables: [table],
     async createTables(db) {
       await db.schema
-        .createTable('counter')
+        .createTable(table)
         .addColumn('stream_name', 'text', (c) => c.primaryKey())
         .addColumn('events', 'integer', (c) => c.notNull())
         .addColumn('total', 'numeric', (c) => c.notNull())
@@ -23,9 +24,9 @@ export function counterProjector(options: { version?: number; failOn?: (data: un
       if (options.failOn?.(event.data)) throw new Error('simulated crash while applying')
       const amount = String((event.data as { amount: string }).amount)
       await trx
-        .insertInto('counter')
+        .insertInto(table)
         .values({ stream_name: event.streamName, events: 1, total: amount })
-        .onConflict((oc) => oc.column('stream_name').doUpdateSet({ events: sql`counter.events + 1`, total: sql`counter.total + ${amount}::numeric` }))
+        .onConflict((oc) => oc.column('stream_name').doUpdateSet({ events: sql`${sql.ref(table)}.events + 1`, total: sql`${sql.ref(table)}.total + ${amount}::numeric` }))
         .execute()
     },
   }

@@ -47,6 +47,29 @@ t.test('a failure mid-batch rolls back the batch and its checkpoint; nothing is 
   t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 6, total: '21' }])
 })
 
+t.test('a projector that keeps failing holds back only itself; the others follow the log', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  let broken = true
+  const healthy = counterProjector({ name: 'healthy' })
+  const failing = counterProjector({ name: 'failing', failOn: () => broken })
+  const runner = testRunner(t, database, store, [failing, healthy])
+  runner.start()
+  const position = await count(store, 's', ['1', '2'])
+  const rowsOf = (table: string) => database.db.selectFrom(table as any).selectAll().execute()
+  // The tables appear once the runner has prepared the projectors.
+  for (let tries = 0; (await rowsOf('healthy').catch(() => [])).length === 0 && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50))
+  t.same(await rowsOf('healthy'), [{ stream_name: 's', events: 2, total: '3' }], 'the healthy projector applied both events')
+  t.same(await rowsOf('failing').catch(() => []), [], 'the failing one applied nothing (its tables may not even exist: building them replays the log)')
+  t.match(runner.failures.get('failing'), /simulated crash/)
+  t.notOk(runner.failures.has('healthy'))
+  await t.rejects(runner.waitFor(position, 300), ProjectionLagError, 'a write still waits for every read model')
+  broken = false
+  await runner.waitFor(position, 5000)
+  t.same(await rowsOf('failing'), [{ stream_name: 's', events: 2, total: '3' }], 'once healed it catches up from its own checkpoint')
+  t.notOk(runner.failures.has('failing'))
+})
+
 t.test('a runner stopped and restarted resumes from its checkpoint', async (t) => {
   const database = await freshDatabase(t)
   const store = testStore(t, database)
