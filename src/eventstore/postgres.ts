@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import { START, WrongExpectedRevisionError } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
@@ -78,26 +78,37 @@ const GUARD_LOCK_SQL = `
 const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
 
 /*
- * The head is the last event below the oldest open transaction: everything up to it is final, so a
- * reader that moves past it can never miss an event committed later. `more_hidden` says whether
- * committed events wait beyond the horizon, so readers retry soon instead of sleeping a full poll.
+ * Everything below the oldest open transaction (the horizon) is final, so a reader that moves past
+ * it can never miss an event committed later. A page walks at most `$5` log entries after the
+ * cursor, in log order, on the (transaction_id, global_position) index (`scan`), and answers the
+ * events of the wanted types among them (at most `$3`). Bounding the walk first keeps each page's
+ * cost to its window: a type filter the planner misjudges would otherwise turn the page into a
+ * sort of the whole tail of the log, which made replaying a long log quadratic. `more_hidden`
+ * says whether committed events wait beyond the horizon, so readers retry soon instead of
+ * sleeping a full poll (max() is one step down the index).
  */
 const READ_ALL_SQL = `
   WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-  head AS MATERIALIZED (
-    SELECT e.transaction_id, e.global_position FROM events e, horizon
-    WHERE e.transaction_id < horizon.xmin
-    ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1)
-  SELECT head.transaction_id::text AS head_commit, head.global_position::text AS head_prepare,
-    EXISTS (SELECT 1 FROM events h, horizon WHERE h.transaction_id >= horizon.xmin) AS more_hidden, page.*
+  scan AS MATERIALIZED (
+    SELECT w.transaction_id, w.global_position FROM events w
+    WHERE (w.transaction_id, w.global_position) > ($1::text::xid8, $2::bigint) AND w.transaction_id < (SELECT xmin FROM horizon)
+    ORDER BY w.transaction_id, w.global_position LIMIT $5),
+  scanned AS MATERIALIZED (
+    SELECT s.transaction_id, s.global_position, (SELECT count(*) FROM scan) AS n FROM scan s
+    ORDER BY s.transaction_id DESC, s.global_position DESC LIMIT 1)
+  SELECT scanned.transaction_id::text AS scanned_commit, scanned.global_position::text AS scanned_prepare, scanned.n::int AS scanned,
+    (SELECT max(h.transaction_id) FROM events h) >= (SELECT xmin FROM horizon) AS more_hidden, page.*
   FROM (SELECT 1) one
-  LEFT JOIN head ON true
+  LEFT JOIN scanned ON true
   LEFT JOIN LATERAL (
     SELECT ${EVENT_COLUMNS} FROM events e
     WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-      AND (e.transaction_id, e.global_position) <= (head.transaction_id, head.global_position)
+      AND (e.transaction_id, e.global_position) <= (scanned.transaction_id, scanned.global_position)
       AND ($4::text[] IS NULL OR e.event_type = ANY($4::text[]))
     ORDER BY e.transaction_id, e.global_position LIMIT $3) page ON true`
+
+/** How many log entries a filtered page may walk per event it may answer: rare types cost more pages, never a bigger one. */
+const FILTERED_SCAN_FACTOR = 4
 
 const READ_STREAM_SQL = `SELECT ${EVENT_COLUMNS} FROM events
   WHERE stream_name = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`
@@ -177,18 +188,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   async function readAll(opts: ReadAllOptions = {}): Promise<ReadAllPage> {
     const after = opts.after ?? START
     const maxCount = opts.maxCount ?? defaultPageSize
-    const { rows } = await pool.query<EventRow & { head_commit: string | null; head_prepare: string | null; more_hidden: boolean }>({
+    const window = opts.eventTypes ? maxCount * FILTERED_SCAN_FACTOR : maxCount
+    const { rows } = await pool.query<EventRow & { scanned_commit: string | null; scanned_prepare: string | null; scanned: number | null; more_hidden: boolean }>({
       name: 'es_read_all',
       text: READ_ALL_SQL,
-      values: [after.commit.toString(), after.prepare.toString(), maxCount, opts.eventTypes ?? null],
+      values: [after.commit.toString(), after.prepare.toString(), maxCount, opts.eventTypes ?? null, window],
     })
     const first = rows[0]!
     const events = first.commit === null ? [] : rows.map(toRecordedEvent)
-    const head: Position | null = first.head_commit === null ? null : { commit: BigInt(first.head_commit), prepare: BigInt(first.head_prepare!) }
-    const isEnd = events.length < maxCount
-    const lastRead = events.at(-1)?.position ?? after
-    const scannedTo = isEnd && head && comparePositions(head, lastRead) > 0 ? head : lastRead
-    return { events, scannedTo, isEnd, moreHidden: first.more_hidden }
+    if (events.length === maxCount) return { events, scannedTo: events.at(-1)!.position, isEnd: false, moreHidden: first.more_hidden }
+    // Fewer than a page of wanted events: the whole window was read, up to its last entry.
+    const scannedTo = first.scanned_commit === null ? after : { commit: BigInt(first.scanned_commit), prepare: BigInt(first.scanned_prepare!) }
+    return { events, scannedTo, isEnd: (first.scanned ?? 0) < window, moreHidden: first.more_hidden }
   }
 
   async function* subscribeToAll(opts: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
