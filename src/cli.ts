@@ -5,6 +5,7 @@
  *   npm run crm -- projections status
  *   npm run crm -- projections rebuild [name]
  *   npm run crm -- superuser --email <email>
+ *   npm run crm -- names orphans [--org <id>] [--older-than <seconds>] [--release] [--json]
  */
 import { parseArgs } from 'node:util'
 import { bootstrap, grantSuperuser, login } from './cli-identity.ts'
@@ -12,6 +13,8 @@ import type { CliOptions } from './cli-identity.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import type { Config } from './config.ts'
 import { createLogger } from './logger.ts'
+import { namesOrphans } from './names/orphans-command.ts'
+import type { NamesOrphansOptions } from './names/orphans-command.ts'
 import { rebuildProjection } from './projections/rebuild.ts'
 import { projectionsStatus } from './projections/status.ts'
 import { openRuntime } from './runtime.ts'
@@ -23,9 +26,12 @@ const USAGE = `Usage: npm run crm -- <command>
   superuser --email <email>                 grant the platform-level superuser flag (may delete any deal)
   migrate                         apply pending migrations
   projections status              each projection's checkpoint and lag
-  projections rebuild [name]      replay the log into fresh tables and swap them in`
+  projections rebuild [name]      replay the log into fresh tables and swap them in
+  names orphans [--org <id>] [--older-than <seconds>] [--release] [--json]
+                                  name claims older than the grace period (default 300 s) whose record is
+                                  missing (a process died mid-create); --release frees them`
 
-type Command = (runtime: Runtime, args: string[], options: CliOptions & { config: Config }) => Promise<unknown>
+type Command = (runtime: Runtime, args: string[], options: CliOptions & NamesOrphansOptions & { config: Config }) => Promise<unknown>
 
 const commands: Record<string, Command> = {
   bootstrap: (runtime, _args, { config, ...options }) => bootstrap(runtime, config, options),
@@ -43,11 +49,13 @@ const commands: Record<string, Command> = {
     for (const projector of targets) results.push(await rebuildProjection(db, store, projector))
     return { rebuilt: results }
   },
+  'names orphans': (runtime, _args, options) => namesOrphans(runtime, options),
 }
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, strict: true, options: { org: { type: 'string' }, email: { type: 'string' } } })
-  const key = positionals[0] === 'projections' ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
+  const { positionals, values } = parseArgs({ allowPositionals: true, strict: true, options: { org: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' }, release: { type: 'boolean' }, 'older-than': { type: 'string' } } })
+  // Two-word commands: `projections status`, `names orphans`.
+  const key = positionals[0] === 'projections' || positionals[0] === 'names' ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
   const command = commands[key]
   if (!command) {
     console.error(USAGE)
@@ -59,7 +67,8 @@ async function main(): Promise<number> {
   const runtime = await openRuntime(config, logger, 'cli')
   try {
     const result = await command(runtime, positionals.slice(key.split(' ').length), { ...values, config })
-    process.stdout.write(`${JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
+    // A command may answer text for people (a table); anything else is one JSON document for scripts.
+    process.stdout.write(`${typeof result === 'string' ? result : JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
     return 0
   } finally {
     await runtime.close()

@@ -23,7 +23,10 @@ export const nameClaimDecider: Decider<NameClaimCommand, NameClaimState, NameCla
   },
 }
 
+/** What makes two names the same name: case and surrounding spaces do not count. */
+export const normalizedName = (name: string): string => name.trim().toLowerCase()
+
 export function nameClaimStream(scope: string, orgId: string, name: string): string {
-  const key = createHash('sha256').update(name.trim().toLowerCase()).digest('hex').slice(0, 32)
+  const key = createHash('sha256').update(normalizedName(name)).digest('hex').slice(0, 32)
   return `name_claim-${scope}-${orgId}-${key}`
 }

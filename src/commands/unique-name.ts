@@ -6,7 +6,8 @@ export type NameClaim = { scope: string; orgId: string; ownerId: string; name: s
 /**
  * Claims `name` for `ownerId`, then runs `action`; if the action fails the claim is released, so a
  * refused create or rename leaves the name free. (A process killed between the two steps leaves a
- * claim with no record: the name stays taken until released by hand; see the README.)
+ * claim with no record: the name stays taken until `npm run crm -- names orphans --release`
+ * frees it; see src/names/.)
  */
 export async function withClaimedName<T>(run: CommandRunner, claim: NameClaim, action: () => Promise<T>): Promise<T> {
   const stream = nameClaimStream(claim.scope, claim.orgId, claim.name)
