@@ -36,6 +36,10 @@ const EnvSchema = z.object({
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_ISSUERS: z.string().default('https://accounts.google.com,accounts.google.com'),
   GOOGLE_JWKS_URL: z.url({ protocol: /^https?$/ }).default('https://www.googleapis.com/oauth2/v3/certs'),
+  /** `1`: webhooks may target loopback, private and link-local addresses (a local receiver in development). */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false'], { error: 'expected 1 or 0' }).default('0'),
+  WEBHOOK_DELIVERY_KEEP: z.coerce.number().int().min(0).default(1000),
+  WEBHOOK_DELIVERY_KEEP_DAYS: z.coerce.number().int().min(0).default(0),
 })
 
 /** `a, b,,c` → `['a', 'b', 'c']`: list-valued variables are comma-separated. */
@@ -74,6 +78,12 @@ export type Config = Readonly<{
   googleClientIds: readonly string[]
   googleIssuers: readonly string[]
   googleJwksUrl: string
+  /** Off (the default): webhook URLs must resolve to public addresses, at create/change and at every delivery. */
+  webhookAllowPrivate: boolean
+  /** Delivery log entries kept per webhook (newest); 0: no count limit. */
+  webhookDeliveryKeep: number
+  /** Delivery log entries older than this many days are deleted; 0: no age limit. */
+  webhookDeliveryKeepDays: number
 }>
 
 export type LoadedConfig = { config: Config; warnings: string[] }
@@ -105,6 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         : `JWT_SECRET is not set: generated a random one, kept in ${join(dataDir, DEV_SECRET_FILE)} so the CLI and restarts share it; set JWT_SECRET in production`,
     )
   }
+  const webhookAllowPrivate = e.WEBHOOK_ALLOW_PRIVATE === '1' || e.WEBHOOK_ALLOW_PRIVATE === 'true'
+  if (e.NODE_ENV === 'production' && webhookAllowPrivate) warnings.push('WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach loopback, private and link-local addresses (cloud metadata included)')
   if (e.NODE_ENV === 'production' && !e.SMTP_URL) warnings.push('SMTP_URL is not set: magic-link sign-in is disabled (mail would otherwise only reach the log)')
   const config: Config = {
     env: e.NODE_ENV,
@@ -135,6 +147,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     googleClientIds: list(e.GOOGLE_CLIENT_ID),
     googleIssuers: list(e.GOOGLE_ISSUERS),
     googleJwksUrl: e.GOOGLE_JWKS_URL,
+    webhookAllowPrivate,
+    webhookDeliveryKeep: e.WEBHOOK_DELIVERY_KEEP,
+    webhookDeliveryKeepDays: e.WEBHOOK_DELIVERY_KEEP_DAYS,
   }
   return { config: Object.freeze(config), warnings }
 }

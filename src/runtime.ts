@@ -13,6 +13,7 @@ import { allProjectors } from './projections/index.ts'
 import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
+import { webhookDispatcherSettings } from './webhooks/settings.ts'
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
 
 export type Runtime = {
@@ -53,7 +54,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     pollMs: config.projectionPollMs,
     leaderRetryMs: config.projectionLeaderRetryMs,
   })
-  const webhooks = createWebhookDispatcher({ db, store, logger })
+  const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })
   return {
     db,
     pool,

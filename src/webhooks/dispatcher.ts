@@ -10,10 +10,16 @@ import type { EventStore, Position, RecordedEvent } from '../eventstore/event-st
 import { createWakeup, delay } from '../eventstore/wakeup.ts'
 import { activeWebhooks, createdPositionOf, webhookById } from '../projections/webhooks.ts'
 import type { WebhookRow } from '../projections/webhooks.ts'
+import { createHttpSender } from './http-sender.ts'
+import type { Sender } from './http-sender.ts'
+import { DEFAULT_PRUNE, pruneDeliveries } from './pruning.ts'
+import type { PrunePolicy } from './pruning.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signDelivery } from './signing.ts'
 import { completeDelivery, pendingRedeliveries, positionOf, recordDelivery, saveWebhookCheckpoint, webhookCheckpoint, webhookSecret } from './store.ts'
 import type { DeliveryRow } from './store.ts'
 import { decodeEvent } from '../events/versions.ts'
+import { ForbiddenTargetError, systemResolver } from './url-policy.ts'
+import type { TargetPolicy } from './url-policy.ts'
 
 export type RetryPolicy = {
   /** First retry after this long; each further one waits twice as long… */
@@ -28,7 +34,12 @@ export type WebhookDispatcherOptions = {
   db: Kysely<Database>
   store: EventStore
   logger: Logger
-  fetch?: typeof fetch
+  /** How a delivery is POSTed; by default node:http(s) under the target policy. */
+  send?: Sender
+  /** Which addresses deliveries may reach (default: public ones only, resolved by the system resolver). */
+  targets?: Partial<TargetPolicy>
+  /** How the delivery log is kept bounded (default: the newest 1000 per webhook). */
+  prune?: Partial<PrunePolicy>
   clock?: () => Date
   retry?: Partial<RetryPolicy>
   /** Polling fallback when no append notification arrives. */
@@ -74,7 +85,8 @@ function wants(hook: WebhookRow, matches: (type: string) => boolean, event: Reco
 export const deliveryBody = (event: RecordedEvent): string =>
   JSON.stringify({ id: event.id, type: event.type, position: formatPosition(event.position), stream: event.streamName, revision: Number(event.revision), data: decodeEvent(event).data, at: event.createdAt.toISOString() })
 
-type Outcome = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number }
+/** `refused`: the target policy refused the address; no retry can help, so the subscription is disabled. */
+type Outcome = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number; refused?: boolean }
 
 /**
  * Delivers the organizations' events to their webhook subscriptions, outside any request: a
@@ -87,7 +99,8 @@ type Outcome = { ok: boolean; statusCode: number | null; error: string | null; d
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { db, store } = options
-  const send = options.fetch ?? fetch
+  const send = options.send ?? createHttpSender({ allowPrivate: false, resolve: systemResolver, ...options.targets })
+  const prune: PrunePolicy = { ...DEFAULT_PRUNE, ...options.prune }
   const clock = options.clock ?? (() => new Date())
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry }
   const pollMs = options.pollMs ?? 500
@@ -105,9 +118,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const started = Date.now()
     try {
       const response = await send(hook.url, {
-        method: 'POST',
         body,
-        redirect: 'manual',
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
         headers: {
           'content-type': 'application/json',
@@ -120,10 +131,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           'x-webhook-event-type': event.type,
         },
       })
-      await response.body?.cancel().catch(() => {})
       const ok = response.status >= 200 && response.status < 300
-      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Date.now() - started }
+      const error = ok ? null : `HTTP ${response.status}${response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''}`
+      return { ok, statusCode: response.status, error, durationMs: Date.now() - started }
     } catch (error) {
+      if (error instanceof ForbiddenTargetError) return { ok: false, statusCode: null, error: `Refused: ${error.message}`.slice(0, MAX_ERROR_LENGTH), durationMs: Date.now() - started, refused: true }
       const message = error instanceof Error ? `${error.name}: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}` : String(error)
       return { ok: false, statusCode: null, error: message.slice(0, MAX_ERROR_LENGTH), durationMs: Date.now() - started }
     }
@@ -187,7 +199,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           if (!outcome.ok) {
             failures += 1
             await save(outcome.error)
-            if (failures >= retry.maxFailures) return disable(hook, failures, outcome.error)
+            if (outcome.refused) return disable(hook, failures, `Disabled: ${outcome.error}`)
+            if (failures >= retry.maxFailures) return disable(hook, failures, `Disabled after ${failures} consecutive failed deliveries (last: ${outcome.error ?? 'unknown'})`)
             retryAt.set(id, Date.now() + backoffMs(retry, failures))
             return
           }
@@ -205,10 +218,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       }
     }
 
-    async function disable(hook: WebhookRow, failures: number, lastError: string | null): Promise<void> {
-      const reason = `Disabled after ${failures} consecutive failed deliveries (last: ${lastError ?? 'unknown'})`
+    async function disable(hook: WebhookRow, failures: number, reason: string): Promise<void> {
       disabled.set(hook.id, hook.activation)
-      log.warn({ webhookId: hook.id, orgId: hook.org_id, failures }, 'webhook disabled after consecutive failures')
+      log.warn({ webhookId: hook.id, orgId: hook.org_id, failures, reason }, 'webhook disabled')
       await handleCommand(store, webhookDecider, webhookStream(hook.id), { type: 'DisableWebhook', orgId: hook.org_id, activation: hook.activation, reason, failures, at: clock().toISOString() }, { metadata: { actorId: null, orgId: hook.org_id } })
     }
 
@@ -232,6 +244,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       }
     }
 
+    // One batch per turn; the next turn comes at once while a backlog remains, else after everyMs.
+    const pruneLog = async () => {
+      const deleted = await pruneDeliveries(db, prune, clock())
+      retryAt.set('prune', Date.now() + (deleted >= prune.batchSize ? 0 : prune.everyMs))
+    }
+
     try {
       while (!term.signal.aborted) {
         wakeup.arm()
@@ -242,6 +260,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           if (!retryAt.has(hook.id) && disabled.get(hook.id) !== hook.activation) runOnce(hook.id, () => follow(hook.id))
         }
         if (!retryAt.has('redeliveries')) runOnce('redeliveries', redeliverPending)
+        if (!retryAt.has('prune')) runOnce('prune', pruneLog)
         const nextRetry = Math.min(...retryAt.values()) - Date.now()
         await wakeup.sleep(Math.max(1, Math.min(pollMs, nextRetry)), term.signal)
       }

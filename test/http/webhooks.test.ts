@@ -1,62 +1,16 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import type { Test } from 'tap'
 import { parsePosition } from '../../src/eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../src/eventstore/event-store.ts'
 import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.ts'
 import { verifyDelivery } from '../../src/webhooks/signing.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
+import { eventually, startReceiver } from '../helpers/webhook-receiver.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
 const BASE = '/api/webhooks/'
 const RETRY = { baseMs: 20, maxMs: 200, maxFailures: 4 }
-
-type Request = { path: string; status: number; at: number; headers: Record<string, string | string[] | undefined>; body: string; event: { id: string; type: string; position: string; stream: string; revision: number; data: unknown; at: string } }
-
-/** A real HTTP receiver on loopback; each path answers what its behaviour says for its n-th request (200 by default). */
-async function startReceiver(t: Test) {
-  const requests: Request[] = []
-  const behaviours = new Map<string, (n: number) => number>()
-  const counts = new Map<string, number>()
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const path = req.url ?? '/'
-      const n = (counts.get(path) ?? 0) + 1
-      counts.set(path, n)
-      const status = (behaviours.get(path) ?? (() => 200))(n)
-      const body = Buffer.concat(chunks).toString('utf8')
-      requests.push({ path, status, at: Date.now(), headers: req.headers, body, event: JSON.parse(body) })
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'failing on purpose')
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  onTeardown(t, () => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  }))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    behave: (path: string, behaviour: (n: number) => number) => behaviours.set(path, behaviour),
-    requests: (path: string) => requests.filter((r) => r.path === path),
-    delivered: (path: string) => requests.filter((r) => r.path === path && r.status < 300),
-  }
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
 
 /** The organization's events after `after` in log order whose type starts with `prefix`. */
 async function orgEvents(store: EventStore, orgId: string, after: Position, prefix: string): Promise<RecordedEvent[]> {
@@ -71,11 +25,12 @@ async function orgEvents(store: EventStore, orgId: string, after: Position, pref
 }
 
 t.test('webhooks (issue 8)', async (t) => {
-  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t)
+  // The receiver listens on loopback, which only WEBHOOK_ALLOW_PRIVATE lets webhooks reach (see webhook-targets.test.ts).
+  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { WEBHOOK_ALLOW_PRIVATE: '1' } })
   const admin = acme.admin.headers
   const hooks = collectionClient(app, BASE)
   const receiver = await startReceiver(t)
-  const dispatcher = createWebhookDispatcher({ db: database.db, store, logger: silentLogger, retry: RETRY, pollMs: 50, leaderRetryMs: 50 })
+  const dispatcher = createWebhookDispatcher({ db: database.db, store, logger: silentLogger, retry: RETRY, pollMs: 50, leaderRetryMs: 50, targets: { allowPrivate: true } })
   dispatcher.start()
   onTeardown(t, () => dispatcher.stop())
 
@@ -233,7 +188,7 @@ t.test('webhooks (issue 8)', async (t) => {
   })
 
   t.test('one process delivers: a second dispatcher waits for the lock', async (t) => {
-    const second = createWebhookDispatcher({ db: database.db, store, logger: silentLogger, retry: RETRY, leaderRetryMs: 50 })
+    const second = createWebhookDispatcher({ db: database.db, store, logger: silentLogger, retry: RETRY, leaderRetryMs: 50, targets: { allowPrivate: true } })
     second.start()
     await eventually('the first to lead', () => dispatcher.isLeader)
     await new Promise((resolve) => setTimeout(resolve, 150))

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { webhookDecider, webhookStream } from '../../commands/webhook/webhook.ts'
-import { NotFoundError, orNotFound } from '../../errors.ts'
+import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
 import { formatPosition } from '../../eventstore/event-store.ts'
 import { listWebhooks, webhookOf } from '../../projections/webhooks.ts'
 import type { WebhookRow } from '../../projections/webhooks.ts'
 import { newWebhookSecret } from '../../webhooks/signing.ts'
+import { refusedWebhookUrl, systemResolver } from '../../webhooks/url-policy.ts'
 import { deleteWebhookSecret, deliveryOf, listDeliveries, positionOf, recordDelivery, saveWebhookSecret, webhookCheckpoints } from '../../webhooks/store.ts'
 import type { DeliveryRow, WebhookCheckpointRow } from '../../webhooks/store.ts'
 import type { AppDeps } from '../app.ts'
@@ -25,7 +26,7 @@ const isHttpUrl = (text: string) => {
     return false
   }
 }
-const Url = z.string().trim().max(2000).refine(isHttpUrl, 'Expected an http:// or https:// URL.')
+const Url = z.string().trim().max(2000).refine(isHttpUrl, 'Expected an http:// or https:// URL.').describe('http(s); unless WEBHOOK_ALLOW_PRIVATE, its host must resolve to public addresses only')
 const EventTypes = z
   .array(z.string().trim().regex(/^[A-Za-z0-9_.*-]{1,100}$/, 'Expected an event type such as OpportunityCreated, or a pattern such as Opportunity*'))
   .max(50)
@@ -94,6 +95,11 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(webhookOf(db, orgId, id))
     const withCheckpoint = async (row: WebhookRow) => webhookBody(row, (await webhookCheckpoints(db, [row.id])).get(row.id))
+    // The SSRF policy needs DNS, so it runs here rather than in the zod schema; the dispatcher checks again at delivery.
+    const checkTarget = async (url: string | undefined) => {
+      const refused = url === undefined ? null : await refusedWebhookUrl(url, { allowPrivate: deps.config.webhookAllowPrivate, resolve: systemResolver })
+      if (refused) throw new ValidationError({ url: [refused] })
+    }
 
     app.get('/api/webhooks/', { schema: { tags: TAGS, summary: 'Webhooks of the organization (admins)', querystring: PageQuery, response: { 200: pageOf(Webhook), ...authErrors } } }, async (request) => {
       const { orgId } = requireAdmin(request)
@@ -108,6 +114,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       { schema: { tags: TAGS, summary: 'Create a webhook (admins); the answer carries its signing secret, once', description: 'Every event of the organization appended from now on whose type matches `event_types` is POSTed as JSON `{id, type, position, stream, revision, data, at}`, in log order, at least once, with `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>`.', body: CreateBody, response: { 201: CreatedWebhook, 400: ErrorBody, ...authErrors } } },
       async (request, reply) => {
         const identity = requireAdmin(request)
+        await checkTarget(request.body.url)
         const commands = requestCommands(deps, request, reply)
         const webhookId = randomUUID()
         const secret = newWebhookSecret()
@@ -127,8 +134,9 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.put('/api/webhooks/:id/', { schema: { tags: TAGS, summary: 'Change a webhook\'s URL or event types, disable or re-enable it (admins)', description: 'Fields left out keep their values.', params: IdParams, body: ChangeBody, response: { 200: Webhook, 400: ErrorBody, ...errors } } }, async (request, reply) => {
       const { orgId } = requireAdmin(request)
       const current = await found(orgId, request.params.id)
-      const commands = requestCommands(deps, request, reply)
       const { url, event_types, is_active } = request.body
+      await checkTarget(url)
+      const commands = requestCommands(deps, request, reply)
       await commands.run(webhookDecider, webhookStream(current.id), { type: 'ChangeWebhook', orgId, url, eventTypes: event_types, isActive: is_active, at: clock().toISOString() })
       await commands.settle()
       return withCheckpoint(await found(orgId, current.id))
