@@ -12,6 +12,9 @@ import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
  * - `deal_totals`: count, amount and weighted sums per (organization, stage, currency), moved by
  *   each deal change as the difference between the deal's contribution before and after it, so
  *   applying an event twice moves nothing the second time.
+ * - `deal_stall_days`: how many deals turn red on each (UTC) day, per organization and pipeline,
+ *   moved the same way. stalled_count at `now` is then the buckets of the days before today plus
+ *   an index range over today's deals, however many deals have ever stalled.
  */
 export async function createRollupTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE TABLE deal_stage_rotting (stage_id uuid PRIMARY KEY, pipeline_id uuid NOT NULL, expected_days integer)`.execute(db)
@@ -19,8 +22,19 @@ export async function createRollupTables(db: Kysely<any>): Promise<void> {
   // `currency` '' is a deal without one; `priced` counts the deals with an amount (a sum of none is "0").
   await sql`CREATE TABLE deal_totals (org_id uuid NOT NULL, stage_id uuid NOT NULL, currency text NOT NULL, n bigint NOT NULL, priced bigint NOT NULL,
     amount_sum numeric NOT NULL, weighted_sum numeric NOT NULL, PRIMARY KEY (org_id, stage_id, currency))`.execute(db)
+  await sql`CREATE TABLE deal_stall_days (org_id uuid NOT NULL, pipeline_id uuid NOT NULL, day date NOT NULL, n bigint NOT NULL, PRIMARY KEY (org_id, pipeline_id, day))`.execute(db)
   await sql`CREATE INDEX opportunities_stalls_at ON opportunities (org_id, stalls_at) WHERE NOT is_deleted AND stalls_at IS NOT NULL`.execute(db)
 }
+
+/** The UTC day a deal turns red, as SQL over its `stalls_at`. */
+const stallDay = (stallsAt: ReturnType<typeof sql>) => sql`(${stallsAt} AT TIME ZONE 'UTC')::date`
+
+const ADD_STALL_DAYS = sql`ON CONFLICT (org_id, pipeline_id, day) DO UPDATE SET n = deal_stall_days.n + EXCLUDED.n`
+
+/** Moves the stall-day buckets of the live, stalling deals matched by `where` (over `opportunities o2`) by `sign`. */
+const moveStallDays = (where: ReturnType<typeof sql>, sign: 1 | -1) =>
+  sql`INSERT INTO deal_stall_days SELECT o2.org_id, o2.pipeline_id, ${stallDay(sql`o2.stalls_at`)}, count(*) * ${sign} FROM opportunities o2
+    WHERE ${where} AND NOT o2.is_deleted AND o2.stalls_at IS NOT NULL GROUP BY 1, 2, 3 ${ADD_STALL_DAYS}`
 
 /** `stalls_at` of the deals matched by `where`, from their stage's expected_days (null: never rots, or not open). */
 const setStallsAt = (where: ReturnType<typeof sql>) =>
@@ -43,7 +57,13 @@ export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, ev
     case 'StageUpdated':
       if (event.data.expected_days === undefined) return
       await sql`UPDATE deal_stage_rotting SET expected_days = ${event.data.expected_days} WHERE stage_id = ${event.data.stage_id}`.execute(db)
-      await setStallsAt(sql`o2.stage_id = ${event.data.stage_id} AND NOT o2.is_deleted`).execute(db)
+      {
+        // Every deal of the stage may turn red on another day: its buckets move out and back in.
+        const inStage = sql`o2.stage_id = ${event.data.stage_id} AND NOT o2.is_deleted`
+        await moveStallDays(inStage, -1).execute(db)
+        await setStallsAt(inStage).execute(db)
+        await moveStallDays(inStage, 1).execute(db)
+      }
       return
     case 'StageRemoved':
       await sql`DELETE FROM deal_stage_rotting WHERE stage_id = ${event.data.stage_id}`.execute(db)
@@ -56,19 +76,22 @@ export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, ev
   }
 }
 
-type Contribution = { org_id: string; stage_id: string; currency: string; amount: string | null; probability: number | null }
+type Contribution = { org_id: string; stage_id: string; pipeline_id: string; currency: string; amount: string | null; probability: number | null; stall_day: string | null }
 
 async function contributionOf(db: Kysely<any>, dealId: string): Promise<Contribution | undefined> {
-  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, coalesce(currency, '') AS currency, amount::text AS amount, probability FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`.execute(db)
+  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
+    FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`.execute(db)
   return rows[0]
 }
 
-function addTo(db: Kysely<any>, c: Contribution, sign: 1 | -1) {
+const ADD_TOTALS = sql`ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
+  amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`
+
+async function addTo(db: Kysely<any>, c: Contribution, sign: 1 | -1): Promise<void> {
   const amount = sql`coalesce(${c.amount}::numeric, 0) * ${sign}`
   const priced = c.amount === null ? 0 : sign
-  return sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100)
-    ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
-      amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`.execute(db)
+  await sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100) ${ADD_TOTALS}`.execute(db)
+  if (c.stall_day !== null) await sql`INSERT INTO deal_stall_days VALUES (${c.org_id}, ${c.pipeline_id}, ${c.stall_day}::date, ${sign}) ${ADD_STALL_DAYS}`.execute(db)
 }
 
 const same = (a: Contribution | undefined, b: Contribution | undefined) => JSON.stringify(a) === JSON.stringify(b)
@@ -90,7 +113,7 @@ const DEAL_COLUMNS = [
 
 /**
  * A run of created deals in one statement: the rows, with stalls_at from their stage, and the
- * totals of the rows actually inserted (a replayed creation inserts nothing, so adds nothing).
+ * totals and stall days of the rows actually inserted (a replayed creation inserts nothing, so adds nothing).
  * `rows` carry the columns above as JSON; jsonb_populate_recordset types them by the table.
  */
 export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<string, unknown>[]): Promise<void> {
@@ -103,9 +126,12 @@ export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<
       SELECT ${values}, coalesce(i.custom_fields, '{}'), CASE WHEN i.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN i.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
       FROM input i LEFT JOIN deal_stage_rotting r ON r.stage_id = i.stage_id
       ON CONFLICT (id) DO NOTHING
-      RETURNING org_id, stage_id, coalesce(currency, '') AS currency, amount, probability)
-    INSERT INTO deal_totals
-    SELECT org_id, stage_id, currency, count(*), count(amount), coalesce(sum(amount), 0), coalesce(sum(amount * coalesce(probability, 0) / 100), 0) FROM inserted GROUP BY 1, 2, 3
-    ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
-      amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`.execute(db)
+      RETURNING org_id, stage_id, pipeline_id, coalesce(currency, '') AS currency, amount, probability, stalls_at),
+    totals AS (
+      INSERT INTO deal_totals
+      SELECT org_id, stage_id, currency, count(*), count(amount), coalesce(sum(amount), 0), coalesce(sum(amount * coalesce(probability, 0) / 100), 0) FROM inserted GROUP BY 1, 2, 3
+      ${ADD_TOTALS})
+    INSERT INTO deal_stall_days
+    SELECT org_id, pipeline_id, ${stallDay(sql`stalls_at`)}, count(*) FROM inserted WHERE stalls_at IS NOT NULL GROUP BY 1, 2, 3
+    ${ADD_STALL_DAYS}`.execute(db)
 }

@@ -67,11 +67,15 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     lane.cursor = position
     options.reached(lane.projector.name, position)
   }
+  const recovered = (lane: Lane) => {
+    lane.backoffMs = 0
+    options.recovered(lane.projector.name)
+  }
+  /** A page went through the projector: it is well (a fresh start or rebuild alone proves nothing). */
   const settle = (lane: Lane, outcome: BatchOutcome) => {
     lane.saved = outcome.position
     lane.savedAt = Date.now()
-    lane.backoffMs = 0
-    options.recovered(lane.projector.name)
+    recovered(lane)
     moveTo(lane, outcome.position)
   }
 
@@ -80,8 +84,9 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     await Promise.all(
       due.map(async (lane) => {
         try {
-          const position = await options.prepare(lane.projector)
-          settle(lane, { applied: true, position })
+          // Neither reached nor recovered yet: that is for the first page read after it (below).
+          lane.cursor = lane.saved = await options.prepare(lane.projector)
+          lane.savedAt = Date.now()
         } catch (error) {
           fail(lane, error)
         }
@@ -138,10 +143,15 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
         // A share of nothing changes no row: it only moves the cursor, and the checkpoint follows at
         // most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch; a follower process, which
         // learns progress from checkpoints, may wait up to that much longer).
-        if (events.length === 0 && !idleElapsed(lane)) moveTo(lane, page.scannedTo)
+        if (events.length === 0 && !idleElapsed(lane)) lane.cursor = page.scannedTo
         else work.push({ lane, events, to: page.scannedTo })
       }
       await write(work)
+      for (const lane of ready) {
+        if (!lane.cursor) continue
+        recovered(lane)
+        moveTo(lane, lane.cursor)
+      }
       if (!page.isEnd) continue
       hiddenRetryMs = page.moreHidden ? nextHiddenRetryMs(hiddenRetryMs, pollMs) : 0
       // At the end of the log, checkpoints left behind by a stretch of other projectors' events are

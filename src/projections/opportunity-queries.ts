@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, RawBuilder } from 'kysely'
 import type { CustomValues } from '../commands/custom-field/values.ts'
+import { isIsoDate } from '../db/date-range.ts'
 import { containsPattern } from '../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from './records.ts'
@@ -36,7 +37,6 @@ export type DealFilter = {
 export type Viewer = { orgId: string; profileId: string | null; isAdmin: boolean }
 
 const NOTHING = sql<boolean>`false`
-const isDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
 const isDecimal = (v: string) => /^-?\d{1,15}(\.\d{1,10})?$/.test(v)
 
 /** Stalled (§3.2): the deal's `stalls_at` (its stage_changed_at + ceil(expected_days × 1.5) days, see deal-rollups.ts) has passed. */
@@ -48,7 +48,7 @@ function bound(column: RawBuilder<unknown>, op: '>=' | '<=' | '<', value: string
 }
 
 // `created_at__lte=2026-11-22` includes the whole of that (UTC) day.
-const nextDay = (date: string) => (isDate(date) ? new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : date)
+const nextDay = (date: string) => (isIsoDate(date) ? new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : date)
 
 /**
  * The filtered set a request reads: its SQL conditions, and whether the rollups (deal_totals) can
@@ -75,10 +75,10 @@ function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuild
   if (filter.tags) conditions.push(anyOf('o.tags', filter.tags))
   if (filter.assignedTo) conditions.push(anyOf('o.assigned_to', filter.assignedTo))
   conditions.push(
-    bound(sql`o.created_at`, '>=', filter.createdFrom, isDate, 'timestamptz'),
-    bound(sql`o.created_at`, '<', filter.createdTo && nextDay(filter.createdTo), isDate, 'timestamptz'),
-    bound(sql`o.closed_on`, '>=', filter.closedFrom, isDate, 'date'),
-    bound(sql`o.closed_on`, '<=', filter.closedTo, isDate, 'date'),
+    bound(sql`o.created_at`, '>=', filter.createdFrom, isIsoDate, 'timestamptz'),
+    bound(sql`o.created_at`, '<', filter.createdTo && nextDay(filter.createdTo), isIsoDate, 'timestamptz'),
+    bound(sql`o.closed_on`, '>=', filter.closedFrom, isIsoDate, 'date'),
+    bound(sql`o.closed_on`, '<=', filter.closedTo, isIsoDate, 'date'),
     bound(sql`o.amount`, '>=', filter.amountFrom, isDecimal, 'numeric'),
     bound(sql`o.amount`, '<=', filter.amountTo, isDecimal, 'numeric'),
   )
@@ -99,22 +99,6 @@ const rollupRows = (rollup: NonNullable<DealQuery['rollup']>) =>
     ? sql`(SELECT t.* FROM deal_totals t JOIN deal_stage_rotting r ON r.stage_id = t.stage_id WHERE t.org_id = ${rollup.orgId} AND r.pipeline_id = ANY(${rollup.pipelines}::uuid[]))`
     : sql`(SELECT t.* FROM deal_totals t WHERE t.org_id = ${rollup.orgId})`
 
-async function countOf(db: Kysely<any>, query: DealQuery): Promise<number> {
-  const { rows } = query.rollup
-    ? await sql<{ n: string }>`SELECT coalesce(sum(t.n), 0) AS n FROM ${rollupRows(query.rollup)} t`.execute(db)
-    : await sql<{ n: string }>`SELECT count(*) AS n FROM opportunities o WHERE ${where(query.conditions)}`.execute(db)
-  return Number(rows[0]!.n)
-}
-
-/** One page of the filtered deals, newest first, and the count of the whole set. */
-export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }): Promise<{ count: number; rows: OpportunityView[] }> {
-  const [rows, count] = await Promise.all([
-    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    countOf(db, query),
-  ])
-  return { count, rows: rows.rows }
-}
-
 export type Totals = {
   count: number
   amount_sum: string | null
@@ -123,22 +107,31 @@ export type Totals = {
   stalled_count: number
 }
 
-type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: string | null; weighted_sum: string | null }
+type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: string | null; weighted_sum: string | null; stalled?: string }
 
-/** Per-currency sums: from the rollups, or by a scan of the filtered deals (a deal with no currency counts in the default). */
+/**
+ * Per-currency sums: from the rollups, or by one scan of the filtered deals (a deal with no currency
+ * counts in the default), which also counts the stalled ones so the set is read once.
+ */
 function currencyRows(db: Kysely<any>, query: DealQuery, defaultCurrency: string) {
   if (query.rollup) {
     return sql<CurrencyRow>`SELECT coalesce(nullif(t.currency, ''), ${defaultCurrency}) AS currency, sum(t.n) AS n, sum(t.priced) AS priced, round(sum(t.amount_sum), 2)::text AS amount_sum, round(sum(t.weighted_sum), 2)::text AS weighted_sum
       FROM ${rollupRows(query.rollup)} t GROUP BY 1 HAVING sum(t.n) > 0 ORDER BY 1`.execute(db)
   }
-  return sql<CurrencyRow>`SELECT coalesce(o.currency, ${defaultCurrency}) AS currency, count(*) AS n, count(o.amount) AS priced, round(sum(o.amount), 2)::text AS amount_sum, round(sum(o.amount * coalesce(o.probability, 0) / 100), 2)::text AS weighted_sum
+  return sql<CurrencyRow>`SELECT coalesce(o.currency, ${defaultCurrency}) AS currency, count(*) AS n, count(o.amount) AS priced, round(sum(o.amount), 2)::text AS amount_sum, round(sum(o.amount * coalesce(o.probability, 0) / 100), 2)::text AS weighted_sum,
+      count(*) FILTER (WHERE ${stalled(query.now)}) AS stalled
     FROM opportunities o WHERE ${where(query.conditions)} GROUP BY 1 ORDER BY 1`.execute(db)
 }
 
-/** Stalled deals of the set: an index range over stalls_at when the rollups answer, else part of the scan's conditions. */
-async function stalledCount(db: Kysely<any>, query: DealQuery): Promise<number> {
-  const conditions = query.rollup ? [sql<boolean>`o.org_id = ${query.rollup.orgId}`, sql<boolean>`NOT o.is_deleted`, ...(query.rollup.pipelines ? [sql<boolean>`o.pipeline_id = ANY(${query.rollup.pipelines}::uuid[])`] : [])] : query.conditions
-  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM opportunities o WHERE ${where(conditions)} AND ${stalled(query.now)}`.execute(db)
+/** Stalled deals of the whole organization (or its pipelines), for the rollup path: the stall-day buckets before today (UTC) plus an index range over the deals turning red today up to `now`. */
+async function stalledFromRollups(db: Kysely<any>, rollup: NonNullable<DealQuery['rollup']>, now: Date): Promise<number> {
+  const { orgId, pipelines } = rollup
+  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
+  const inPipelines = (column: RawBuilder<unknown>) => (pipelines ? sql`AND ${column} = ANY(${pipelines}::uuid[])` : sql``)
+  const { rows } = await sql<{ n: string }>`SELECT
+      (SELECT coalesce(sum(d.n), 0) FROM deal_stall_days d WHERE d.org_id = ${orgId} ${inPipelines(sql`d.pipeline_id`)} AND d.day < ${today.toISOString().slice(0, 10)}::date)
+    + (SELECT count(*) FROM opportunities o WHERE o.org_id = ${orgId} AND NOT o.is_deleted ${inPipelines(sql`o.pipeline_id`)}
+         AND o.stalls_at >= ${today}::timestamptz AND ${stalled(now)}) AS n`.execute(db)
   return Number(rows[0]!.n)
 }
 
@@ -146,20 +139,27 @@ async function stalledCount(db: Kysely<any>, query: DealQuery): Promise<number> 
 const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum !== null ? sum : '0')
 
 /**
- * §2.3 over the whole filtered set, computed and rounded to cents in SQL numeric: one
- * entry per currency by code; the overall sums only when one currency is present (null otherwise).
+ * One page of the filtered deals, newest first, with §2.3 totals over the whole filtered set,
+ * computed and rounded to cents in SQL numeric: one entry per currency by code; the overall sums
+ * only when one currency is present (null otherwise). The set's count is the totals' count.
  */
-export async function dealTotals(db: Kysely<any>, query: DealQuery, defaultCurrency: string): Promise<Totals> {
-  const [{ rows }, stalledTotal] = await Promise.all([currencyRows(db, query, defaultCurrency), stalledCount(db, query)])
-  const byCurrency = rows.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
+export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
+  const [rows, { rows: currencies }, rolledUpStalled] = await Promise.all([
+    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    currencyRows(db, query, defaultCurrency),
+    query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined,
+  ])
+  const byCurrency = currencies.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
   const single = byCurrency.length <= 1
-  return {
-    count: rows.reduce((n, r) => n + Number(r.n), 0),
+  const count = currencies.reduce((n, r) => n + Number(r.n), 0)
+  const totals = {
+    count,
     amount_sum: single ? (byCurrency[0]?.amount_sum ?? '0') : null,
     weighted_sum: single ? (byCurrency[0]?.weighted_sum ?? '0') : null,
     by_currency: byCurrency,
-    stalled_count: stalledTotal,
+    stalled_count: rolledUpStalled ?? currencies.reduce((n, r) => n + Number(r.stalled ?? 0), 0),
   }
+  return { count, rows: rows.rows, totals }
 }
 
 /** The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and every column's full count. */

@@ -146,6 +146,19 @@ t.test('GET /api/opportunities/ and the board: filters, totals, visibility (§4.
     t.same(await names('?rotten=true'), ['Delta', 'Epsilon'])
     const body = await list('?open=true')
     t.equal(body.totals.stalled_count, 2)
+    // The unfiltered list counts from the stall-day rollups, a filter by a scan: both agree on every day around the thresholds, hour by hour.
+    for (let hours = 12 * 24; hours <= 24 * 24; hours += 7) {
+      now = new Date(FIXED_NOW.getTime() + hours * 3_600_000)
+      const [rollup, scan] = await Promise.all([list(''), list('?created_at__gte=2000-01-01')])
+      t.equal(rollup.totals.stalled_count, scan.totals.stalled_count, `after ${hours} h: ${scan.totals.stalled_count}`)
+    }
+    // A stage's new expected_days moves its deals' stall days, in the rollups as in the rows.
+    now = new Date(FIXED_NOW.getTime() + 8 * DAY)
+    const [pipeline] = (await inject('GET', '/api/opportunities/pipelines/', admin)).json().pipelines
+    for (const stage of pipeline.stages.filter((s: { kind: string }) => s.kind === 'open')) t.equal((await inject('PATCH', `/api/opportunities/stages/${stage.id}/`, admin, { expected_days: 2, warning_days: null })).statusCode, 200)
+    const [rollup, scan] = await Promise.all([list(''), list('?created_at__gte=2000-01-01')])
+    t.equal(rollup.totals.stalled_count, 4, 'every open deal is red once its stage expects 2 days')
+    t.equal(scan.totals.stalled_count, 4)
     const byName = Object.fromEntries(body.opportunities.map((o: { name: string; days_in_stage: number; aging_status: string }) => [o.name, [o.days_in_stage, o.aging_status]]))
     t.same(byName, { 'Alpha One': [18, 'yellow'], Legacy: [18, 'yellow'], Delta: [16, 'red'], Epsilon: [16, 'red'] })
   })

@@ -80,9 +80,15 @@ export async function startServer(t: Test, databaseUrl: string | undefined, env:
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk))
   const exited = finished.then((f) => f.code)
   let running = true
-  void exited.then(() => (running = false))
+  let killed = false
+  void exited.then((code) => {
+    running = false
+    // A server that dies on its own is the finding: show why, whatever assertion fails next.
+    if (!killed) t.comment(`server exited by itself (code ${code}):\n${output.slice(-4000)}`)
+  })
   onTeardown(t, async () => {
     if (running) {
+      killed = true
       child.kill('SIGKILL')
       await exited
     }
@@ -100,6 +106,7 @@ export async function startServer(t: Test, databaseUrl: string | undefined, env:
     output: () => output,
     exited,
     async kill(signal) {
+      killed = true
       if (running) child.kill(signal)
       await exited
     },

@@ -10,7 +10,7 @@ import { organizationById } from '../../identity/organizations.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
-import { boardDeals, dealQuery, dealTotals, listDeals } from '../../projections/opportunity-queries.ts'
+import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity-queries.ts'
 import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { AppDeps } from '../app.ts'
@@ -72,12 +72,10 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
-      const defaultPipelineId = await ensureDefaultPipeline(deps, request, reply)
-      const org = await organizationById(db, viewer.orgId)
-      const [{ count, rows }, totals, accounts, contacts, tags, pipeline] = await Promise.all([
-        listDeals(db, query, { limit, offset }),
-        dealTotals(db, query, org.default_currency),
+      const [definitions, defaultPipelineId, org] = await Promise.all([definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true }), ensureDefaultPipeline(deps, request, reply), organizationById(db, viewer.orgId)])
+      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, definitions), now)
+      const [{ count, rows, totals }, accounts, contacts, tags, pipeline] = await Promise.all([
+        listDeals(db, query, { limit, offset }, org.default_currency),
         liveAccounts(db, viewer.orgId),
         liveContacts(db, viewer.orgId),
         tagRefs(db, viewer.orgId),
