@@ -1,15 +1,18 @@
 import { ForbiddenError, NotFoundError } from '../errors.ts'
 import type { Decider } from './decider.ts'
+import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from './notes.ts'
+import type { NoteCommand, NoteEvent, Notes } from './notes.ts'
 
 /**
  * What the plain CRM records (accounts, contacts) share: a bag of fields written by create,
  * replace (PUT) and partial update (PATCH), soft deletion by an admin or the creator, and
  * invisibility to other organizations. Each record module keeps its own fields and names (its
- * events are the storage contract) and gets its decider from `recordDecider`.
+ * events are the storage contract) and gets its decider from `recordDecider`. A module that names
+ * a note prefix also has comments and attachments (commands/notes.ts) on the record's stream.
  */
-export type RecordState<Fields> = { exists: boolean; orgId: string | null; createdBy: string | null; deleted: boolean; fields: Fields }
+export type RecordState<Fields> = { exists: boolean; orgId: string | null; createdBy: string | null; deleted: boolean; fields: Fields; notes: Notes }
 
-export const initialRecordState = <Fields>(empty: Fields): RecordState<Fields> => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: empty })
+export const initialRecordState = <Fields>(empty: Fields): RecordState<Fields> => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: empty, notes: noNotes() })
 
 /** The caller deleting: their profile (null for the API key) and whether they are an admin. */
 export type Actor = { profileId: string | null; isAdmin: boolean }
@@ -52,38 +55,53 @@ export function replacing<Fields extends object>(empty: Fields, body: Partial<Fi
 export type RecordNames = {
   events: { created: string; updated: string; deleted: string; idKey: string }
   commands: { create: string; update: string; delete: string; idKey: string }
+  /** The prefix of the record's note events (`Account` → `AccountCommentAdded`); a module without one has no notes. */
+  notes?: string
 }
 type Keyed<Key extends string> = { [K in Key]: string }
+type NoteEventsOf<N extends RecordNames> = N extends { notes: infer P extends string } ? NoteEvent<P> : never
 
 export type RecordEvent<Fields, N extends RecordNames> =
   | { type: N['events']['created']; data: Fields & Keyed<N['events']['idKey']> & { org_id: string; created_by: string | null; at: string } }
   | { type: N['events']['updated']; data: Partial<Fields> & { at: string } }
   | { type: N['events']['deleted']; data: { at: string } }
+  | NoteEventsOf<N>
 
 // Time, ids, the caller and looked-up facts arrive in the command. PUT sends every field, PATCH only the named ones; both decide only what differs.
 export type RecordCommand<Fields, N extends RecordNames> =
   | ({ type: N['commands']['create']; orgId: string; fields: Fields; actorId: string | null; at: string } & Keyed<N['commands']['idKey']>)
   | { type: N['commands']['update']; orgId: string; changes: Partial<Fields>; at: string }
   | { type: N['commands']['delete']; orgId: string; actor: Actor; at: string }
+  | (N extends { notes: string } ? NoteCommand : never)
 
 export type RecordDecider<Fields, N extends RecordNames> = Decider<RecordCommand<Fields, N>, RecordState<Fields>, RecordEvent<Fields, N>>
 
-/** The decider of a plain record: create once, update what differs, soft-delete by an admin or the creator. */
+/**
+ * The decider of a plain record: create once, update what differs, soft-delete by an admin or the
+ * creator; with a note prefix, notes too. Any member of the record's organization may see the record,
+ * so any member may add notes; only their author or an admin changes one (commands/notes.ts).
+ */
 export function recordDecider<Fields extends object, const N extends RecordNames>(empty: () => Fields, names: N): RecordDecider<Fields, N> {
   type Event = RecordEvent<Fields, N>
   // The union members' types are generic, so TypeScript cannot narrow on them: each branch names the member it builds or reads.
   const evolve = (state: RecordState<Fields>, event: Event): RecordState<Fields> => {
+    if (names.notes && isNoteEvent(names.notes, event)) return { ...state, notes: evolveNotes(names.notes, state.notes, event) }
     if (event.type === names.events.created) {
       const { [names.events.idKey]: _id, org_id, created_by, at: _at, ...fields } = event.data as Record<string, unknown>
-      return { exists: true, orgId: org_id as string, createdBy: created_by as string | null, deleted: false, fields: fields as Fields }
+      return { ...state, exists: true, orgId: org_id as string, createdBy: created_by as string | null, deleted: false, fields: fields as Fields }
     }
     if (event.type === names.events.updated) {
       const { at: _at, ...changes } = event.data as Partial<Fields> & { at: string }
       return { ...state, fields: { ...state.fields, ...changes } }
     }
-    return { ...state, deleted: true }
+    // A module may add events of its own (an account's sent mail) that change nothing here.
+    return event.type === names.events.deleted ? { ...state, deleted: true } : state
   }
   const decide = (command: RecordCommand<Fields, N>, state: RecordState<Fields>): Event[] => {
+    if (names.notes && isNoteCommand(command)) {
+      assertVisible(state, command.orgId)
+      return decideNote(names.notes, state.notes, command, true) as Event[]
+    }
     if (command.type === names.commands.create) {
       const { orgId, fields, actorId, at } = command as { orgId: string; fields: Fields; actorId: string | null; at: string }
       const id = (command as unknown as Record<string, string>)[names.commands.idKey]

@@ -159,7 +159,7 @@ const DEFINITIONS = {
   OpportunityLineItemAdded: { stream: 'opportunity', description: 'A line item was added to a deal (its amount follows in OpportunityUpdated).', data: z.strictObject({ line_item: z.strictObject({ id: Id, ...lineItemInputShape }), ...at }) },
   OpportunityLineItemChanged: { stream: 'opportunity', description: "A deal's line item changed: only the changed values.", data: z.strictObject({ line_item_id: Id, changes: z.strictObject(lineItemInputShape).partial(), ...at }) },
   OpportunityLineItemRemoved: { stream: 'opportunity', description: "A deal's line item was removed.", data: z.strictObject({ line_item_id: Id, ...at }) },
-  // pipeline-<id>
+  // pipeline-<id>; lead pipelines write the same events to lead_pipeline-<id>
   PipelineCreated: { stream: 'pipeline', description: 'A pipeline was created with its stages (whole snapshots).', data: z.strictObject({ pipeline_id: Id, org_id: Id, name: z.string(), is_default: z.boolean(), stages: z.array(Stage), created_by: By, ...at }) },
   PipelineRenamed: { stream: 'pipeline', description: 'A pipeline was renamed.', data: z.strictObject({ name: z.string(), ...at }) },
   StageAdded: { stream: 'pipeline', description: 'A stage was added at the end of a pipeline.', data: z.strictObject({ stage: Stage, ...at }) },
@@ -182,6 +182,13 @@ const DEFINITIONS = {
   ContactCreated: { stream: 'contact', description: 'A contact (a person) was created.', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
   ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }) },
   ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at) },
+  ...noteDefinitions('Account', 'account', 'account'),
+  ...noteDefinitions('Contact', 'contact', 'contact'),
+  AccountEmailSent: {
+    stream: 'account',
+    description: 'Mail was sent from an account to some of its organization\'s contacts (their ids, not their addresses) and handed to the mailer.',
+    data: z.strictObject({ email_id: Id, subject: z.string(), body: z.string(), recipients: Ids, by: By, ...at }),
+  },
   // solution-<id>
   SolutionCreated: { stream: 'solution', description: 'A knowledge-base solution (article) was created.', data: z.strictObject({ solution_id: Id, org_id: Id, ...solutionShape, created_by: By, ...at }) },
   SolutionUpdated: { stream: 'solution', description: 'Fields of a solution changed (review status, publication, text): the new values of those only.', data: z.strictObject({ ...z.object(solutionShape).partial().shape, ...at }) },
@@ -191,6 +198,7 @@ const DEFINITIONS = {
   LeadUpdated: { stream: 'lead', description: 'Fields of a lead changed: only those, each with its value before and after.', data: z.strictObject({ changes: changesOf(leadShape), ...at }) },
   LeadConverted: { stream: 'lead', description: 'A lead was converted into the account, contact and deal named (status `converted`).', data: z.strictObject({ account_id: Id, contact_id: Id, opportunity_id: Id, by: By, ...at }) },
   LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at) },
+  LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
   ...noteDefinitions('Lead', 'lead', 'lead'),
   // tag-<id>
   TagCreated: { stream: 'tag', description: 'A tag was created.', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), created_by: By, ...at }) },
@@ -257,6 +265,10 @@ export function parseEventData(type: string, schemaVersion: number | undefined, 
 
 export const EVENT_SCHEMA_ID = 'urn:crm:events'
 
+/** Categories whose event types another category writes too: lead pipelines reuse the pipeline events (commands/pipeline/kinds.ts). */
+const SHARING: Readonly<Record<string, readonly string[]>> = { pipeline: ['lead_pipeline'] }
+const streamPattern = (stream: string) => (SHARING[stream] ? `^(${[stream, ...SHARING[stream]].join('|')})-` : `^${stream}-`)
+
 /**
  * The catalogue as one JSON Schema (2020-12) document: `$defs.<Type>` describes an event envelope
  * `{ type, stream, schema_version, data }` (other members, such as a feed's position, are allowed),
@@ -273,7 +285,7 @@ export function eventCatalogueDocument() {
         type: 'object',
         properties: {
           type: { const: type },
-          stream: { type: 'string', pattern: `^${stream}-` },
+          stream: { type: 'string', pattern: streamPattern(stream) },
           schema_version: { const: version, description: 'Older versions are upcast to this one when read' },
           data: schema,
         },

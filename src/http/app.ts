@@ -21,19 +21,24 @@ import { registerOpenApi } from './plugins/openapi.ts'
 import { rateLimitOptions } from './plugins/rate-limit.ts'
 import { registerSecurity } from './plugins/security.ts'
 import { echoRequestId, requestIdFrom } from './plugins/request-id.ts'
-import { accountRoutes } from './routes/accounts.ts'
+import { accountMailRoutes } from './routes/account-mail.ts'
+import { accountNoteRoutes, accountRoutes } from './routes/accounts.ts'
 import { apiKeyRoutes } from './routes/api-key.ts'
 import { authRoutes } from './routes/auth.ts'
-import { contactRoutes } from './routes/contacts.ts'
+import { contactNoteRoutes, contactRoutes } from './routes/contacts.ts'
 import { customFieldRoutes } from './routes/custom-fields.ts'
 import { goalRoutes } from './routes/goals.ts'
 import { googleRoutes } from './routes/google.ts'
 import { healthRoutes } from './routes/health.ts'
 import { leadRoutes } from './routes/leads.ts'
+import { leadCaptureRoutes } from './routes/lead-capture.ts'
+import { leadUploadRoutes } from './routes/lead-upload.ts'
 import { magicLinkRoutes } from './routes/magic-link.ts'
 import { meRoutes } from './routes/me.ts'
 import { eventSchemaRoutes } from './routes/event-schema.ts'
 import { notBuiltRoutes } from './routes/not-built.ts'
+import { leadBoardRoutes } from './routes/lead-board.ts'
+import { leadPipelineRoutes } from './routes/lead-pipelines.ts'
 import { organizationRoutes } from './routes/organizations.ts'
 import { opportunityHistoryRoutes } from './routes/opportunity-history.ts'
 import { opportunityListRoutes } from './routes/opportunity-lists.ts'
@@ -133,6 +138,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes(deps))
   await app.register(eventSchemaRoutes(deps))
   await app.register(solutionRoutes(deps))
+  await app.register(leadUploadRoutes(deps))
+  await app.register(leadCaptureRoutes(deps))
+  await app.register(accountNoteRoutes(deps, files))
+  await app.register(contactNoteRoutes(deps, files))
+  await app.register(accountMailRoutes(deps))
+  await app.register(leadPipelineRoutes(deps))
+  await app.register(leadBoardRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

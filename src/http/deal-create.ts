@@ -1,31 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CommandRunner } from '../commands/command-runner.ts'
-import { fold } from '../commands/decider.ts'
 import type { PreparedCommand } from '../commands/handle-command.ts'
 import { opportunityDecider, opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { DealInput, OpportunityCommand, PipelineFacts } from '../commands/opportunity/opportunity.ts'
 import type { Actor } from '../commands/opportunity/rules.ts'
-import { pipelineDecider, pipelineStreams } from '../commands/pipeline/pipeline.ts'
+import { dealPipelines } from '../commands/pipeline/kinds.ts'
 import { withClaimedName } from '../commands/unique-name.ts'
 import type { EventStore } from '../eventstore/event-store.ts'
 import { organizationById } from '../identity/organizations.ts'
 import { definitionsOf } from '../projections/custom-fields.ts'
-import { domainEventOf } from '../projections/projector.ts'
-import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import type { AppDeps } from './app.ts'
-import { ensureDefaultPipeline } from './default-pipeline.ts'
+import { ensureDefaultPipeline, withPipelineOf } from './default-pipeline.ts'
 import { identityOf } from './plugins/auth.ts'
 
 /** The name-claim scope of deal names. */
 export const DEAL_NAME_SCOPE = 'opportunity_name'
 
 /** A deal command decided against its pipeline folded from the pipeline's stream, with the guard that fails the append if that stream moves meanwhile. */
-export async function withPipeline<C extends OpportunityCommand>(store: EventStore, pipelineId: string, command: (pipeline: PipelineFacts) => C): Promise<PreparedCommand<C>> {
-  const streamName = pipelineStreams.stream(pipelineId)
-  const events = await store.readStream(streamName)
-  const state = fold(pipelineDecider, events.map((e) => domainEventOf<PipelineEvent>(e)))
-  return { command: command({ id: pipelineId, state }), guard: { streamName, revision: events.at(-1)?.revision ?? 'no_stream' } }
-}
+export const withPipeline = <C extends OpportunityCommand>(store: EventStore, pipelineId: string, command: (pipeline: PipelineFacts) => C): Promise<PreparedCommand<C>> => withPipelineOf(store, dealPipelines, pipelineId, command)
 
 /**
  * A deal created the way POST /api/opportunities/ creates one: its name claimed (scope

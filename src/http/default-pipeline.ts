@@ -1,33 +1,69 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { DEFAULT_PIPELINE_NAME, defaultPipelineId, pipelineDecider, pipelineStreams } from '../commands/pipeline/pipeline.ts'
-import { SEED_STAGE_COUNT } from '../commands/pipeline/stage-rules.ts'
+import { fold } from '../commands/decider.ts'
+import type { PreparedCommand } from '../commands/handle-command.ts'
+import { dealPipelines } from '../commands/pipeline/kinds.ts'
+import type { PipelineKind } from '../commands/pipeline/kinds.ts'
+import type { PipelineEvent, PipelineState } from '../commands/pipeline/pipeline.ts'
+import type { EventStore } from '../eventstore/event-store.ts'
+import { domainEventOf } from '../projections/projector.ts'
 import type { AppDeps } from './app.ts'
 import { requestCommands } from './commands.ts'
 import { identityOf } from './plugins/auth.ts'
 
-export const newStageIds = () => Array.from({ length: SEED_STAGE_COUNT }, () => randomUUID())
+/** Fresh ids for the stages a new pipeline of this kind is seeded with. */
+export const newStageIds = (kind: PipelineKind = dealPipelines) => kind.rules.seed.map(() => randomUUID())
 
 /**
- * The caller's organization's default pipeline id, creating the pipeline on first use (§2.2). Its
- * stream id is derived from the org id, so concurrent first requests append to the same new
- * stream; the loser's retry finds it created and decides nothing. Either way the request then
- * waits until the read models hold it (which also covers tables still being built at startup).
+ * The caller's organization's default pipeline id (of deals, or of the kind given), creating the
+ * pipeline on first use (§2.2). Its stream id is derived from the org id, so concurrent first
+ * requests append to the same new stream; the loser's retry finds it created and decides nothing.
+ * Either way the request then waits until the read models hold it (which also covers tables still
+ * being built at startup).
  */
-export async function ensureDefaultPipeline(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): Promise<string> {
+export async function ensureDefaultPipeline(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, kind: PipelineKind = dealPipelines): Promise<string> {
   const { store, projections, config, clock } = deps
   const { orgId } = identityOf(request)
-  const id = defaultPipelineId(orgId)
-  const stream = pipelineStreams.stream(id)
+  const id = kind.defaultId(orgId)
+  const stream = kind.streams.stream(id)
+  // A default pipeline cannot be deleted: once this process saw it in the read models, it stays there.
+  const known = knownDefaults(store)
+  if (known.has(stream)) return id
   let last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   if (!last) {
     const commands = requestCommands(deps, request, reply)
     const at = clock().toISOString()
-    const result = await commands.run(pipelineDecider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: DEFAULT_PIPELINE_NAME, isDefault: true, stageIds: newStageIds(), actorId: null, at })
+    const result = await commands.run(kind.decider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: kind.defaultName, isDefault: true, stageIds: newStageIds(kind), actorId: null, at })
     await commands.settle()
-    if (result.position) return id
+    if (result.position) return remember(known, stream, id)
     last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   }
   if (last) await projections.waitFor(last.position, config.readYourWritesTimeoutMs)
+  return last ? remember(known, stream, id) : id
+}
+
+/** Default pipeline streams known to exist in the read models, per event store (so per app); bounded, oldest forgotten first. */
+const KNOWN_DEFAULTS_MAX = 10_000
+const knownByStore = new WeakMap<EventStore, Set<string>>()
+function knownDefaults(store: EventStore): Set<string> {
+  let known = knownByStore.get(store)
+  if (!known) knownByStore.set(store, (known = new Set()))
+  return known
+}
+function remember(known: Set<string>, stream: string, id: string): string {
+  if (known.size >= KNOWN_DEFAULTS_MAX) known.delete(known.values().next().value!)
+  known.add(stream)
   return id
+}
+
+/**
+ * A command decided against a pipeline of this kind folded from its stream (`{id, state}`: the
+ * deciders stay pure), with the guard that fails the append if that stream moves meanwhile: how a
+ * deal or lead enters a stage, so no stage being counted (locked) can gain one.
+ */
+export async function withPipelineOf<C>(store: EventStore, kind: PipelineKind, pipelineId: string, command: (pipeline: { id: string; state: PipelineState }) => C): Promise<PreparedCommand<C>> {
+  const streamName = kind.streams.stream(pipelineId)
+  const events = await store.readStream(streamName)
+  const state = fold(kind.decider, events.map((e) => domainEventOf<PipelineEvent>(e)))
+  return { command: command({ id: pipelineId, state }), guard: { streamName, revision: events.at(-1)?.revision ?? 'no_stream' } }
 }

@@ -39,7 +39,7 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
   const shownKeys = new Set(definitions.map((d) => d.key))
   const person = (id: string | null) => (id ? (people.get(id) ?? null) : null)
   return rows.map((row) => {
-    const { org_id: _org, is_deleted: _deleted, worked_at: _worked, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
+    const { org_id: _org, is_deleted: _deleted, worked_at: _worked, pipeline_id, stage_id: _stage, stage_changed_at, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
     return {
       ...fields,
       account: row.account ? (accounts.get(row.account) ?? null) : null,
@@ -51,6 +51,8 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
       created_at: created_at.toISOString(),
       updated_at: updated_at.toISOString(),
       created_on_arrow: timeAgo(created_at, now),
+      pipeline: pipeline_id,
+      stage_changed_at: stage_changed_at?.toISOString() ?? null,
       conversion:
         converted_account && converted_contact && converted_opportunity && converted_at
           ? { account_id: converted_account, contact_id: converted_contact, opportunity_id: converted_opportunity, converted_by: person(converted_by), converted_at: converted_at.toISOString() }

@@ -1,14 +1,15 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { replacing } from '../commands/record.ts'
-import type { RecordCommand, RecordDecider, RecordNames } from '../commands/record.ts'
-import { withOptionalClaim, withReleasedName, withRenamedClaim } from '../commands/unique-name.ts'
+import type { RecordDecider, RecordNames } from '../commands/record.ts'
+import { withReleasedName, withRenamedClaim } from '../commands/unique-name.ts'
 import { isAdmin } from '../identity/identity.ts'
 import type { AppDeps } from './app.ts'
 import { requestCommands } from './commands.ts'
 import { identityOf } from './plugins/auth.ts'
+import { createRecord } from './record-create.ts'
+import { importsListed, recordImportRoutes } from './record-import.ts'
 import { IdParams, Message, authErrors } from './schemas/common.ts'
 import { Created } from './schemas/records.ts'
 
@@ -32,6 +33,8 @@ export type RecordWriteRoutes<Fields extends Record<Unique, string | null>, Uniq
   checkRelations: (orgId: string, requested: Partial<Fields>, current?: Fields) => Promise<void>
   /** The field unique per organization (a name claim of `scope`): a create or change claims the value, a delete frees it. */
   unique: { scope: string; field: Unique }
+  /** Serve CSV import (`/api/<plural>/import/preview/` and `commit/`, record-import.ts); by default when the spec's route index lists them. */
+  csvImport?: boolean
 }
 
 /**
@@ -46,14 +49,8 @@ export function recordWriteRoutes<Fields extends Record<Unique, string | null>, 
   const bodyOf = (request: { body: unknown }) => request.body as Partial<Fields>
 
   app.post(`/api/${plural}/`, { schema: { tags: [plural], summary: `Create ${noun.indefinite}`, body: options.body, response: { 200: Created, ...authErrors } } }, async (request, reply) => {
-    const identity = identityOf(request)
-    const fields = replacing(options.empty(), bodyOf(request))
-    await options.checkRelations(identity.orgId, fields)
     const commands = requestCommands(deps, request, reply)
-    const id = randomUUID()
-    // The command's id key is the module's own (`accountId`), which TypeScript cannot check through a computed key.
-    const create = { type: names.create, [names.idKey]: id, orgId: identity.orgId, fields, actorId: identity.profileId, at: at() } as RecordCommand<Fields, N>
-    await withOptionalClaim(commands.run, { scope: unique.scope, orgId: identity.orgId, ownerId: id, name: fields[unique.field], field: unique.field }, () => commands.run(decider, stream(id), create))
+    const id = await createRecord(options, commands, identityOf(request), bodyOf(request), at())
     await commands.settle()
     return { error: false as const, message: `${noun.title} created`, id }
   })
@@ -90,4 +87,6 @@ export function recordWriteRoutes<Fields extends Record<Unique, string | null>, 
     await commands.settle()
     return { error: false as const, message: `${noun.title} deleted` }
   })
+
+  if (options.csvImport ?? importsListed(plural)) recordImportRoutes(app, deps, options)
 }

@@ -4,18 +4,24 @@ import { accountNames, accountStreams } from '../commands/account/account.ts'
 import type { AccountFields } from '../commands/account/account.ts'
 import { containsPattern } from '../db/like.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from './records.ts'
+import { noteTables } from './notes.ts'
 
 /** The accounts read model: one row per account, soft-deleted rows kept but hidden from every query. */
 export type AccountRow = AccountFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
 
 type Tables = { accounts: AccountRow }
 
+/** The account's comments and attachments (projections/notes.ts), kept by the same projector. */
+export const ACCOUNT_NOTES = noteTables('account')
+
 export const accountsProjector = recordProjector({
   name: 'accounts',
-  version: 1,
+  // 2: the account's comments and attachments.
+  version: 2,
   table: 'accounts',
   streams: accountStreams,
   events: accountNames.events,
+  notes: { prefix: accountNames.notes, tables: ACCOUNT_NOTES },
   columns: (table) =>
     ['email', 'phone', 'website', 'industry', 'address_line', 'city', 'state', 'postcode', 'country', 'description']
       .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('name', 'text', (c) => c.notNull()))

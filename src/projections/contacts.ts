@@ -5,18 +5,24 @@ import type { ContactFields } from '../commands/contact/contact.ts'
 import { containsPattern } from '../db/like.ts'
 import { idsAmong } from '../db/ids-among.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from './records.ts'
+import { noteTables } from './notes.ts'
 
 /** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
 export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
 
 type Tables = { contacts: ContactRow }
 
+/** The contact's comments and attachments (projections/notes.ts), kept by the same projector. */
+export const CONTACT_NOTES = noteTables('contact')
+
 export const contactsProjector = recordProjector({
   name: 'contacts',
-  version: 1,
+  // 2: the contact's comments and attachments.
+  version: 2,
   table: 'contacts',
   streams: contactStreams,
   events: contactNames.events,
+  notes: { prefix: contactNames.notes, tables: CONTACT_NOTES },
   columns: (table) =>
     ['last_name', 'email', 'phone', 'title', 'description']
       .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('first_name', 'text', (c) => c.notNull()))

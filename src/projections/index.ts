@@ -4,7 +4,7 @@ import { customFieldsProjector } from './custom-fields.ts'
 import { goalsProjector } from './goals.ts'
 import { leadsProjector } from './leads.ts'
 import { opportunitiesProjector } from './opportunities.ts'
-import { pipelinesProjector } from './pipelines.ts'
+import { leadPipelinesProjector, pipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
 import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
@@ -16,4 +16,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]

@@ -15,8 +15,10 @@ import { anyOf, liveRecordsTagged } from './records.ts'
 
 /**
  * The leads read model: one row per lead (deleted ones kept, flagged) with what conversion
- * created, and the lead's comments and attachments (projections/notes.ts). `worked_at` is the
- * time of the lead's last event of any kind, notes included: what "unworked" is measured from.
+ * created, its place on the lead board (commands/lead/move.ts: null pipeline and stage until its first
+ * move; `kanban_order` the creation time in ms until then), and the lead's comments and attachments
+ * (projections/notes.ts). `worked_at` is the time of the lead's last event of any kind, notes and
+ * moves included: what "unworked" is measured from.
  */
 export type LeadRow = Omit<LeadFields, 'close_date'> & {
   id: string
@@ -32,6 +34,11 @@ export type LeadRow = Omit<LeadFields, 'close_date'> & {
   created_at: Date
   updated_at: Date
   worked_at: Date
+  pipeline_id: string | null
+  stage_id: string | null
+  stage: string | null
+  kanban_order: number
+  stage_changed_at: Date | null
 }
 
 export const LEAD_NOTES = noteTables('lead')
@@ -47,7 +54,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
   for (const column of TEXT_COLUMNS) table = table.addColumn(column, 'text')
   for (const column of LIST_COLUMNS) table = table.addColumn(column, sql`uuid[]`, (c) => c.notNull())
-  for (const column of ['account', 'converted_account', 'converted_contact', 'converted_opportunity', 'converted_by', 'created_by']) table = table.addColumn(column, 'uuid')
+  for (const column of ['pipeline_id', 'stage_id', 'account', 'converted_account', 'converted_contact', 'converted_opportunity', 'converted_by', 'created_by']) table = table.addColumn(column, 'uuid')
   await table
     .addColumn('opportunity_amount', sql`numeric(15, 2)`)
     .addColumn('probability', 'integer')
@@ -58,8 +65,12 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addColumn('worked_at', 'timestamptz', (c) => c.notNull())
+    .addColumn('stage', 'text')
+    .addColumn('kanban_order', 'double precision', (c) => c.notNull())
+    .addColumn('stage_changed_at', 'timestamptz')
     .execute()
   await sql`CREATE INDEX leads_org_created ON leads (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE INDEX leads_board ON leads (stage_id, kanban_order, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX leads_custom_fields ON leads USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
   await createNoteTables(db, LEAD_NOTES)
 }
@@ -80,7 +91,7 @@ async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<voi
   switch (event.type) {
     case 'LeadCreated': {
       const { lead_id: _id, at: _at, custom_fields, ...fields } = event.data
-      await db.insertInto('leads').values({ ...fields, id, custom_fields: json(custom_fields ?? {}), is_deleted: false, created_at: at, updated_at: at, worked_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      await db.insertInto('leads').values({ ...fields, id, custom_fields: json(custom_fields ?? {}), is_deleted: false, created_at: at, updated_at: at, worked_at: at, kanban_order: at.getTime() }).onConflict((oc) => oc.column('id').doNothing()).execute()
       return
     }
     case 'LeadUpdated': {
@@ -99,13 +110,20 @@ async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<voi
     }
     case 'LeadDeleted':
       await worked.set({ is_deleted: true, updated_at: at }).execute()
+      return
+    case 'LeadMoved': {
+      const { from, to, kanban_order } = event.data
+      const entered = from?.stage_id !== to.stage_id ? { stage_changed_at: at } : {}
+      await worked.set({ pipeline_id: to.pipeline_id, stage_id: to.stage_id, stage: to.stage, kanban_order, ...entered, updated_at: at, worked_at: at }).execute()
+    }
   }
 }
 
 export const leadsProjector: Projector = {
   name: 'leads',
-  version: 1,
-  eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', ...noteEventTypes('Lead')],
+  // 2: the board placement (LeadMoved).
+  version: 2,
+  eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
   tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
   createTables,
   apply: (trx, recorded) => apply(trx, leadStreams.idOf(recorded.streamName), domainEventOf<LeadEvent>(recorded)),
@@ -113,7 +131,7 @@ export const leadsProjector: Projector = {
 
 // Reads.
 
-const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.opportunity_amount::text AS opportunity_amount`
+export const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.opportunity_amount::text AS opportunity_amount`
 
 /** A live lead of the organization, or undefined: another org's id looks exactly like a missing one. */
 export async function leadOf(db: Kysely<any>, orgId: string, id: string): Promise<LeadRow | undefined> {
@@ -165,7 +183,7 @@ export function leadConditions(viewer: Viewer, filter: LeadFilter): RawBuilder<b
   return conditions
 }
 
-const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
+export const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
 const closedSection = (closed: boolean) => sql<boolean>`(l.status = ANY(${[...CLOSED_LEAD_STATUSES]}::text[])) = ${closed}`
 
 /** One page of a section of the filtered set (`close_leads` when `closed`, else `open_leads`), newest first, and the section's count. */
@@ -176,6 +194,13 @@ export async function leadSection(db: Kysely<any>, conditions: RawBuilder<boolea
     sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${section}`.execute(db),
   ])
   return { count: Number(count.rows[0]!.n), rows: rows.rows }
+}
+
+/** Live leads in a stage (or, with no stage, a pipeline): the count a removal, kind change or pipeline deletion is refused on. */
+export async function countLeads(db: Kysely<any>, at: { stageId: string } | { pipelineId: string }): Promise<number> {
+  const placed = 'stageId' in at ? sql`l.stage_id = ${at.stageId}` : sql`l.pipeline_id = ${at.pipelineId}`
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${placed} AND NOT l.is_deleted`.execute(db)
+  return Number(rows[0]!.n)
 }
 
 /** Days without any event after which an open lead counts as unworked. */

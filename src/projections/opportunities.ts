@@ -5,6 +5,7 @@ import type { LineItem } from '../commands/opportunity/line-items.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { DealFields, OpportunityEvent, Placement } from '../commands/opportunity/opportunity.ts'
 import { pipelineStreams } from '../commands/pipeline/pipeline.ts'
+import { isStreamOf } from '../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import { applyPipelineEvent, createRollupTables, insertCreatedDeals, refreshStallsAt, withTotals } from './deal-rollups.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
@@ -182,19 +183,20 @@ const PIPELINE_EVENTS = ['PipelineCreated', 'StageAdded', 'StageUpdated', 'Stage
 
 export const opportunitiesProjector: Projector = {
   name: 'opportunities',
-  version: 5,
+  version: 6,
   eventTypes: [
     'OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityPositioned', 'OpportunityDeleted',
     'OpportunityCommentAdded', 'OpportunityCommentEdited', 'OpportunityCommentDeleted', 'OpportunityAttachmentAdded', 'OpportunityAttachmentRemoved',
     'OpportunityLineItemAdded', 'OpportunityLineItemChanged', 'OpportunityLineItemRemoved',
     ...PIPELINE_EVENTS,
   ],
-  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments', 'opportunity_line_items', 'deal_stage_rotting', 'deal_totals'],
+  tables: ['opportunities', 'opportunity_comments', 'opportunity_attachments', 'opportunity_line_items', 'deal_stage_rotting', 'deal_totals', 'deal_stall_days'],
   createTables,
-  apply: (trx, recorded) =>
-    PIPELINE_EVENTS.includes(recorded.type)
-      ? applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
-      : apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded)),
+  apply: async (trx, recorded) => {
+    if (!PIPELINE_EVENTS.includes(recorded.type)) return apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded))
+    // Lead pipelines write the same event types to their own streams: not the deals' business.
+    if (isStreamOf(pipelineStreams, recorded.streamName)) await applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
+  },
   // Runs of creations (a busy minute, a replay) in one statement each.
   applyBatch: (trx, events) =>
     applyInRuns(

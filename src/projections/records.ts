@@ -1,7 +1,11 @@
 import { sql } from 'kysely'
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import { isNoteEvent, noteEventTypes } from '../commands/notes.ts'
 import type { RecordNames } from '../commands/record.ts'
 import type { StreamCategory } from '../commands/streams.ts'
+import { applyNoteEvent, createNoteTables } from './notes.ts'
+import type { NoteTables } from './notes.ts'
+import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 
 /**
@@ -19,15 +23,17 @@ export type RecordProjectorOptions = {
   /** The record's own columns; id, org_id, created_by, is_deleted, created_at and updated_at are added. */
   columns: (table: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>
   indexes: (db: Kysely<any>) => Promise<void>
+  /** A module with notes (RecordNames.notes): their prefix and tables (projections/notes.ts), kept by this projector too. */
+  notes?: { prefix: string; tables: NoteTables }
 }
 
 export function recordProjector(options: RecordProjectorOptions): Projector {
-  const { table, events } = options
+  const { table, events, notes } = options
   return {
     name: options.name,
     version: options.version,
-    eventTypes: [events.created, events.updated, events.deleted],
-    tables: [table],
+    eventTypes: [events.created, events.updated, events.deleted, ...(notes ? noteEventTypes(notes.prefix) : [])],
+    tables: [table, ...(notes ? [notes.tables.comments, notes.tables.attachments] : [])],
     async createTables(db) {
       const base = db.schema
         .createTable(table)
@@ -41,10 +47,17 @@ export function recordProjector(options: RecordProjectorOptions): Projector {
         .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
         .execute()
       await options.indexes(db)
+      if (notes) await createNoteTables(db, notes.tables)
     },
     // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
     async apply(trx, recorded) {
       const id = options.streams.idOf(recorded.streamName)
+      if (notes && isNoteEvent(notes.prefix, recorded)) {
+        // A note names its record's organization, which only the record's row knows.
+        const row = await trx.selectFrom(table).select('org_id').where('id', '=', id).executeTakeFirst()
+        if (row) await applyNoteEvent(trx, notes.tables, notes.prefix, { id, orgId: row.org_id }, domainEventOf(recorded))
+        return
+      }
       const { at, [events.idKey]: _id, ...data } = recorded.data as Record<string, unknown> & { at: string }
       if (recorded.type === events.created) {
         await trx.insertInto(table).values({ ...data, id, is_deleted: false, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()

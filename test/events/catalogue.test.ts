@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats'
 import t from 'tap'
 import { accountDecider, emptyAccount } from '../../src/commands/account/account.ts'
 import type { AccountCommand } from '../../src/commands/account/account.ts'
+import { accountMailDecider } from '../../src/commands/account/email.ts'
 import { contactDecider, emptyContact } from '../../src/commands/contact/contact.ts'
 import type { ContactCommand } from '../../src/commands/contact/contact.ts'
 import { customFieldDecider } from '../../src/commands/custom-field/custom-field.ts'
@@ -17,6 +18,8 @@ import { handleCommand } from '../../src/commands/handle-command.ts'
 import { leadDecider } from '../../src/commands/lead/lead.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider } from '../../src/commands/name-claim.ts'
+import { isNoteCommand } from '../../src/commands/notes.ts'
+import type { NoteCommand } from '../../src/commands/notes.ts'
 import type { NameClaimCommand } from '../../src/commands/name-claim.ts'
 import { opportunityDecider, opportunityStreams } from '../../src/commands/opportunity/opportunity.ts'
 import type { OpportunityCommand, OpportunityEvent, PipelineFacts } from '../../src/commands/opportunity/opportunity.ts'
@@ -121,16 +124,22 @@ function decidedEvents(): StoredEvent[] {
     { type: 'AddAttachment', orgId: org, actor: admin, attachment, at },
     { type: 'RemoveAttachment', orgId: org, actor: admin, attachmentId, at },
     { type: 'UpdateLead', input: { status: 'converted' }, replace: false, ...leadFacts, conversion: { account_id: randomUUID(), contact_id: randomUUID(), opportunity_id: randomUUID() } },
+    { type: 'MoveLead', orgId: org, actor: admin, at, pipeline, pipelineNamed: false, columnId: 'PROPOSAL', kanbanOrder: 500 },
     { type: 'DeleteLead', orgId: org, actor: admin, at },
   ]
+  const noteCommands: NoteCommand[] = leadCommands.filter(isNoteCommand)
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
+    ...noteCommands,
     { type: 'DeleteAccount', orgId: org, actor: admin, at },
   ]
+  const liveAccount = decided(accountDecider, accountCommands.slice(0, 1))
+  const accountMail = accountMailDecider.decide({ type: 'RecordAccountEmail', orgId: org, actorId: admin.profileId, emailId: randomUUID(), subject: 'Renewal', body: 'Shall we talk?', recipients: ids(2), at }, fold(accountMailDecider, liveAccount))
   const contactCommands: ContactCommand[] = [
     { type: 'CreateContact', contactId: randomUUID(), orgId: org, fields: { ...emptyContact(), first_name: 'Grace', email: 'grace@example.test' }, actorId: null, at },
     { type: 'UpdateContact', orgId: org, changes: { title: 'Buyer' }, at },
+    ...noteCommands,
     { type: 'DeleteContact', orgId: org, actor: admin, at },
   ]
   const solutionCommands: SolutionCommand[] = [
@@ -184,6 +193,7 @@ function decidedEvents(): StoredEvent[] {
     ...decided(opportunityDecider, dealCommands),
     ...decided(leadDecider, leadCommands),
     ...decided(accountDecider, accountCommands),
+    ...accountMail,
     ...decided(contactDecider, contactCommands),
     ...decided(solutionDecider, solutionCommands),
     ...decided(tagDecider, tagCommands),

@@ -14,12 +14,16 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/tags\/\{id\}/, 'tag'],
+  [/^\/api\/accounts\/comment\/\{id\}/, 'accountComment'],
+  [/^\/api\/accounts\/attachment\/\{id\}/, 'accountAttachment'],
   [/^\/api\/accounts\/\{id\}/, 'account'],
+  [/^\/api\/contacts\/comment\/\{id\}/, 'contactComment'],
+  [/^\/api\/contacts\/attachment\/\{id\}/, 'contactAttachment'],
   [/^\/api\/contacts\/\{id\}/, 'contact'],
   [/^\/api\/teams\/\{id\}/, 'team'],
   [/^\/api\/custom-fields\/\{id\}/, 'customField'],
@@ -117,6 +121,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const bTag = (await created('POST', '/api/tags/', globex.admin.headers, { name: 'globex-tag' })).id as string
   await created('POST', '/api/accounts/', globex.admin.headers, { name: 'Globex account', tags: [bTag] })
   await created('POST', '/api/opportunities/', globex.admin.headers, { name: 'Globex deal', amount: '7.00' })
+  // B's default lead pipeline is created on first use (as its deal one was by the deal above): before the snapshot, not by its first listing.
+  await call('GET', '/api/leads/pipelines/', globex.admin.headers)
   const bListsBefore = await listAs(globex.admin.headers)
 
   // A: one record of each kind, names that would show if they leaked.
@@ -129,6 +135,13 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const tag2 = (await created('POST', '/api/tags/', A, { name: 'acme-secret-tag-2' })).id as string
   ids.account = (await created('POST', '/api/accounts/', A, { name: 'Acme secret account', tags: [ids.tag], assigned_to: [alice.profileId] })).id
   ids.contact = (await created('POST', '/api/contacts/', A, { first_name: 'Acme secret contact', account: ids.account, tags: [ids.tag] })).id
+  for (const [record, field] of [['account', 'account_attachment'], ['contact', 'contact_attachment']] as const) {
+    const notes = await multipartBody({ comment: `acme secret ${record} comment`, [field]: { name: `acme-secret-${record}.txt`, type: 'text/plain', content: `acme secret ${record} file` } })
+    const noted = await app.inject({ method: 'POST', url: `/api/${record}s/${ids[record]}/`, headers: { ...A, 'content-type': notes.contentType }, payload: notes.payload })
+    t.equal(noted.statusCode, 200, noted.body)
+    ids[`${record}Comment`] = noted.json().comments[0].id
+    ids[`${record}Attachment`] = noted.json().attachments[0].id
+  }
   ids.team = (await created('POST', '/api/teams/', A, { name: 'Acme secret team', users: [alice.profileId] })).id
   ids.customField = (await created('POST', '/api/custom-fields/', A, { module: 'opportunities', key: 'acme_secret', label: 'Acme secret', type: 'text' })).id
   const pipeline = await created('POST', '/api/opportunities/pipelines/', A, { name: 'Acme secret pipeline' })
@@ -143,6 +156,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.token = (await created('POST', '/api/profile/tokens/', A, { name: 'acme-secret-token' })).id
   ids.lead = (await created('POST', '/api/leads/', A, { first_name: 'Acme secret lead', email: 'secret-lead@acme.test' })).id
   ids.leadComment = (await created('POST', `/api/leads/${ids.lead}/`, A, { comment: 'acme secret lead comment' })).comments[0].id
+  await call('GET', '/api/leads/pipelines/', A) // A's default lead pipeline, created on first use: before A's view is taken
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id

@@ -1,6 +1,7 @@
 import { streamCategory } from '../streams.ts'
 import { recordDecider } from '../record.ts'
 import type { RecordCommand, RecordEvent, RecordState } from '../record.ts'
+import type { AccountEmailSent } from './email.ts'
 
 /** An account: a customer organization that contacts and deals belong to. Deleting is soft. */
 export type AccountFields = {
@@ -26,8 +27,11 @@ export type AccountFields = {
 export const accountNames = {
   events: { created: 'AccountCreated', updated: 'AccountUpdated', deleted: 'AccountDeleted', idKey: 'account_id' },
   commands: { create: 'CreateAccount', update: 'UpdateAccount', delete: 'DeleteAccount', idKey: 'accountId' },
+  // AccountCommentAdded … AccountAttachmentRemoved (commands/notes.ts).
+  notes: 'Account',
 } as const
-export type AccountEvent = RecordEvent<AccountFields, typeof accountNames>
+/** Also the account's sent mail (email.ts), decided by a decider of its own on the same stream; the record's fold passes it by. */
+export type AccountEvent = RecordEvent<AccountFields, typeof accountNames> | AccountEmailSent
 export type AccountCommand = RecordCommand<AccountFields, typeof accountNames>
 export type AccountState = RecordState<AccountFields>
 

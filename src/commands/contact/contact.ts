@@ -21,6 +21,8 @@ export type ContactFields = {
 export const contactNames = {
   events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted', idKey: 'contact_id' },
   commands: { create: 'CreateContact', update: 'UpdateContact', delete: 'DeleteContact', idKey: 'contactId' },
+  // ContactCommentAdded … ContactAttachmentRemoved (commands/notes.ts).
+  notes: 'Contact',
 } as const
 export type ContactEvent = RecordEvent<ContactFields, typeof contactNames>
 export type ContactCommand = RecordCommand<ContactFields, typeof contactNames>

@@ -2,6 +2,8 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
 import { namesCustomValues, resolveCustomValues } from '../custom-field/values.ts'
 import type { CustomValues, CustomValuesInput, Definition } from '../custom-field/values.ts'
 import type { Decider } from '../decider.ts'
+import { decideLeadMove } from './move.ts'
+import type { LeadMoved, LeadPlacement, MoveLead } from './move.ts'
 import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
 import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
 import { mayAccess } from '../opportunity/rules.ts'
@@ -80,11 +82,14 @@ export type LeadEvent =
   /** The status becomes `converted`, `account` the new account, and the new contact joins `contacts`. */
   | { type: 'LeadConverted'; data: Conversion & { by: string | null; at: string } }
   | { type: 'LeadDeleted'; data: { at: string } }
+  /** A board move (move.ts). */
+  | LeadMoved
   | NoteEvent<'Lead'>
 
-export type LeadState = { exists: boolean; orgId: string | null; createdBy: string | null; deleted: boolean; fields: LeadFields; conversion: Conversion | null; notes: Notes }
+/** `kanbanOrder`: the card's position; until a move sets it, the creation time in ms (as a deal's). */
+export type LeadState = { exists: boolean; orgId: string | null; createdBy: string | null; deleted: boolean; fields: LeadFields; conversion: Conversion | null; notes: Notes; placement: LeadPlacement | null; kanbanOrder: number }
 
-export const initialLeadState = (): LeadState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyLead(), conversion: null, notes: noNotes() })
+export const initialLeadState = (): LeadState => ({ exists: false, orgId: null, createdBy: null, deleted: false, fields: emptyLead(), conversion: null, notes: noNotes(), placement: null, kanbanOrder: 0 })
 
 /** The fields after a conversion: what `LeadConverted` implies (the projector applies the same). */
 export const convertedFields = (fields: LeadFields, conversion: Conversion): LeadFields => ({
@@ -98,8 +103,8 @@ export function evolveLead(state: LeadState, event: LeadEvent): LeadState {
   if (isNoteEvent('Lead', event)) return { ...state, notes: evolveNotes('Lead', state.notes, event) }
   switch (event.type) {
     case 'LeadCreated': {
-      const { lead_id: _id, org_id, created_by, at: _at, ...fields } = event.data
-      return { ...initialLeadState(), exists: true, orgId: org_id, createdBy: created_by, fields }
+      const { lead_id: _id, org_id, created_by, at, ...fields } = event.data
+      return { ...initialLeadState(), exists: true, orgId: org_id, createdBy: created_by, fields, kanbanOrder: Date.parse(at) }
     }
     case 'LeadUpdated': {
       const fields = { ...state.fields }
@@ -113,6 +118,8 @@ export function evolveLead(state: LeadState, event: LeadEvent): LeadState {
     }
     case 'LeadDeleted':
       return { ...state, deleted: true }
+    case 'LeadMoved':
+      return { ...state, placement: event.data.to, kanbanOrder: event.data.kanban_order }
   }
 }
 
@@ -125,6 +132,7 @@ export type LeadCommand =
   /** PUT (`replace`: fields left out take their empty value, except status, which is kept) or PATCH. */
   | ({ type: 'UpdateLead'; input: LeadInput; replace: boolean } & WriteFacts)
   | { type: 'DeleteLead'; orgId: string; actor: Actor; at: string }
+  | MoveLead
   | NoteCommand
 
 function visible(state: LeadState, orgId: string): void {
@@ -197,7 +205,13 @@ function decideDelete(command: Extract<LeadCommand, { type: 'DeleteLead' }>, sta
 }
 
 type Decide<T extends LeadCommand['type']> = (command: Extract<LeadCommand, { type: T }>, state: LeadState) => LeadEvent[]
-const recordDecisions: { [T in Exclude<LeadCommand['type'], NoteCommand['type']>]: Decide<T> } = { CreateLead: decideCreate, UpdateLead: decideUpdate, DeleteLead: decideDelete }
+function decideMove(command: MoveLead, state: LeadState): LeadEvent[] {
+  visible(state, command.orgId)
+  assertMayAccessLead(state, command.actor)
+  return decideLeadMove(command, state)
+}
+
+const recordDecisions: { [T in Exclude<LeadCommand['type'], NoteCommand['type']>]: Decide<T> } = { CreateLead: decideCreate, UpdateLead: decideUpdate, DeleteLead: decideDelete, MoveLead: decideMove }
 
 export function decideLead(command: LeadCommand, state: LeadState): LeadEvent[] {
   if (!isNoteCommand(command)) return (recordDecisions[command.type] as Decide<typeof command.type>)(command, state)

@@ -2,14 +2,19 @@ import { createHash } from 'node:crypto'
 import { NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import { streamCategory } from '../streams.ts'
-import { checkLabelFree, checkNoDeals, checkNotLastOfKind, checkThresholds, defaultProbability, seededStages, stageCode } from './stage-rules.ts'
-import type { Stage, StageKind, Thresholds } from './stage-rules.ts'
+import { DEAL_SEED, checkLabelFree, checkNoDeals, checkNotLastOfKind, checkThresholds, defaultProbability, seededStages, stageCode } from './stage-rules.ts'
+import type { Stage, StageKind, StageSeed, Thresholds } from './stage-rules.ts'
 
 /**
  * A pipeline: a named, ordered list of stages a deal moves through (§2.2, §4.5). One stream per
  * pipeline, so every stage rule is checked against the pipeline's folded state and appended with
  * its expected revision: two concurrent stage writes can never both pass a rule only one may.
+ * Lead pipelines (kinds.ts) follow the same rules with their own seed; "deals" below then reads "leads".
  */
+
+/** What sets the pipelines of deals and of leads apart in the rules: the seeded stages, and what enters the stages (named in refusals). */
+export type PipelineRules = { seed: StageSeed; records: 'deals' | 'leads' }
+export const DEAL_PIPELINE_RULES: PipelineRules = { seed: DEAL_SEED, records: 'deals' }
 
 // Events: the storage contract. Stage snapshots are recorded whole, so a replay needs no rule.
 export type PipelineEvent =
@@ -133,18 +138,18 @@ function thresholdChanges(stage: Stage, next: Thresholds): StageChanges {
 
 const updated = (stage: Stage, changes: StageChanges, at: string): PipelineEvent[] => (Object.keys(changes).length ? [{ type: 'StageUpdated', data: { stage_id: stage.id, ...changes, at } }] : [])
 
-function decideAddStage(command: Of<'AddStage'>, state: PipelineState): PipelineEvent[] {
+function decideAddStage(command: Of<'AddStage'>, state: PipelineState, rules: PipelineRules): PipelineEvent[] {
   existing(state, command.orgId)
   if (state.stages.some((s) => s.id === command.stageId) || state.removedStageIds.includes(command.stageId)) return []
   checkLabelFree(state.stages, command.label)
   checkThresholds(command.kind, { expected_days: command.expected_days ?? null, warning_days: command.warning_days ?? null })
   const code = stageCode(command.label, state.stages.map((s) => s.code))
   const { kind, label } = command
-  const stage: Stage = { id: command.stageId, code, label, order: state.stages.length + 1, kind, expected_days: command.expected_days ?? null, warning_days: command.warning_days ?? null, probability: defaultProbability(kind, code) }
+  const stage: Stage = { id: command.stageId, code, label, order: state.stages.length + 1, kind, expected_days: command.expected_days ?? null, warning_days: command.warning_days ?? null, probability: defaultProbability(kind, code, rules.seed) }
   return [{ type: 'StageAdded', data: { stage, at: command.at } }]
 }
 
-function decideUpdateStage(command: Of<'UpdateStage'>, state: PipelineState): PipelineEvent[] {
+function decideUpdateStage(command: Of<'UpdateStage'>, state: PipelineState, rules: PipelineRules): PipelineEvent[] {
   existing(state, command.orgId)
   const stage = stageOf(state, command.stageId)
   const changes: StageChanges = {}
@@ -157,9 +162,9 @@ function decideUpdateStage(command: Of<'UpdateStage'>, state: PipelineState): Pi
   if (kind !== stage.kind) {
     checkNotLastOfKind(state.stages, stage, 'kind')
     checkLocked(state.lockedStageIds.includes(stage.id))
-    checkNoDeals(command.dealsInStage, 'kind')
+    checkNoDeals(command.dealsInStage, 'kind', rules.records)
     changes.kind = kind
-    const probability = defaultProbability(kind, stage.code)
+    const probability = defaultProbability(kind, stage.code, rules.seed)
     if (probability !== stage.probability) changes.probability = probability
   }
   Object.assign(changes, thresholdChanges(stage, thresholds))
@@ -177,13 +182,13 @@ function decideReorder(command: Of<'ReorderStages'>, state: PipelineState): Pipe
   return [{ type: 'StagesReordered', data: { stage_ids: [...command.stageIds], at: command.at } }]
 }
 
-function decideRemoveStage(command: Of<'RemoveStage'>, state: PipelineState): PipelineEvent[] {
+function decideRemoveStage(command: Of<'RemoveStage'>, state: PipelineState, rules: PipelineRules): PipelineEvent[] {
   existing(state, command.orgId)
   if (state.removedStageIds.includes(command.stageId)) return []
   const stage = stageOf(state, command.stageId)
   checkNotLastOfKind(state.stages, stage, 'stage')
   checkLocked(state.lockedStageIds.includes(stage.id))
-  checkNoDeals(command.dealsInStage, 'stage')
+  checkNoDeals(command.dealsInStage, 'stage', rules.records)
   return [{ type: 'StageRemoved', data: { stage_id: stage.id, at: command.at } }]
 }
 
@@ -196,12 +201,12 @@ function decideThresholds(command: Of<'SetStageThresholds'>, state: PipelineStat
   })
 }
 
-function decideDelete(command: Of<'DeletePipeline'>, state: PipelineState): PipelineEvent[] {
+function decideDelete(command: Of<'DeletePipeline'>, state: PipelineState, rules: PipelineRules): PipelineEvent[] {
   if (state.exists && state.orgId === command.orgId && state.deleted) return []
   existing(state, command.orgId)
   if (state.isDefault) throw new ValidationError({ pipeline: ['The default pipeline cannot be deleted'] })
   checkLocked(state.locked)
-  if (command.dealCount > 0) throw new ValidationError({ pipeline: [`Expected no deals in the pipeline; ${command.dealCount} still in it`] })
+  if (command.dealCount > 0) throw new ValidationError({ pipeline: [`Expected no ${rules.records} in the pipeline; ${command.dealCount} still in it`] })
   return [{ type: 'PipelineDeleted', data: { at: command.at } }]
 }
 
@@ -220,27 +225,27 @@ function decideLock(command: Of<'LockStage'> | Of<'UnlockStage'>, state: Pipelin
   return [lock ? { type: 'StageLocked', data: { stage_id: stage.id, at } } : { type: 'StageUnlocked', data: { stage_id: stage.id, at } }]
 }
 
-export function decidePipeline(command: PipelineCommand, state: PipelineState): PipelineEvent[] {
+export function decidePipeline(command: PipelineCommand, state: PipelineState, rules: PipelineRules = DEAL_PIPELINE_RULES): PipelineEvent[] {
   switch (command.type) {
     case 'CreatePipeline': {
       // Also what makes the lazy default race-safe: the loser of two first creates finds it created.
       if (state.exists) return []
       const { pipelineId, orgId, name, isDefault, stageIds, actorId, at } = command
-      return [{ type: 'PipelineCreated', data: { pipeline_id: pipelineId, org_id: orgId, name, is_default: isDefault, stages: seededStages(stageIds), created_by: actorId, at } }]
+      return [{ type: 'PipelineCreated', data: { pipeline_id: pipelineId, org_id: orgId, name, is_default: isDefault, stages: seededStages(stageIds, rules.seed), created_by: actorId, at } }]
     }
     case 'RenamePipeline':
       existing(state, command.orgId)
       return command.name === state.name ? [] : [{ type: 'PipelineRenamed', data: { name: command.name, at: command.at } }]
     case 'DeletePipeline':
-      return decideDelete(command, state)
+      return decideDelete(command, state, rules)
     case 'AddStage':
-      return decideAddStage(command, state)
+      return decideAddStage(command, state, rules)
     case 'UpdateStage':
-      return decideUpdateStage(command, state)
+      return decideUpdateStage(command, state, rules)
     case 'ReorderStages':
       return decideReorder(command, state)
     case 'RemoveStage':
-      return decideRemoveStage(command, state)
+      return decideRemoveStage(command, state, rules)
     case 'SetStageThresholds':
       return decideThresholds(command, state)
     case 'LockStage':
@@ -249,16 +254,23 @@ export function decidePipeline(command: PipelineCommand, state: PipelineState): 
   }
 }
 
-export const pipelineDecider: Decider<PipelineCommand, PipelineState, PipelineEvent> = { initialState: initialPipelineState, evolve: evolvePipeline, decide: decidePipeline }
+export type PipelineDecider = Decider<PipelineCommand, PipelineState, PipelineEvent>
+
+/** The pipeline decider under one kind's rules: the events, state and decisions are the same for every kind. */
+export const pipelineDeciderOf = (rules: PipelineRules): PipelineDecider => ({ initialState: initialPipelineState, evolve: evolvePipeline, decide: (command, state) => decidePipeline(command, state, rules) })
+
+/** Deal pipelines (§2.2, §4.5). */
+export const pipelineDecider = pipelineDeciderOf(DEAL_PIPELINE_RULES)
 
 export const pipelineStreams = streamCategory('pipeline')
 
 /**
  * The id of an organization's default pipeline: a name-based (v5-style, SHA-1) uuid of the org id,
  * so every first request computes the same stream and a concurrent second creation finds it taken.
+ * `purpose` keeps the default pipelines of different kinds apart.
  */
-export function defaultPipelineId(orgId: string): string {
-  const hash = createHash('sha1').update(`crm-default-pipeline:${orgId.toLowerCase()}`).digest()
+export function defaultPipelineId(orgId: string, purpose = 'crm-default-pipeline'): string {
+  const hash = createHash('sha1').update(`${purpose}:${orgId.toLowerCase()}`).digest()
   hash[6] = (hash[6]! & 0x0f) | 0x50
   hash[8] = (hash[8]! & 0x3f) | 0x80
   const hex = hash.subarray(0, 16).toString('hex')

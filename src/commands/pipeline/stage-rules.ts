@@ -25,8 +25,11 @@ export type Thresholds = { expected_days: number | null; warning_days: number | 
 export const MIN_DAYS = 1
 export const MAX_DAYS = 3650
 
-/** The six stages of every new pipeline (spec §2.2; values from where-the-spec-is-silent.md, Deals). */
-const SEED: readonly Omit<Stage, 'id' | 'order'>[] = [
+/** The stages a new pipeline is seeded with, in order. */
+export type StageSeed = readonly Omit<Stage, 'id' | 'order'>[]
+
+/** The six stages of every new deal pipeline (spec §2.2; values from where-the-spec-is-silent.md, Deals). */
+export const DEAL_SEED: StageSeed = [
   { code: 'PROSPECTING', label: 'Prospecting', kind: 'open', expected_days: 14, warning_days: null, probability: 10 },
   { code: 'QUALIFICATION', label: 'Qualification', kind: 'open', expected_days: 14, warning_days: null, probability: 25 },
   { code: 'PROPOSAL', label: 'Proposal', kind: 'open', expected_days: 10, warning_days: null, probability: 50 },
@@ -34,18 +37,30 @@ const SEED: readonly Omit<Stage, 'id' | 'order'>[] = [
   { code: 'CLOSED_WON', label: 'Closed Won', kind: 'won', expected_days: null, warning_days: null, probability: 100 },
   { code: 'CLOSED_LOST', label: 'Closed Lost', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
 ]
-export const SEED_STAGE_COUNT = SEED.length
 
-export function seededStages(ids: readonly string[]): Stage[] {
-  if (ids.length !== SEED.length) throw new Error(`Expected ${SEED.length} stage ids for the seeded stages, got ${ids.length}`)
-  return SEED.map((stage, i) => ({ ...stage, id: ids[i]!, order: i + 1 }))
+/**
+ * The five stages of every new lead pipeline (our choice; the spec shows none): three open steps of
+ * working a lead, then won (converted) and lost (disqualified). They never rot until an admin sets
+ * thresholds; open stages carry no default probability.
+ */
+export const LEAD_SEED: StageSeed = [
+  { code: 'NEW', label: 'New', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'CONTACTED', label: 'Contacted', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'QUALIFIED', label: 'Qualified', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'CONVERTED', label: 'Converted', kind: 'won', expected_days: null, warning_days: null, probability: 100 },
+  { code: 'DISQUALIFIED', label: 'Disqualified', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
+]
+
+export function seededStages(ids: readonly string[], seed: StageSeed = DEAL_SEED): Stage[] {
+  if (ids.length !== seed.length) throw new Error(`Expected ${seed.length} stage ids for the seeded stages, got ${ids.length}`)
+  return seed.map((stage, i) => ({ ...stage, id: ids[i]!, order: i + 1 }))
 }
 
-/** The default probability of a stage of this kind and code (see `Stage`). */
-export function defaultProbability(kind: StageKind, code: string): number | null {
+/** The default probability of a stage of this kind and code (see `Stage`): the seeded open stages keep theirs. */
+export function defaultProbability(kind: StageKind, code: string, seed: StageSeed = DEAL_SEED): number | null {
   if (kind === 'won') return 100
   if (kind === 'lost') return 0
-  return SEED.find((s) => s.code === code && s.kind === 'open')?.probability ?? null
+  return seed.find((s) => s.code === code && s.kind === 'open')?.probability ?? null
 }
 
 /** Uppercase, accents dropped, every run of other characters to one `_`, no `_` at either end; `_2`, `_3`... when taken. */
@@ -85,7 +100,7 @@ export function checkNotLastOfKind(stages: readonly Stage[], stage: Stage, field
   if (!stages.some((s) => s.id !== stage.id && s.kind === stage.kind)) throw new ValidationError({ [field]: [`Expected the pipeline to keep at least one ${stage.kind} stage; this is the last one`] })
 }
 
-/** 400 on `field` while deals are in the stage (the count is a fact the caller looked up). */
-export function checkNoDeals(dealsInStage: number, field: string): void {
-  if (dealsInStage > 0) throw new ValidationError({ [field]: [`Expected no deals in the stage; ${dealsInStage} still ${dealsInStage === 1 ? 'is' : 'are'} in it`] })
+/** 400 on `field` while deals (or leads: `records`) are in the stage (the count is a fact the caller looked up). */
+export function checkNoDeals(dealsInStage: number, field: string, records = 'deals'): void {
+  if (dealsInStage > 0) throw new ValidationError({ [field]: [`Expected no ${records} in the stage; ${dealsInStage} still ${dealsInStage === 1 ? 'is' : 'are'} in it`] })
 }

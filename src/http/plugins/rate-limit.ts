@@ -1,5 +1,5 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { DomainError } from '../../errors.ts'
 
 /**
@@ -37,4 +37,26 @@ function emailOf(body: unknown): string {
  */
 export function perIp(max: number) {
   return { max: max * 12, timeWindow: 60_000, hook: 'preValidation' as const, keyGenerator: (request: FastifyRequest) => request.ip }
+}
+
+/**
+ * Per client IP, checked first (`onRequest`, before the body is read), for a public route that
+ * writes (web lead capture): a flood from one address stops before any lookup.
+ */
+export function perIpFirst(max: number) {
+  return { max, timeWindow: 60_000, hook: 'onRequest' as const, keyGenerator: (request: FastifyRequest) => request.ip }
+}
+
+/**
+ * A second budget on a route that has one already (the plugin runs one limiter per request), keyed
+ * by what the request names (an API key): a preValidation hook answering 429 with Retry-After.
+ */
+export function alsoLimited(app: FastifyInstance, max: number, keyOf: (request: FastifyRequest) => string) {
+  const limit = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: keyOf })
+  return async (request: FastifyRequest, reply: { header(name: string, value: number): unknown }) => {
+    const result = await limit(request)
+    if (result.isAllowed || !result.isExceeded) return
+    reply.header('retry-after', result.ttlInSeconds)
+    throw new DomainError(429, `Too many requests; retry in ${result.ttlInSeconds} seconds`)
+  }
 }

@@ -2,9 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
-import { accountOf, listAccounts } from '../../projections/accounts.ts'
+import type { FileStore } from '../../files/file-store.ts'
+import { ACCOUNT_NOTES, accountOf, listAccounts } from '../../projections/accounts.ts'
+import type { AccountRow } from '../../projections/accounts.ts'
 import { contactsOfAccount } from '../../projections/contacts.ts'
 import type { AppDeps } from '../app.ts'
+import { NoteLists, memberNoteRoutes, notesView } from '../note-routes.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { recordWriteRoutes } from '../record-routes.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, checkRelations, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
@@ -42,6 +45,7 @@ const AccountDetail = z.object({
   opportunities: z.array(z.object({ id: z.uuid() })).describe('Deals of the account: always empty until the deals module exists'),
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
+  ...NoteLists,
 })
 const SCOPE = 'account'
 
@@ -65,8 +69,8 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get('/api/accounts/:id/', { schema: { tags: ['accounts'], summary: 'One account with its contacts, tags and assignees', params: IdParams, response: { 200: AccountDetail, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
       const account = await found(orgId, request.params.id)
-      const [contacts, tags, assigned] = await Promise.all([contactsOfAccount(db, orgId, account.id), tagRefs(db, orgId, account.tags), profileRefs(db, orgId, account.assigned_to)])
-      return { account_obj: recordBody(account), contacts: contacts.map(recordBody), opportunities: [], tags, assigned_to: assigned }
+      const [contacts, tags, assigned, notes] = await Promise.all([contactsOfAccount(db, orgId, account.id), tagRefs(db, orgId, account.tags), profileRefs(db, orgId, account.assigned_to), notesView(db, orgId, ACCOUNT_NOTES, 'accounts', account.id)])
+      return { account_obj: recordBody(account), contacts: contacts.map(recordBody), opportunities: [], tags, assigned_to: assigned, ...notes }
     })
 
     recordWriteRoutes(app, deps, {
@@ -84,3 +88,9 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     })
   }
 }
+
+/** An account's comments and attachments (note-routes.ts), the file in `account_attachment`; events on the account's stream. */
+export const accountNoteRoutes = (deps: AppDeps, files: FileStore) =>
+  memberNoteRoutes<AccountRow>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: Account, bodyOf: recordBody, rowOf: (orgId, id) => accountOf(deps.db, orgId, id) }, (commands, id, command) =>
+    commands.run(accountDecider, accountStream(id), command),
+  )

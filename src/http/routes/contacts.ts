@@ -3,9 +3,12 @@ import { z } from 'zod'
 import { contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
 import type { ContactFields } from '../../commands/contact/contact.ts'
 import { orNotFound } from '../../errors.ts'
+import type { FileStore } from '../../files/file-store.ts'
 import { accountOf } from '../../projections/accounts.ts'
-import { contactOf, listContacts } from '../../projections/contacts.ts'
+import { CONTACT_NOTES, contactOf, listContacts } from '../../projections/contacts.ts'
+import type { ContactRow } from '../../projections/contacts.ts'
 import type { AppDeps } from '../app.ts'
+import { NoteLists, memberNoteRoutes, notesView } from '../note-routes.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { recordWriteRoutes } from '../record-routes.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, checkRelations, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
@@ -32,7 +35,7 @@ const ListQuery = PageQuery.extend({
   assigned_to: IdFilter('contacts assigned to a profile'),
 })
 const ContactList = pageOf(Contact).extend({ tags: z.array(TagRef).describe("The organization's tags, for the filter picker") })
-const ContactDetail = z.object({ contact_obj: Contact, account: Account.nullable().describe('The contact\'s account, when it has a live one'), tags: z.array(TagRef), assigned_to: z.array(ProfileRef) })
+const ContactDetail = z.object({ contact_obj: Contact, account: Account.nullable().describe('The contact\'s account, when it has a live one'), tags: z.array(TagRef), assigned_to: z.array(ProfileRef), ...NoteLists })
 const SCOPE = 'contact_email'
 
 /**
@@ -59,8 +62,13 @@ export function contactRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.get('/api/contacts/:id/', { schema: { tags: ['contacts'], summary: 'One contact with its account, tags and assignees', params: IdParams, response: { 200: ContactDetail, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
       const contact = await found(orgId, request.params.id)
-      const [account, tags, assigned] = await Promise.all([contact.account ? accountOf(db, orgId, contact.account) : undefined, tagRefs(db, orgId, contact.tags), profileRefs(db, orgId, contact.assigned_to)])
-      return { contact_obj: recordBody(contact), account: account ? recordBody(account) : null, tags, assigned_to: assigned }
+      const [account, tags, assigned, notes] = await Promise.all([
+        contact.account ? accountOf(db, orgId, contact.account) : undefined,
+        tagRefs(db, orgId, contact.tags),
+        profileRefs(db, orgId, contact.assigned_to),
+        notesView(db, orgId, CONTACT_NOTES, 'contacts', contact.id),
+      ])
+      return { contact_obj: recordBody(contact), account: account ? recordBody(account) : null, tags, assigned_to: assigned, ...notes }
     })
 
     recordWriteRoutes(app, deps, {
@@ -78,3 +86,9 @@ export function contactRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     })
   }
 }
+
+/** A contact's comments and attachments (note-routes.ts), the file in `contact_attachment`; events on the contact's stream. */
+export const contactNoteRoutes = (deps: AppDeps, files: FileStore) =>
+  memberNoteRoutes<ContactRow>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: Contact, bodyOf: recordBody, rowOf: (orgId, id) => contactOf(deps.db, orgId, id) }, (commands, id, command) =>
+    commands.run(contactDecider, contactStream(id), command),
+  )

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { z } from 'zod'
 import { leadDecider, leadStreams } from '../../commands/lead/lead.ts'
-import type { LeadCommand, LeadInput } from '../../commands/lead/lead.ts'
+import type { LeadCommand } from '../../commands/lead/lead.ts'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
-import { withOptionalClaim, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
+import { withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { isAdmin } from '../../identity/identity.ts'
@@ -17,8 +15,10 @@ import type { AppDeps } from '../app.ts'
 import { actorOf } from '../deal-access.ts'
 import { requestCommands } from '../commands.ts'
 import type { RequestCommands } from '../commands.ts'
-import { customFieldFilters } from '../custom-field-filters.ts'
 import { runLeadCommand } from '../lead-conversion.ts'
+import { leadFilterOf } from '../lead-filter.ts'
+import { LEAD_EMAIL_SCOPE, createLead, splitBody } from '../lead-create.ts'
+import type { LeadBodyIn } from '../lead-create.ts'
 import { leadNotesView, leadsOf } from '../lead-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
@@ -29,18 +29,7 @@ import { adoptUpload } from '../uploads.ts'
 import { leadNoteRoutes } from './lead-notes.ts'
 
 const TAGS = ['leads']
-/** Lead emails are unique per organization, case-insensitively (name claims of this scope). */
-const EMAIL_SCOPE = 'lead_email'
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody, 409: ErrorBody } as const
-
-type LeadBodyIn = z.infer<typeof LeadPatch>
-const WRITABLE = Object.keys(LeadBody.shape).filter((key) => key !== 'lead_attachment' && key !== 'custom_fields')
-
-/** A validated body as the decider's input (writable fields, custom values apart) and its file. */
-function splitBody(body: LeadBodyIn): { input: LeadInput; upload: UploadedFile | undefined } {
-  const input = Object.fromEntries(Object.entries(body).filter(([key, value]) => WRITABLE.includes(key) && value !== undefined)) as LeadInput
-  return { input: { ...input, custom: { cfFields: body, customFields: body.custom_fields } }, upload: body.lead_attachment as UploadedFile | undefined }
-}
 
 /** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
 export async function visibleLead(deps: AppDeps, request: FastifyRequest, id: string): Promise<LeadRow> {
@@ -84,7 +73,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
     const actor = actorOf(request)
     const command: LeadCommand = { type: 'UpdateLead', orgId, actor, at: clock().toISOString(), customFields, input, replace }
     const email = input.email === undefined ? (replace ? null : current.email) : input.email
-    const claim = { scope: EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
+    const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
     const converted = await settledEvenIfRefused(commands, () => withRenamedClaim(commands.run, claim, () => runLeadCommand(deps, request, reply, commands.run, current.id, command, actor)))
     if (upload) await attachToLead(deps, files, commands, request, current.id, upload)
     await commands.settle()
@@ -97,10 +86,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
       const query = request.query
       const { limit, offset } = query
       const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
-      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, {
-        name: query.name, salutation: query.salutation, source: query.source, status: query.status, assignedTo: query.assigned_to, tags: query.tags, city: query.city, email: query.email, rating: query.rating, search: query.search,
-        createdFrom: query.created_at__gte, createdTo: query.created_at__lte, closeFrom: query.close_date__gte, closeTo: query.close_date__lte, customFields: customFieldFilters(query, definitions),
-      })
+      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
       const now = clock()
       const [open, closed, totals] = await Promise.all([leadSection(db, conditions, false, { limit, offset }), leadSection(db, conditions, true, { limit, offset }), leadTotals(db, conditions, now)])
       const next = (count: number) => (limit > 0 && offset + limit < count ? offset + limit : null)
@@ -113,16 +99,9 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
     })
 
     app.post('/api/leads/', { schema: { tags: TAGS, summary: 'Create a lead (JSON, form or multipart with an optional lead_attachment)', description: 'Status `converted` creates it converted: answered with account_id, contact_id and opportunity_id.', body: LeadBody, response: { 200: LeadCreated, ...errors } } }, async (request, reply) => {
-      const { orgId } = identityOf(request)
       const { input, upload } = splitBody(request.body)
-      await checkRelations(db, orgId, input)
-      const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
       const commands = requestCommands(deps, request, reply)
-      const actor = actorOf(request)
-      const id = randomUUID()
-      const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor, at: clock().toISOString(), customFields, input }
-      const claim = { scope: EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
-      const converted = await settledEvenIfRefused(commands, () => withOptionalClaim(commands.run, claim, () => runLeadCommand(deps, request, reply, commands.run, id, command, actor)))
+      const { id, ...converted } = await settledEvenIfRefused(commands, () => createLead(deps, request, reply, commands, input))
       if (upload) await attachToLead(deps, files, commands, request, id, upload)
       await commands.settle()
       return { error: false as const, message: 'Lead created', id, ...converted }
@@ -155,7 +134,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
       const actor = { ...actorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
       const commands = requestCommands(deps, request, reply)
       const remove = () => commands.run(leadDecider, leadStreams.stream(current.id), { type: 'DeleteLead', orgId: identity.orgId, actor, at: clock().toISOString() })
-      await (current.email === null ? remove() : withReleasedName(commands.run, { scope: EMAIL_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.email }, remove))
+      await (current.email === null ? remove() : withReleasedName(commands.run, { scope: LEAD_EMAIL_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.email }, remove))
       await commands.settle()
       return { error: false as const, message: 'Lead deleted' }
     })

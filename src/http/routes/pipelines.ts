@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import type { Kysely } from 'kysely'
 import { fold } from '../../commands/decider.ts'
-import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
+import { dealPipelines } from '../../commands/pipeline/kinds.ts'
+import type { PipelineKind } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import type { PipelineCommand } from '../../commands/pipeline/pipeline.ts'
 import { MAX_DAYS, MIN_DAYS, STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { orNotFound } from '../../errors.ts'
 import { countDeals } from '../../projections/opportunities.ts'
 import { domainEventOf } from '../../projections/projector.ts'
-import { pipelineOf, listPipelines, stageOf } from '../../projections/pipelines.ts'
-import type { PipelineWithStages } from '../../projections/pipelines.ts'
+import { dealPipelineModel } from '../../projections/pipelines.ts'
+import type { PipelineReadModel, PipelineWithStages } from '../../projections/pipelines.ts'
 import type { AppDeps } from '../app.ts'
 import { requestCommands } from '../commands.ts'
 import { ensureDefaultPipeline, newStageIds } from '../default-pipeline.ts'
@@ -48,7 +50,23 @@ const AgingUpdate = z
 const NoContent = z.null().describe('No content')
 const errors = { ...authErrors, 404: ErrorBody } as const
 const writeErrors = { 400: ErrorBody, ...errors } as const
-const TAGS = ['pipelines']
+
+/**
+ * What the pipeline administration routes of one kind need (§4.5 for deals; the lead pipelines of
+ * the route index follow them): the kind (decider, streams, default), its read model, the path
+ * prefix, the method that renames a pipeline and changes a stage (the index says PATCH for deals,
+ * PUT for leads), and how to count the records in a stage or pipeline for the counted writes.
+ */
+export type PipelineModule = {
+  kind: PipelineKind
+  model: PipelineReadModel
+  base: '/api/opportunities' | '/api/leads'
+  updateMethod: 'PATCH' | 'PUT'
+  tags: string[]
+  count(db: Kysely<any>, where: { stageId: string } | { pipelineId: string }): Promise<number>
+}
+
+const DEALS: PipelineModule = { kind: dealPipelines, model: dealPipelineModel, base: '/api/opportunities', updateMethod: 'PATCH', tags: ['pipelines'], count: countDeals }
 
 const pipelineBody = (row: PipelineWithStages): z.infer<typeof Pipeline> => ({
   id: row.id,
@@ -60,123 +78,144 @@ const pipelineBody = (row: PipelineWithStages): z.infer<typeof Pipeline> => ({
 const agingBody = (row: PipelineWithStages): z.infer<typeof AgingConfig> =>
   Object.fromEntries(row.stages.filter((s) => s.kind === 'open').map((s) => [s.code, { expected_days: s.expected_days, warning_days: s.warning_days }]))
 
-/**
- * Pipeline administration (§4.5) and the older aging-config routes (§4.2, §9): members read,
- * admins write. The organization's default pipeline is created on first use. These paths have
- * static segments (`pipelines`, `stages`, `aging-config`); register this plugin before any module
- * adding a generic `/api/opportunities/:id/` route so the intent stays obvious (find-my-way
- * prefers static segments anyway).
- */
-export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+/** The writes of one kind's pipelines, for its administration routes and the deals' aging-config. */
+function pipelineWrites(deps: AppDeps, { kind, count }: PipelineModule) {
   const { db, clock, store, projections, config } = deps
   const now = () => clock().toISOString()
-  const detail = async (orgId: string, id: string) => pipelineBody(await orNotFound(pipelineOf(db, orgId, id)))
-
-  const ensureDefault = (request: FastifyRequest, reply: FastifyReply) => ensureDefaultPipeline(deps, request, reply)
-
   /** Runs one command on a pipeline's stream and waits until the read models show it (read-your-writes). */
   const write = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, command: PipelineCommand) => {
     const commands = requestCommands(deps, request, reply)
-    await commands.run(pipelineDecider, pipelineStreams.stream(pipelineId), command)
+    await commands.run(kind.decider, kind.streams.stream(pipelineId), command)
     await commands.settle()
   }
   /**
-   * A write whose rule counts deals (removing a stage, changing its kind, deleting a pipeline):
-   * lock the stage or pipeline (closed to deals), wait until the read models reach the lock, count,
-   * decide. Deals enter only by a guarded append that fails once the pipeline stream moves, so every
-   * deal that got in precedes the lock in the log and is counted (see `LockStage`). A refusal unlocks.
+   * A write whose rule counts deals (or leads; removing a stage, changing its kind, deleting a
+   * pipeline): lock the stage or pipeline (closed to them), wait until the read models reach the
+   * lock, count, decide. Records enter only by a guarded append that fails once the pipeline stream
+   * moves, so every one that got in precedes the lock in the log and is counted (see `LockStage`).
+   * A refusal unlocks.
    */
   const countedWrite = async (request: FastifyRequest, reply: FastifyReply, pipelineId: string, orgId: string, stageId: string | null, decide: (dealCount: number) => PipelineCommand) => {
     const commands = requestCommands(deps, request, reply)
-    const stream = pipelineStreams.stream(pipelineId)
+    const stream = kind.streams.stream(pipelineId)
+    const { decider } = kind
     // A dry run first, as if locked and empty: a request refused for any other reason (a label, a
     // threshold, the last stage of a kind) records nothing, not even a lock.
     const locked: PipelineEvent = stageId === null ? { type: 'PipelineLocked', data: { at: now() } } : { type: 'StageLocked', data: { stage_id: stageId, at: now() } }
-    pipelineDecider.decide(decide(0), pipelineDecider.evolve(fold(pipelineDecider, (await store.readStream(stream)).map((e) => domainEventOf<PipelineEvent>(e))), locked))
-    await commands.run(pipelineDecider, stream, { type: 'LockStage', orgId, stageId, at: now() })
+    decider.decide(decide(0), decider.evolve(fold(decider, (await store.readStream(stream)).map((e) => domainEventOf<PipelineEvent>(e))), locked))
+    await commands.run(decider, stream, { type: 'LockStage', orgId, stageId, at: now() })
     const fence = (await store.readStream(stream)).at(-1)
     if (fence) await projections.waitFor(fence.position, config.readYourWritesTimeoutMs)
-    const dealCount = await countDeals(db, stageId === null ? { pipelineId } : { stageId })
+    const counted = await count(db, stageId === null ? { pipelineId } : { stageId })
     try {
-      await commands.run(pipelineDecider, stream, decide(dealCount))
+      await commands.run(decider, stream, decide(counted))
     } catch (error) {
-      await commands.run(pipelineDecider, stream, { type: 'UnlockStage', orgId, stageId, at: now() })
+      await commands.run(decider, stream, { type: 'UnlockStage', orgId, stageId, at: now() })
       throw error
     }
     await commands.settle()
   }
+  return { write, countedWrite }
+}
+
+/**
+ * Pipeline administration of one kind (§4.5): members read, admins write. The organization's
+ * default pipeline is created on first use. These paths have static segments (`pipelines`,
+ * `stages`); find-my-way prefers them to a generic `<base>/:id/` route whatever the order.
+ */
+export function pipelineAdminRoutes(deps: AppDeps, module: PipelineModule): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  const { kind, model, base, tags } = module
+  const records = kind.rules.records
+  const now = () => clock().toISOString()
+  const detail = async (orgId: string, id: string) => pipelineBody(await orNotFound(model.pipelineOf(db, orgId, id)))
+  const ensureDefault = (request: FastifyRequest, reply: FastifyReply) => ensureDefaultPipeline(deps, request, reply, kind)
+  const { write, countedWrite } = pipelineWrites(deps, module)
   const adminPipeline = async (request: FastifyRequest, id: string) => {
     const { orgId } = requireAdmin(request)
-    return orNotFound(pipelineOf(db, orgId, id))
+    return orNotFound(model.pipelineOf(db, orgId, id))
   }
   const adminStage = async (request: FastifyRequest, id: string) => {
     const { orgId } = requireAdmin(request)
-    return orNotFound(stageOf(db, orgId, id))
+    return orNotFound(model.stageOf(db, orgId, id))
   }
+  const seeded = kind.rules.seed.map((s) => s.code).join(', ')
+  const P = `${base}/pipelines/`
 
   return async (app) => {
-    app.get('/api/opportunities/pipelines/', { schema: { tags: TAGS, summary: "The organization's pipelines, the default first, then by creation", response: { 200: z.object({ pipelines: z.array(Pipeline) }), ...authErrors } } }, async (request, reply) => {
+    app.get(P, { schema: { tags, summary: "The organization's pipelines, the default first, then by creation", response: { 200: z.object({ pipelines: z.array(Pipeline) }), ...authErrors } } }, async (request, reply) => {
       await ensureDefault(request, reply)
-      return { pipelines: (await listPipelines(db, identityOf(request).orgId)).map(pipelineBody) }
+      return { pipelines: (await model.listPipelines(db, identityOf(request).orgId)).map(pipelineBody) }
     })
 
-    app.post('/api/opportunities/pipelines/', { schema: { tags: TAGS, summary: 'Create a pipeline seeded with the six default stages (admins)', description: 'Names need not be unique.', body: PipelineBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
+    app.post(P, { schema: { tags, summary: `Create a pipeline seeded with the default stages (admins): ${seeded}`, description: 'Names need not be unique.', body: PipelineBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
       const { orgId, profileId } = requireAdmin(request)
       await ensureDefault(request, reply)
       const id = randomUUID()
-      await write(request, reply, id, { type: 'CreatePipeline', pipelineId: id, orgId, name: request.body.name, isDefault: false, stageIds: newStageIds(), actorId: profileId, at: now() })
+      await write(request, reply, id, { type: 'CreatePipeline', pipelineId: id, orgId, name: request.body.name, isDefault: false, stageIds: newStageIds(kind), actorId: profileId, at: now() })
       return reply.code(201).send(await detail(orgId, id))
     })
 
-    app.get('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'One pipeline with its stages', params: IdParams, response: { 200: Pipeline, ...errors } } }, async (request) => detail(identityOf(request).orgId, request.params.id))
+    app.get(`${P}:id/`, { schema: { tags, summary: 'One pipeline with its stages', params: IdParams, response: { 200: Pipeline, ...errors } } }, async (request) => detail(identityOf(request).orgId, request.params.id))
 
-    app.patch('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'Rename a pipeline (admins)', params: IdParams, body: PipelineBody, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+    app.route({ method: module.updateMethod, url: `${P}:id/`, schema: { tags, summary: 'Rename a pipeline (admins)', params: IdParams, body: PipelineBody, response: { 200: Pipeline, ...writeErrors } }, handler: async (request, reply) => {
       const pipeline = await adminPipeline(request, request.params.id)
       await write(request, reply, pipeline.id, { type: 'RenamePipeline', orgId: pipeline.org_id, name: request.body.name, at: now() })
       return detail(pipeline.org_id, pipeline.id)
-    })
+    } })
 
-    app.delete('/api/opportunities/pipelines/:id/', { schema: { tags: TAGS, summary: 'Delete a pipeline (admins); 400 for the default pipeline or while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
+    app.delete(`${P}:id/`, { schema: { tags, summary: `Delete a pipeline (admins); 400 for the default pipeline or while ${records} are in it`, params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
       const pipeline = await adminPipeline(request, request.params.id)
       await countedWrite(request, reply, pipeline.id, pipeline.org_id, null, (dealCount) => ({ type: 'DeletePipeline', orgId: pipeline.org_id, dealCount, at: now() }))
       return reply.code(204).send(null)
     })
 
-    app.post('/api/opportunities/pipelines/:id/stages/', { schema: { tags: TAGS, summary: 'Append a stage (admins); answers the whole pipeline', params: IdParams, body: StageBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
+    app.post(`${P}:id/stages/`, { schema: { tags, summary: 'Append a stage (admins); answers the whole pipeline', params: IdParams, body: StageBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
       const pipeline = await adminPipeline(request, request.params.id)
       await write(request, reply, pipeline.id, { type: 'AddStage', orgId: pipeline.org_id, stageId: randomUUID(), ...request.body, at: now() })
       return reply.code(201).send(await detail(pipeline.org_id, pipeline.id))
     })
 
-    app.post('/api/opportunities/pipelines/:id/stages/reorder/', { schema: { tags: TAGS, summary: 'Reorder the stages (admins)', params: IdParams, body: ReorderBody, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+    app.post(`${P}:id/stages/reorder/`, { schema: { tags, summary: 'Reorder the stages (admins)', params: IdParams, body: ReorderBody, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
       const pipeline = await adminPipeline(request, request.params.id)
       await write(request, reply, pipeline.id, { type: 'ReorderStages', orgId: pipeline.org_id, stageIds: request.body.stage_ids, at: now() })
       return detail(pipeline.org_id, pipeline.id)
     })
 
-    app.patch('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: "Change a stage's label, kind or thresholds (admins); answers its pipeline", description: 'Changing the kind to won or lost clears the thresholds.', params: IdParams, body: StagePatch, response: { 200: Pipeline, ...writeErrors } } }, async (request, reply) => {
+    app.route({ method: module.updateMethod, url: `${base}/stages/:id/`, schema: { tags, summary: "Change a stage's label, kind or thresholds (admins); answers its pipeline", description: `Any of the stage fields; changing the kind to won or lost clears the thresholds. 400 for a kind change while ${records} are in the stage or of the last stage of its kind.`, params: IdParams, body: StagePatch, response: { 200: Pipeline, ...writeErrors } }, handler: async (request, reply) => {
       const stage = await adminStage(request, request.params.id)
       const update = (dealsInStage: number): PipelineCommand => ({ type: 'UpdateStage', orgId: stage.org_id, stageId: stage.id, ...request.body, dealsInStage, at: now() })
       const kindChanges = request.body.kind !== undefined && request.body.kind !== stage.kind
       await (kindChanges ? countedWrite(request, reply, stage.pipeline_id, stage.org_id, stage.id, update) : write(request, reply, stage.pipeline_id, update(0)))
       return detail(stage.org_id, stage.pipeline_id)
-    })
+    } })
 
-    app.delete('/api/opportunities/stages/:id/', { schema: { tags: TAGS, summary: 'Remove a stage (admins); not the last of its kind, nor while deals are in it', params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
+    app.delete(`${base}/stages/:id/`, { schema: { tags, summary: `Remove a stage (admins); not the last of its kind, nor while ${records} are in it`, params: IdParams, response: { 204: NoContent, ...writeErrors } } }, async (request, reply) => {
       const stage = await adminStage(request, request.params.id)
       await countedWrite(request, reply, stage.pipeline_id, stage.org_id, stage.id, (dealsInStage) => ({ type: 'RemoveStage', orgId: stage.org_id, stageId: stage.id, dealsInStage, at: now() }))
       return reply.code(204).send(null)
     })
+  }
+}
 
-    app.get('/api/opportunities/aging-config/', { schema: { tags: TAGS, summary: "Rotting days of the default pipeline's open stages, keyed by stage code", response: { 200: AgingConfig, ...authErrors } } }, async (request, reply) => {
-      const id = await ensureDefault(request, reply)
+/** Deal pipeline administration (§4.5) and the older aging-config routes (§4.2, §9) of the default deal pipeline. */
+export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const { db } = deps
+  const { write } = pipelineWrites(deps, DEALS)
+  const { pipelineOf } = DEALS.model
+  const tags = DEALS.tags
+  return async (app) => {
+    await app.register(pipelineAdminRoutes(deps, DEALS))
+
+    app.get('/api/opportunities/aging-config/', { schema: { tags, summary: "Rotting days of the default pipeline's open stages, keyed by stage code", response: { 200: AgingConfig, ...authErrors } } }, async (request, reply) => {
+      const id = await ensureDefaultPipeline(deps, request, reply)
       return agingBody(await orNotFound(pipelineOf(db, identityOf(request).orgId, id)))
     })
 
-    app.put('/api/opportunities/aging-config/', { schema: { tags: TAGS, summary: "Change rotting days of the default pipeline's stages (admins)", body: AgingUpdate, response: { 200: AgingConfig, 400: ErrorBody, ...authErrors } } }, async (request, reply) => {
+    app.put('/api/opportunities/aging-config/', { schema: { tags, summary: "Change rotting days of the default pipeline's stages (admins)", body: AgingUpdate, response: { 200: AgingConfig, 400: ErrorBody, ...authErrors } } }, async (request, reply) => {
       const { orgId } = requireAdmin(request)
-      const id = await ensureDefault(request, reply)
-      await write(request, reply, id, { type: 'SetStageThresholds', orgId, thresholds: request.body, at: now() })
+      const id = await ensureDefaultPipeline(deps, request, reply)
+      await write(request, reply, id, { type: 'SetStageThresholds', orgId, thresholds: request.body, at: deps.clock().toISOString() })
       return agingBody(await orNotFound(pipelineOf(db, orgId, id)))
     })
   }

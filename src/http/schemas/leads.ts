@@ -3,7 +3,8 @@ import { CLOSED_LEAD_STATUSES, LEAD_RATINGS, LEAD_SOURCES, LEAD_STATUSES } from 
 import { UNWORKED_DAYS } from '../../projections/leads.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText } from '../relations.ts'
 import { PageQuery } from './common.ts'
-import { AttachmentView, CommentView, ContactRef, DealFilterQuery, OpportunityBody } from './opportunities.ts'
+import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
+import { AttachmentView, Column, CommentView, ContactRef, DealFilterQuery, MoveBody, OpportunityBody } from './opportunities.ts'
 
 /** Request and response shapes of the lead routes (§2.5, §3.3, §4.1, §4.8; our field choices where the spec shows none). */
 
@@ -115,6 +116,10 @@ export const Lead = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   created_on_arrow: z.string().describe('How long ago it was created, e.g. "3 days ago"'),
+  pipeline: z.uuid().nullable().describe('The lead pipeline of its board card; null until its first move (PATCH /api/leads/{id}/move/)'),
+  stage: z.string().nullable().describe('The stage code of its board card; null until its first move'),
+  kanban_order: z.number().describe('Position in its board column; the creation time in ms until moved'),
+  stage_changed_at: z.string().nullable().describe('When it last entered a stage; null until its first move'),
   conversion: Conversion,
   custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for leads, by key"),
 })
@@ -145,8 +150,43 @@ const ConvertedIds = z.object({ account_id: z.uuid(), contact_id: z.uuid(), oppo
 export const LeadCreated = z.object({ error: z.literal(false), message: z.string(), id: z.uuid(), ...ConvertedIds.shape }).describe('Also account_id, contact_id and opportunity_id when created as converted')
 export const LeadUpdated = z.object({ error: z.literal(false), message: z.string(), ...ConvertedIds.shape }).describe('Also account_id, contact_id and opportunity_id when this request converted the lead')
 
-export const LeadNoteBody = z.object({
-  comment: z.string().trim().min(1, 'This field may not be blank.').max(10_000).optional(),
-  lead_attachment: LeadBody.shape.lead_attachment,
-})
 export const LeadNoteAnswer = z.object({ lead_obj: Lead, attachments: z.array(AttachmentView), comments: z.array(CommentView) })
+
+// The lead board (GET /api/leads/kanban/, PATCH /api/leads/{id}/move/): the deal board's shapes (§2.4, §4.6, §4.7) adapted to leads.
+export const BOARD_MODES = ['pipeline', 'status'] as const
+export const LeadBoardQuery = LeadListQuery.extend({
+  pipeline: text("A lead pipeline of the organization (another organization's id or a malformed one: 404); the default lead pipeline when absent"),
+  mode: z
+    .enum(BOARD_MODES)
+    .default('pipeline')
+    .describe('`pipeline`: a column per stage of the pipeline. `status`: a column per lead status (§2.5), every lead of the filtered set, or only those on the board of the `pipeline` given; read-only (a status changes by PATCH /api/leads/{id}/)'),
+})
+
+export const LeadCard = Lead.extend({
+  pipeline: z.uuid().nullable().describe('The lead pipeline of the column the card shows in (a lead never moved shows in the default lead pipeline\'s first open stage)'),
+  stage: z.string().nullable().describe('The stage code of that column; null on a status board for a lead never moved'),
+  stage_label: z.string().nullable(),
+  stage_kind: z.enum(STAGE_KINDS).nullable(),
+  days_in_stage: z.number().int().nullable().describe('Whole days since stage_changed_at (since creation for a lead never moved)'),
+  aging_status: z.enum(['green', 'yellow', 'red']).nullable().describe("§3.2 by the stage's thresholds; null outside open stages"),
+  can_move: z.boolean().describe('Whether the caller may move the card: admin, creator or assignee'),
+})
+
+export const LeadColumn = Column.extend({
+  id: z.string().describe('The stage code, or the status on a status board'),
+  name: z.string().describe('The stage label, or the status'),
+  items: z.array(LeadCard).describe('At most 100 cards, by kanban_order'),
+})
+
+export const LeadBoard = z.object({
+  mode: z.enum(BOARD_MODES),
+  pipeline: z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean() }).nullable().describe('Null on a status board of every lead'),
+  columns: z.array(LeadColumn),
+  total_items: z.number().int(),
+})
+
+export const LeadMoveBody = MoveBody.extend({
+  column_id: z.string().describe("A stage code of the target pipeline: the lead's own, the default lead pipeline for a lead never moved, or the one named by `pipeline`"),
+  pipeline: z.uuid().optional().describe('Move the lead into this lead pipeline of the organization (400 otherwise); unlike a deal, a lead changes pipeline on the board, as its edit form has no pipeline field'),
+})
+export const LeadMoveAnswer = z.object({ error: z.literal(false), message: z.string(), lead: LeadCard })

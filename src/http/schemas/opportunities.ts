@@ -236,10 +236,6 @@ export const Column = z.object({
 export const Board = z.object({ mode: z.literal('status'), pipeline: z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean() }), columns: z.array(Column), total_items: z.number().int() })
 
 export const CommentBody = z.object({ comment: z.string().trim().min(1, 'This field may not be blank.').max(10_000) })
-export const NoteBody = z.object({
-  comment: z.string().trim().min(1, 'This field may not be blank.').max(10_000).optional(),
-  opportunity_attachment: UploadedFileSchema.optional().describe('multipart/form-data only'),
-})
 export const NoteAnswer = z.object({ opportunity_obj: Opportunity, attachments: z.array(AttachmentView), comments: z.array(CommentView) })
 
 export const LineItemParams = z.object({ opportunity_id: z.uuid(), line_item_id: z.uuid() })
