@@ -14,7 +14,7 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -35,6 +35,9 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/opportunities\/goals\/\{id\}/, 'goal'],
   [/^\/api\/opportunities\/\{id\}/, 'deal'],
   [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
+  [/^\/api\/leads\/attachment\/\{id\}/, 'leadAttachment'],
+  [/^\/api\/leads\/pipelines\/\{(id|pipeline_pk)\}/, 'leadPipeline'],
+  [/^\/api\/leads\/stages\/\{id\}/, 'leadStage'],
   [/^\/api\/leads\/\{id\}/, 'lead'],
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
@@ -64,6 +67,13 @@ function comparable(op: Operation, body: string): unknown {
 }
 
 const kindOf = (path: string): Kind | undefined => KIND_BY_PREFIX.find(([pattern]) => pattern.test(path))?.[1]
+/** Routes with two ids name each by its parameter. */
+const KIND_BY_PARAM: Record<string, Kind> = { opportunity_id: 'deal', line_item_id: 'lineItem' }
+/** The kind of record each path parameter names, or undefined when one is not mapped. */
+const paramKinds = (op: Operation): Kind[] | undefined => {
+  const kinds = op.pathParams.map((name) => KIND_BY_PARAM[name] ?? (op.pathParams.length === 1 ? kindOf(op.path) : undefined))
+  return kinds.every((k) => k !== undefined) ? (kinds as Kind[]) : undefined
+}
 
 /** "(admins)", "(soft; admins)", "(admins, idempotent)", "(admins); ...": only admins. Not "(admins or its creator)", "(admins, or the member themselves)", "(admin, creator or assignee)". */
 const isAdminOnly = (op: Operation) => /\badmins\b(?!,? or\b)/.test(op.summary)
@@ -88,6 +98,13 @@ const KNOWN_ADMIN_ONLY = [
   'PUT /api/teams/{id}/',
   'PATCH /api/teams/{id}/',
   'DELETE /api/teams/{id}/',
+  'POST /api/leads/pipelines/',
+  'PUT /api/leads/pipelines/{id}/',
+  'DELETE /api/leads/pipelines/{id}/',
+  'POST /api/leads/pipelines/{id}/stages/',
+  'POST /api/leads/pipelines/{id}/stages/reorder/',
+  'PUT /api/leads/stages/{id}/',
+  'DELETE /api/leads/stages/{id}/',
 ]
 
 t.test('tenant isolation and roles, over the whole route table', async (t) => {
@@ -149,6 +166,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.stage = pipeline.stages[1].id
   ids.deal = (await created('POST', '/api/opportunities/', A, { name: 'Acme secret deal', amount: '12345.67', account: ids.account, contacts: [ids.contact], tags: [ids.tag], teams: [ids.team], assigned_to: [alice.profileId] })).id
   ids.comment = (await created('POST', `/api/opportunities/${ids.deal}/`, A, { comment: 'acme secret comment' })).comments[0].id
+  ids.lineItem = (await created('POST', `/api/opportunities/${ids.deal}/line-items/`, A, { name: 'Acme secret line', quantity: '1', unit_price: '5.00' })).id
   const upload = await multipartBody({ opportunity_attachment: { name: 'acme-secret.txt', type: 'text/plain', content: 'acme secret file' } })
   const withFile = await app.inject({ method: 'POST', url: `/api/opportunities/${ids.deal}/`, headers: { ...A, 'content-type': upload.contentType }, payload: upload.payload })
   t.equal(withFile.statusCode, 200, withFile.body)
@@ -156,7 +174,14 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.token = (await created('POST', '/api/profile/tokens/', A, { name: 'acme-secret-token' })).id
   ids.lead = (await created('POST', '/api/leads/', A, { first_name: 'Acme secret lead', email: 'secret-lead@acme.test' })).id
   ids.leadComment = (await created('POST', `/api/leads/${ids.lead}/`, A, { comment: 'acme secret lead comment' })).comments[0].id
+  const leadFile = await multipartBody({ lead_attachment: { name: 'acme-secret-lead.txt', type: 'text/plain', content: 'acme secret lead file' } })
+  const leadWithFile = await app.inject({ method: 'POST', url: `/api/leads/${ids.lead}/`, headers: { ...A, 'content-type': leadFile.contentType }, payload: leadFile.payload })
+  t.equal(leadWithFile.statusCode, 200, leadWithFile.body)
+  ids.leadAttachment = leadWithFile.json().attachments[0].id
   await call('GET', '/api/leads/pipelines/', A) // A's default lead pipeline, created on first use: before A's view is taken
+  const leadPipeline = await created('POST', '/api/leads/pipelines/', A, { name: 'Acme secret lead pipeline' })
+  ids.leadPipeline = leadPipeline.id
+  ids.leadStage = leadPipeline.stages[1].id
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
@@ -210,7 +235,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
         t.comment(`unmapped admin-only route (not checked): ${describe(op)}`)
         continue
       }
-      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, name === 'id' && kind ? ids[kind] : randomUUID()])))
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, kind ? ids[kind] : randomUUID()])))
       const body = op.body ? sampleOf(op.body, '', { into: tag2 }) : undefined
       const res = await call(op.method, url, alice.headers, body as object | undefined)
       const known = KNOWN_ADMIN_ONLY.includes(describe(op))
@@ -229,12 +254,13 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
     const B = globex.admin.headers
     let checked = 0
     for (const op of operations.filter((op) => op.pathParams.length && !op.streaming)) {
-      const kind = kindOf(op.path)
-      if (!kind || op.pathParams.length > 1) {
+      const kinds = paramKinds(op)
+      if (!kinds) {
         t.comment(`unmapped route (not checked): ${describe(op)}`)
         continue
       }
-      const url = fillPath(op.path, { id: ids[kind] })
+      const kind = kinds.join('/')
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name, i) => [name, ids[kinds[i]!]])))
       // A body that passes validation, naming B's own records, so the path id alone decides.
       const body = op.body ? sampleOf(op.body, '', { into: bTag }) : undefined
       const events = await eventCount(database.db)
