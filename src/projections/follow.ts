@@ -79,19 +79,21 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     moveTo(lane, outcome.position)
   }
 
+  /**
+   * One projector at a time: a rebuild holds a connection for its swap transaction while it reads
+   * the log's tail through another, so rebuilds side by side could take every pooled connection
+   * and wait on each other forever (seen with 13 projectors on a pool of 10).
+   */
   async function prepareDue(): Promise<void> {
-    const due = lanes.filter((lane) => !lane.cursor && lane.retryAt <= Date.now())
-    await Promise.all(
-      due.map(async (lane) => {
-        try {
-          // Neither reached nor recovered yet: that is for the first page read after it (below).
-          lane.cursor = lane.saved = await options.prepare(lane.projector)
-          lane.savedAt = Date.now()
-        } catch (error) {
-          fail(lane, error)
-        }
-      }),
-    )
+    for (const lane of lanes.filter((l) => !l.cursor && l.retryAt <= Date.now())) {
+      try {
+        // Neither reached nor recovered yet: that is for the first page read after it (below).
+        lane.cursor = lane.saved = await options.prepare(lane.projector)
+        lane.savedAt = Date.now()
+      } catch (error) {
+        fail(lane, error)
+      }
+    }
   }
 
   /** Commits the shares together; when that fails, one by one, so only a failing projector is held back. */
