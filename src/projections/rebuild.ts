@@ -45,6 +45,9 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
       await saveCheckpoint(trx, projector.name, projector.version, caughtUp)
       return caughtUp
     })
+    // Swapped-in tables carry no planner statistics until autovacuum gets to them: gather them now,
+    // or the first queries after a rebuild are planned as if the tables were empty.
+    for (const table of projector.tables) await sql`ANALYZE ${sql.id(LIVE_SCHEMA, table)}`.execute(db)
     return { name: projector.name, events, position, ms: Date.now() - started }
   } finally {
     await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db)
