@@ -3,7 +3,8 @@ import type { z } from 'zod'
 import type { Db } from '../db/database.ts'
 import { liveContacts } from '../projections/contacts.ts'
 import { definitionsOf } from '../projections/custom-fields.ts'
-import { leadNotes } from '../projections/leads.ts'
+import { LEAD_NOTES } from '../projections/leads.ts'
+import { notesView } from './note-views.ts'
 import type { LeadRow } from '../projections/leads.ts'
 import { timeAgo } from './opportunity-views.ts'
 import { profileRefs, tagRefs } from './relations.ts'
@@ -63,12 +64,4 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
 }
 
 /** A lead's live comments and attachments as the detail and the comment answer show them. */
-export async function leadNotesView(db: Db, orgId: string, leadId: string) {
-  const { comments, attachments } = await leadNotes(db as unknown as Kysely<any>, leadId)
-  const authors = indexed(await profileRefs(db, orgId, unique([...comments, ...attachments].map((note) => note.created_by))))
-  const author = (id: string | null) => (id ? (authors.get(id) ?? null) : null)
-  return {
-    comments: comments.map((c) => ({ id: c.id, comment: c.comment, commented_by: author(c.created_by), commented_on: c.created_at.toISOString(), updated_at: c.updated_at.toISOString() })),
-    attachments: attachments.map((a) => ({ id: a.id, file_name: a.file_name, content_type: a.content_type, size: Number(a.size), created_by: author(a.created_by), created_at: a.created_at.toISOString(), download_url: `/api/leads/attachment/${a.id}/download/` })),
-  }
-}
+export const leadNotesView = (db: Db, orgId: string, leadId: string) => notesView(db, orgId, LEAD_NOTES, 'leads', leadId)

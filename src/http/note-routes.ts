@@ -7,7 +7,7 @@ import type { AttachmentData } from '../commands/opportunity/opportunity.ts'
 import type { Db } from '../db/database.ts'
 import { ValidationError, orNotFound } from '../errors.ts'
 import type { FileStore } from '../files/file-store.ts'
-import { liveNote, notesOfOwner } from '../projections/notes.ts'
+import { liveNote } from '../projections/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow, NoteTables } from '../projections/notes.ts'
 import type { AppDeps } from './app.ts'
 import { requestCommands } from './commands.ts'
@@ -15,7 +15,7 @@ import type { RequestCommands } from './commands.ts'
 import { actorOf } from './deal-access.ts'
 import { identityOf } from './plugins/auth.ts'
 import { isUploadedFile } from './plugins/bodies.ts'
-import { profileRefs } from './relations.ts'
+import { notesView } from './note-views.ts'
 import { ErrorBody, IdParams, Message, authErrors } from './schemas/common.ts'
 import { AttachmentView, CommentBody, CommentView, UploadedFileSchema } from './schemas/opportunities.ts'
 import { adoptUpload, sendStoredFile } from './uploads.ts'
@@ -51,25 +51,12 @@ export type NoteModule<Answer> = {
 /** The comments and attachments of a detail or note answer. */
 export const NoteLists = { comments: z.array(CommentView).describe('Live comments, oldest first'), attachments: z.array(AttachmentView).describe('Live attachments, oldest first') }
 
-export const noteDownloadUrl = (plural: string, id: string) => `/api/${plural}/attachment/${id}/download/`
 
 /** The lookups of a module whose notes live in projections/notes.ts tables. */
 export const noteLookups = (db: Db, tables: NoteTables) => ({
   commentOf: (orgId: string, id: string) => liveNote<NoteCommentRow>(db, tables.comments, orgId, id),
   attachmentOf: (orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, tables.attachments, orgId, id),
 })
-
-/** A record's live comments and attachments (projections/notes.ts tables) as details and note answers show them. */
-export async function notesView(db: Db, orgId: string, tables: NoteTables, plural: string, ownerId: string): Promise<{ comments: z.infer<typeof CommentView>[]; attachments: z.infer<typeof AttachmentView>[] }> {
-  const { comments, attachments } = await notesOfOwner(db, tables, ownerId)
-  const ids = [...new Set([...comments, ...attachments].flatMap((note) => (note.created_by ? [note.created_by] : [])))]
-  const authors = new Map((await profileRefs(db, orgId, ids)).map((ref) => [ref.id, ref]))
-  const author = (id: string | null) => (id ? (authors.get(id) ?? null) : null)
-  return {
-    comments: comments.map((c) => ({ id: c.id, comment: c.comment, commented_by: author(c.created_by), commented_on: c.created_at.toISOString(), updated_at: c.updated_at.toISOString() })),
-    attachments: attachments.map((a) => ({ id: a.id, file_name: a.file_name, content_type: a.content_type, size: Number(a.size), created_by: author(a.created_by), created_at: a.created_at.toISOString(), download_url: noteDownloadUrl(plural, a.id) })),
-  }
-}
 
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')

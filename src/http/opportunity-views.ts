@@ -9,6 +9,7 @@ import { definitionsOf } from '../projections/custom-fields.ts'
 import { attachmentsOf, commentsOf, lineItemsOf } from '../projections/opportunities.ts'
 import type { LineItemRow, OpportunityView } from '../projections/opportunities.ts'
 import { discountAmount, lineItemsTotal } from '../commands/opportunity/line-items.ts'
+import { notesAnswer } from './note-views.ts'
 import { profileRefs, tagRefs } from './relations.ts'
 import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
 
@@ -144,12 +145,7 @@ export async function opportunitiesOf(db: Db, org: Ref, rows: readonly Opportuni
 /** A deal's live comments and attachments as the detail and the comment answer show them (one profile lookup for both). */
 export async function notesOf(db: Db, orgId: string, opportunityId: string) {
   const [comments, attachments] = await Promise.all([commentsOf(db, opportunityId), attachmentsOf(db, opportunityId)])
-  const profiles = byId(await profileRefs(db, orgId, unique([...comments, ...attachments].map((n) => (n.created_by ? [n.created_by] : [])))))
-  const by = (id: string | null) => (id ? (profiles.get(id) ?? null) : null)
-  return {
-    comments: comments.map((c) => ({ id: c.id, comment: c.comment, commented_by: by(c.created_by), commented_on: c.created_at.toISOString(), updated_at: c.updated_at.toISOString() })),
-    attachments: attachments.map((a) => ({ id: a.id, file_name: a.file_name, content_type: a.content_type, size: Number(a.size), created_by: by(a.created_by), created_at: a.created_at.toISOString(), download_url: `/api/attachments/${a.id}/download/` })),
-  }
+  return notesAnswer(db, orgId, { comments, attachments }, (id) => `/api/attachments/${id}/download/`)
 }
 
 /** A line item as the detail and the line-item routes answer it. */

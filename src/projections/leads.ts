@@ -6,7 +6,7 @@ import type { CustomValues } from '../commands/custom-field/values.ts'
 import { noteEventTypes, isNoteEvent } from '../commands/notes.ts'
 import { dateRange } from '../db/date-range.ts'
 import { containsPattern } from '../db/like.ts'
-import { applyNoteEvent, createNoteTables, liveNote, noteTables, notesOfOwner } from './notes.ts'
+import { applyNoteEvent, createNoteTables, liveNote, noteTables } from './notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow } from './notes.ts'
 import type { Viewer } from './opportunity-queries.ts'
 import { domainEventOf } from './projector.ts'
@@ -217,6 +217,5 @@ export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean
 /** The live leads of the organization carrying a tag, for a tag merge (not wired into the merge yet). */
 export const leadsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
 
-export const leadNotes = (db: Kysely<any>, leadId: string) => notesOfOwner(db, LEAD_NOTES, leadId)
 export const leadCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)
 export const leadAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, LEAD_NOTES.attachments, orgId, id)
