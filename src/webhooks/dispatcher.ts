@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { handleCommand } from '../commands/handle-command.ts'
 import { webhookDecider, webhookStream } from '../commands/webhook/webhook.ts'
 import type { Database } from '../db/database.ts'
-import { comparePositions, formatPosition } from '../eventstore/event-store.ts'
+import { comparePositions } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
 import { createWakeup, delay } from '../eventstore/wakeup.ts'
 import { activeWebhooks, createdPositionOf, webhookById } from '../projections/webhooks.ts'
@@ -17,18 +17,10 @@ import type { PrunePolicy } from './pruning.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signDelivery } from './signing.ts'
 import { completeDelivery, pendingRedeliveries, positionOf, recordDelivery, saveWebhookCheckpoint, webhookCheckpoint, webhookSecret } from './store.ts'
 import type { DeliveryRow } from './store.ts'
-import { decodeEvent } from '../events/versions.ts'
+import { DEFAULT_RETRY, backoffMs, deliveryBody, typeMatcher, wants } from './delivery-rules.ts'
+import type { RetryPolicy } from './delivery-rules.ts'
 import { ForbiddenTargetError, systemResolver } from './url-policy.ts'
 import type { TargetPolicy } from './url-policy.ts'
-
-export type RetryPolicy = {
-  /** First retry after this long; each further one waits twice as long… */
-  baseMs: number
-  /** …up to this. */
-  maxMs: number
-  /** This many failed attempts in a row disable the subscription (event WebhookDisabled). */
-  maxFailures: number
-}
 
 export type WebhookDispatcherOptions = {
   db: Kysely<Database>
@@ -58,7 +50,6 @@ export type WebhookDispatcher = {
   stop(): Promise<void>
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 5 * 60_000, maxFailures: 10 }
 
 // Another key than the projections' lock ("crm_proj"): a process may lead both, or one each.
 const LOCK_KEY = String(0x63726d5f77656268n) // "crm_webh"
@@ -66,24 +57,6 @@ const REDELIVERIES_PER_TICK = 20
 /** A subscription's checkpoint may lag this long behind stretches of events that are not for it. */
 const CHECKPOINT_IDLE_MS = 1000
 const MAX_ERROR_LENGTH = 500
-
-/** Exponential backoff after the `failures`-th failure in a row: base, 2·base, 4·base… capped at maxMs. */
-export const backoffMs = (retry: RetryPolicy, failures: number): number => Math.min(retry.maxMs, retry.baseMs * 2 ** Math.min(30, Math.max(0, failures - 1)))
-
-/** `Opportunity*` matches every type starting with Opportunity; an empty list matches every type. */
-export function typeMatcher(patterns: readonly string[]): (type: string) => boolean {
-  if (patterns.length === 0) return () => true
-  const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`))
-  return (type) => regexes.some((r) => r.test(type))
-}
-
-/** What a subscription receives: its organization's events of the types it asked for, never webhook configuration. */
-function wants(hook: WebhookRow, matches: (type: string) => boolean, event: RecordedEvent): boolean {
-  return event.metadata.orgId === hook.org_id && !event.type.startsWith('Webhook') && matches(event.type)
-}
-
-export const deliveryBody = (event: RecordedEvent): string =>
-  JSON.stringify({ id: event.id, type: event.type, position: formatPosition(event.position), stream: event.streamName, revision: Number(event.revision), data: decodeEvent(event).data, at: event.createdAt.toISOString() })
 
 /** `refused`: the target policy refused the address; no retry can help, so the subscription is disabled. */
 type Outcome = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number; refused?: boolean }
