@@ -16,6 +16,13 @@ export type CommandOptions<Event extends DomainEvent> = {
   maxRetries?: number
   /** The revision the client last read (HTTP If-Match): a stream now elsewhere is refused with 412, never retried. */
   ifRevision?: bigint
+  /**
+   * The stream is almost surely new (a fresh random id, a name's first claim): the first attempt
+   * decides on the initial state without reading it and appends expecting no stream. If the stream
+   * did exist, that append fails on its expected revision and the command is decided again on what
+   * is stored, as after any concurrent writer, so the outcome is the same with one read fewer.
+   */
+  expectNew?: boolean
 }
 
 /**
@@ -49,13 +56,24 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const decode = options.decode ?? (asDomainEvent as (r: RecordedEvent) => Event)
   const maxRetries = options.maxRetries ?? 3
-  for (let attempt = 0; ; attempt++) {
+  // The optimistic first attempt of `expectNew` is not a retry: a stream found to exist gets the usual ones.
+  let optimistic = options.expectNew === true && options.ifRevision === undefined
+  for (let attempt = optimistic ? -1 : 0; ; attempt++) {
     const { command, guard } = typeof input === 'function' ? await (input as () => Promise<PreparedCommand<Command>>)() : { command: input, guard: undefined }
-    const recorded = await store.readStream(streamName)
+    const guessed = optimistic
+    optimistic = false
+    const recorded = guessed ? [] : await store.readStream(streamName)
     const revision = recorded.at(-1)?.revision
     if (options.ifRevision !== undefined && revision !== options.ifRevision) throw new PreconditionFailedError(`${streamName} changed since revision ${options.ifRevision}; it is at ${revision ?? 'nothing'}`)
     const state = fold(decider, recorded.map(decode))
-    const events = decider.decide(command, state)
+    let events: readonly Event[]
+    try {
+      events = decider.decide(command, state)
+    } catch (error) {
+      // A refusal of the guessed (empty) state is only believed once the stream has been read.
+      if (guessed) continue
+      throw error
+    }
     if (events.length === 0) return { state, events, position: null }
     try {
       const appended = await store.appendToStream(

@@ -11,7 +11,8 @@ export type NameClaim = { scope: string; orgId: string; ownerId: string; name: s
  */
 export async function withClaimedName<T>(run: CommandRunner, claim: NameClaim, action: () => Promise<T>): Promise<T> {
   const stream = nameClaimStream(claim.scope, claim.orgId, claim.name)
-  await run(nameClaimDecider, stream, { type: 'Claim', ownerId: claim.ownerId, name: claim.name, field: claim.field })
+  // Most claims are of a name nobody holds yet (a taken one costs one more round trip).
+  await run(nameClaimDecider, stream, { type: 'Claim', ownerId: claim.ownerId, name: claim.name, field: claim.field }, { expectNew: true })
   try {
     return await action()
   } catch (error) {

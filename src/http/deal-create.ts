@@ -33,5 +33,5 @@ export async function createDeal(deps: AppDeps, request: FastifyRequest, reply: 
   const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
   const prepare = () =>
     withPipeline(store, pipelineId, (pipeline) => ({ type: 'CreateOpportunity', opportunityId: deal.id, orgId, actor: deal.actor, at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input: deal.input }))
-  await withClaimedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: deal.id, name: deal.input.name!, field: deal.field }, () => run(opportunityDecider, opportunityStreams.stream(deal.id), prepare))
+  await withClaimedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: deal.id, name: deal.input.name!, field: deal.field }, () => run(opportunityDecider, opportunityStreams.stream(deal.id), prepare, { expectNew: true }))
 }

@@ -32,6 +32,20 @@ t.test('handleCommand', async (t) => {
     t.same(stored.map((e) => [e.type, e.revision]), [['TabOpened', 0n], ['Deposited', 1n]])
     t.match(stored[1]!.metadata, metadata, 'metadata travels with every event')
   })
+  t.test('expectNew: a new stream is created without a read; an existing one is read and decided as usual', async (t) => {
+    let reads = 0
+    const counting = { ...store, readStream: (...args: Parameters<typeof store.readStream>) => (reads++, store.readStream(...args)) }
+    const created = await handleCommand(counting, tabDecider, 'tab-new', { type: 'Open', name: 'New' }, { metadata, expectNew: true })
+    t.same(created.events, [{ type: 'TabOpened', data: { name: 'New' } }])
+    t.equal(reads, 0, 'no read for a stream that did not exist')
+    const again = await handleCommand(counting, tabDecider, 'tab-new', { type: 'Open', name: 'New' }, { metadata, expectNew: true })
+    t.same(again.events, [], 'the second open is a no-op, decided on the stored stream')
+    t.equal(reads, 1, 'one read after the guessed append failed')
+    const deposit = await handleCommand(counting, tabDecider, 'tab-new', { type: 'Deposit', cents: 7 }, { metadata, expectNew: true })
+    t.same(deposit.state, { open: true, name: 'New', balance: 7 }, 'a command refused on the guessed empty state is decided again on the stream')
+    await t.rejects(handleCommand(counting, tabDecider, 'tab-none', { type: 'Deposit', cents: 1 }, { metadata, expectNew: true }), NotFoundError, 'and refused when the stream really is empty')
+    t.same((await store.readStream('tab-new')).map((e) => e.type), ['TabOpened', 'Deposited'])
+  })
   t.test('an outcome that already holds appends nothing', async (t) => {
     const result = await handleCommand(store, tabDecider, 'tab-1', { type: 'Rename', name: 'Bar' }, { metadata })
     t.same(result.events, [])

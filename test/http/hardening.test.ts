@@ -138,3 +138,17 @@ t.test('sign-in routes without an email are rate-limited per client IP (429 with
     t.match(limited.json(), { error: true, errors: String })
   }
 })
+
+t.test('text PostgreSQL cannot store is a 400 before anything is decided: NUL and unpaired surrogates', async (t) => {
+  const { app, database } = await buildTestApp(t)
+  const acme = await givenOrganization(app, database.db, 'Acme')
+  const post = (payload: string) => app.inject({ method: 'POST', url: '/api/tags/', headers: { ...acme.admin.headers, 'content-type': 'application/json' }, payload })
+  for (const [name, raw] of [['NUL', '"a\\u0000b"'], ['a lone high surrogate', '"a\\ud800b"'], ['a lone low surrogate', '"\\udc00"'], ['a surrogate in a key', '"ok", "\\ud800": 1']]) {
+    const res = await post(`{"name": ${raw}}`)
+    t.equal(res.statusCode, 400, `${name}: ${res.body}`)
+    t.match(res.json(), { error: true, errors: { non_field_errors: [String] } })
+  }
+  const fine = await post('{"name": "\\ud83e\\udd84 unicorn"}')
+  t.equal(fine.statusCode, 201, `a paired surrogate (an emoji) is text like any other: ${fine.body}`)
+  t.equal((await app.inject({ method: 'GET', url: '/api/tags/', headers: acme.admin.headers })).json().count, 1, 'only the valid tag was created')
+})

@@ -22,11 +22,16 @@ const genuineUploads = new WeakSet<object>()
 
 export const isUploadedFile = (value: unknown): value is UploadedFile => typeof value === 'object' && value !== null && genuineUploads.has(value)
 
-/** Whether any text in a query or body holds a NUL character, which PostgreSQL cannot store: refused before anything is decided. */
-function hasNul(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
+const hasNul = (text: string) => text.includes('\u0000')
+/** A UTF-16 surrogate without its pair: no Unicode character, and PostgreSQL's JSON refuses its escape. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
+
+/** Whether any text (key or value) in a query or body is `bad`: text PostgreSQL cannot store is refused before anything is decided. */
+function holds(value: unknown, bad: (text: string) => boolean, depth = 0): boolean {
+  if (typeof value === 'string') return bad(value)
   if (depth > 20 || typeof value !== 'object' || value === null || isUploadedFile(value)) return false
-  return Object.entries(value).some(([key, item]) => key.includes('\u0000') || hasNul(item, depth + 1))
+  return Object.entries(value).some(([key, item]) => bad(key) || holds(item, bad, depth + 1))
 }
 
 /**
@@ -51,7 +56,8 @@ export async function registerBodies(app: FastifyInstance, limits: BodyLimits): 
     },
   })
   app.addHook('preValidation', async (request) => {
-    if (hasNul(request.query) || hasNul(request.body)) throw new ValidationError({ non_field_errors: ['Text may not contain NUL (\\u0000) characters.'] })
+    if (holds(request.query, hasNul) || holds(request.body, hasNul)) throw new ValidationError({ non_field_errors: ['Text may not contain NUL (\\u0000) characters.'] })
+    if (holds(request.query, hasLoneSurrogate) || holds(request.body, hasLoneSurrogate)) throw new ValidationError({ non_field_errors: ['Text must be valid Unicode (an unpaired surrogate escape such as \\ud800 is not).'] })
   })
   app.addHook('onResponse', async (request) => {
     for (const path of uploadsOf.get(request) ?? []) await rm(path, { force: true })
