@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import { CsvError, parse } from 'csv-parse'
 import type { z } from 'zod'
 import { DomainError, ValidationError } from '../errors.ts'
+import { errorsByField } from './plugins/error-handler.ts'
 
 /**
  * CSV imports (contacts' preview and commit, the lead upload): a file already on disk (bodies.ts
@@ -38,11 +39,7 @@ export type CsvShape<T> = {
 const fieldName = (header: string) => header.trim().toLowerCase().replace(/[\s-]+/g, '_')
 
 /** Zod's issues as the error handler renders a body's: field (dotted) to messages. */
-export function issueErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = Object.create(null)
-  for (const issue of issues) (errors[issue.path.join('.') || 'non_field_errors'] ??= []).push(issue.message)
-  return { ...errors }
-}
+export const issueErrors = (issues: readonly z.core.$ZodIssue[]): FieldErrors => errorsByField(issues.map((issue) => [issue.path.join('.'), issue.message]))
 
 /** The fields a body cannot leave out: the ones an empty body is refused for. */
 function requiredFields<T>(shape: CsvShape<T>): Set<string> {

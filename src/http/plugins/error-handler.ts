@@ -5,12 +5,14 @@ import { ProjectionLagError } from '../../projections/runner.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
 export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
+  return errorsByField(issues.map((issue) => [issue.instancePath.split('/').filter(Boolean).join('.'), issue.message ?? 'Invalid value']))
+}
+
+/** Messages grouped by field (dotted path; an empty one is `non_field_errors`), in the spec's error shape. */
+export function errorsByField(entries: Iterable<readonly [field: string, message: string]>): Record<string, string[]> {
   // No prototype: a body key such as `constructor` is just a field name here.
   const errors: Record<string, string[]> = Object.create(null)
-  for (const issue of issues) {
-    const field = issue.instancePath.split('/').filter(Boolean).join('.') || 'non_field_errors'
-    ;(errors[field] ??= []).push(issue.message ?? 'Invalid value')
-  }
+  for (const [field, message] of entries) (errors[field || 'non_field_errors'] ??= []).push(message)
   return { ...errors }
 }
 
