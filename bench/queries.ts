@@ -20,7 +20,8 @@ const DAY = 86_400_000
 
 export type Seeding = { deals: number; appendSeconds: number; appendPerSec: number; totalSeconds: number; eventsPerSec: number; listed: number; filtered: number; onBoard: number }
 
-export async function queryCells(bench: BenchApp, deals: number, seconds: number): Promise<{ cells: Cell[]; seeding: Seeding }> {
+/** Seeds `deals` deals as described above and waits until every projection has applied them. */
+export async function seedDeals(bench: BenchApp, deals: number): Promise<{ ids: string[]; hotTag: string; appendSeconds: number; totalSeconds: number }> {
   await bench.call('POST', '/api/opportunities/pipelines/', { name: 'Enterprise' })
   await bench.call('POST', '/api/opportunities/pipelines/', { name: 'Partners' })
   const tags: string[] = []
@@ -68,7 +69,11 @@ export async function queryCells(bench: BenchApp, deals: number, seconds: number
   // Planner statistics for the freshly filled tables, as autovacuum gathers them within a minute or so
   // in service: without them the first minutes after a bulk load are planned as if the tables were empty.
   await sql`ANALYZE`.execute(bench.db)
-  const hotTag = tags[0]!
+  return { ids, hotTag: tags[0]!, appendSeconds, totalSeconds }
+}
+
+export async function queryCells(bench: BenchApp, deals: number, seconds: number): Promise<{ cells: Cell[]; seeding: Seeding }> {
+  const { ids, hotTag, appendSeconds, totalSeconds } = await seedDeals(bench, deals)
   const filteredPath = `/api/opportunities/?stage=PRO&amount__gte=1000&tags=${hotTag}`
   // What the queries below answer, so a filter matching nothing would show.
   const [listed, filtered, board] = await Promise.all(['/api/opportunities/', filteredPath, '/api/opportunities/kanban/'].map(async (path) => (await bench.call('GET', path)).body))

@@ -2,7 +2,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/database.ts'
@@ -15,6 +15,7 @@ import { registerJwt } from '../identity/jwt.ts'
 import type { MailTransport } from '../identity/mail.ts'
 import { registerBodies } from './plugins/bodies.ts'
 import { registerAuth } from './plugins/auth.ts'
+import { responseSerializerCompiler } from './plugins/serializer.ts'
 import { registerErrorHandlers } from './plugins/error-handler.ts'
 import { registerHtmlPages } from './plugins/html.ts'
 import { registerOpenApi } from './plugins/openapi.ts'
@@ -96,7 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   })
   app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
+  app.setSerializerCompiler(responseSerializerCompiler({ assert: deps.config.env === 'test' }))
   echoRequestId(app)
   registerErrorHandlers(app)
   await registerSecurity(app, { corsOrigins: deps.config.corsOrigins })
