@@ -56,7 +56,11 @@ export async function applyBatch(db: Kysely<Database>, projector: Projector, exp
   return outcome!
 }
 
-/** Reads pages after `from` until the visible end, handing each to `onPage`; returns the final position. */
+/**
+ * Reads pages after `from` until the visible end, handing each to `onPage`; returns the final
+ * position. The next page is read while `onPage` writes the current one (a replay is otherwise a
+ * strict alternation of a read and a write, each leaving the other core idle).
+ */
 export async function drain(
   store: EventStore,
   projector: Projector,
@@ -64,11 +68,20 @@ export async function drain(
   batchSize: number,
   onPage: (events: RecordedEvent[], to: Position) => Promise<void>,
 ): Promise<Position> {
+  const read = (after: Position) => {
+    const page = store.readAll({ after, maxCount: batchSize, eventTypes: projector.eventTypes })
+    // Awaited below; until then a failed read must not count as unhandled (onPage may throw first).
+    page.catch(() => {})
+    return page
+  }
   let cursor = from
+  let next = read(cursor)
   for (;;) {
-    const page = await store.readAll({ after: cursor, maxCount: batchSize, eventTypes: projector.eventTypes })
-    if (comparePositions(page.scannedTo, cursor) > 0) await onPage(page.events, page.scannedTo)
+    const page = await next
+    const advanced = comparePositions(page.scannedTo, cursor) > 0
     cursor = page.scannedTo
+    if (!page.isEnd) next = read(cursor)
+    if (advanced) await onPage(page.events, page.scannedTo)
     if (page.isEnd) return cursor
   }
 }

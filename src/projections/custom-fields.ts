@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { customFieldStreams } from '../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent, CustomFieldModule } from '../commands/custom-field/custom-field.ts'
+import { insertRowsOnce } from '../db/insert-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
 import { fetchPage } from './records.ts'
@@ -58,16 +59,16 @@ export const customFieldsProjector: Projector = {
   applyBatch: (trx, events) => applyInRuns(events, 'CustomFieldDefined', (run) => insertDefined(trx as unknown as Kysely<Tables>, run), (event) => customFieldsProjector.apply(trx, event)),
 }
 
-// pg would send a JS array as a PostgreSQL array; jsonb wants the JSON text.
-const jsonList = (list: readonly string[]) => JSON.stringify(list) as unknown as string[]
-
 async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent[]): Promise<void> {
   const rows = defined.map((recorded) => {
     const { field_id: _id, options, at, ...data } = domainEventOf<Defined>(recorded).data
-    return { ...data, id: customFieldStreams.idOf(recorded.streamName), options: jsonList(options), is_deleted: false, position: recorded.position.prepare.toString(), created_at: new Date(at), updated_at: new Date(at) }
+    return { ...data, id: customFieldStreams.idOf(recorded.streamName), options, is_deleted: false, position: recorded.position.prepare.toString(), created_at: new Date(at), updated_at: new Date(at) }
   })
-  await db.insertInto('custom_field_definitions').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute()
+  await insertRowsOnce(db, 'custom_field_definitions', 'id', rows)
 }
+
+// pg would send a JS array as a PostgreSQL array; jsonb wants the JSON text.
+const jsonList = (list: readonly string[]) => JSON.stringify(list) as unknown as string[]
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 

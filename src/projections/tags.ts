@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { tagStreams } from '../commands/tag/tag.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
 import { idsAmong } from '../db/ids-among.ts'
+import { insertRowsOnce } from '../db/insert-rows.ts'
 import { containsPattern } from '../db/like.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
@@ -68,7 +69,7 @@ async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent
     const { org_id, name, color, created_by, at } = domainEventOf<Extract<TagEvent, { type: 'TagCreated' }>>(recorded).data
     return { id: tagStreams.idOf(recorded.streamName), org_id, name, color, is_deleted: false, merged_into: null, created_by, created_at: new Date(at), updated_at: new Date(at) }
   })
-  await db.insertInto('tags').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute()
+  await insertRowsOnce(db, 'tags', 'id', rows)
 }
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>

@@ -116,6 +116,40 @@ t.test('rebuild replays the log into fresh tables equal to the live ones', async
   })
 })
 
+t.test('a rebuild failing mid-replay (the next page already being read) fails whole: live rows untouched, nothing left dangling', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const runner = testRunner(t, database, store, [counterProjector()])
+  runner.start()
+  let position = START
+  for (let i = 0; i < 12; i++) position = await count(store, `s${i % 3}`, [`${i}`])
+  await runner.waitFor(position, 5000)
+  const live = await counterRows(database.db as any)
+  let unhandled: unknown
+  const onUnhandled = (reason: unknown) => (unhandled = reason)
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => void process.off('unhandledRejection', onUnhandled))
+  // Pages of 2 events; the crash on amount 7 comes while the next page is being read, and that read
+  // fails too (as when the database goes away): neither failure may escape unhandled.
+  let crashed = false
+  const failingReads: EventStore = {
+    ...store,
+    readAll: async (options) => {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      if (crashed) throw new Error('read after the crash')
+      return store.readAll(options)
+    },
+  }
+  const crashing = counterProjector({ failOn: (data) => (crashed = (data as { amount: string }).amount === '7') })
+  await t.rejects(rebuildProjection(database.db, failingReads, crashing, 2), /simulated crash/)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.equal(unhandled, undefined, 'the failed prefetch is not an unhandled rejection')
+  t.same(await counterRows(database.db as any), live)
+  const result = await rebuildProjection(database.db, store, counterProjector(), 2)
+  t.equal(result.events, 12, 'a retry replays every counted event')
+  t.same(await counterRows(database.db as any), live)
+})
+
 t.test('a new projector version is rebuilt from the log on start', async (t) => {
   const database = await freshDatabase(t)
   const store = testStore(t, database)
