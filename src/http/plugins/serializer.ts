@@ -21,13 +21,14 @@ type Compiler = FastifySerializerCompiler<unknown>
 export function responseSerializerCompiler(options: { assert: boolean }): Compiler {
   return (route) => {
     const schema = route.schema as z.ZodType
-    const fast = compileFast(schema)
-    if (!fast) return zodSerializerCompiler(route as Parameters<typeof zodSerializerCompiler>[0]) as ReturnType<Compiler>
-    if (!options.assert) return fast
+    // Compiled on first use: an app has hundreds of (route, status) schemas and most answers are never sent by a given process.
+    let write: ((data: unknown) => string) | undefined
+    const serialize = (data: unknown) => (write ??= compileFast(schema) ?? (zodSerializerCompiler(route as Parameters<typeof zodSerializerCompiler>[0]) as (data: unknown) => string))(data)
+    if (!options.assert) return serialize
     return (data) => {
       const encoded = z.safeEncode(schema, data)
       if (!encoded.success) throw new ResponseSerializationError(route.method, route.url, { cause: encoded.error })
-      const text = fast(data)
+      const text = serialize(data)
       if (!isDeepStrictEqual(JSON.parse(text), JSON.parse(JSON.stringify(encoded.data)))) {
         throw new Error(`${route.method} ${route.url}: the fast serializer wrote ${text.slice(0, 500)}, zod ${JSON.stringify(encoded.data).slice(0, 500)}`)
       }
