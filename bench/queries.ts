@@ -1,8 +1,9 @@
 /**
  * Workload 5: reads at scale. BENCH_DEALS deals in one organization over 3 pipelines, seeded by
  * appending OpportunityCreated events straight to the store (one new stream per deal, appends in
- * parallel; no name claims, the read side does not need them), then the list, filtered list, board
- * and detail queried over HTTP once the projections have applied every seeded event.
+ * parallel; no name claims, the read side does not need them), then the list, filtered list, board,
+ * detail and the history of a 50-event deal queried over HTTP, by 1 and by 8 clients, once the
+ * projections have applied every seeded event.
  */
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
@@ -16,6 +17,8 @@ import { cannon } from './cannon.ts'
 import type { Cell } from './measure.ts'
 
 export const PARALLEL = 16
+export const QUERY_CLIENTS = [1, 8]
+const HISTORY_EVENTS = 50
 const DAY = 86_400_000
 
 export type Seeding = { deals: number; appendSeconds: number; appendPerSec: number; totalSeconds: number; eventsPerSec: number; listed: number; filtered: number; onBoard: number }
@@ -79,12 +82,20 @@ export async function queryCells(bench: BenchApp, deals: number, seconds: number
   const [listed, filtered, board] = await Promise.all(['/api/opportunities/', filteredPath, '/api/opportunities/kanban/'].map(async (path) => (await bench.call('GET', path)).body))
   const seeding = { deals, appendSeconds, appendPerSec: deals / appendSeconds, totalSeconds, eventsPerSec: deals / totalSeconds, listed: listed.opportunities_count, filtered: filtered.opportunities_count, onBoard: board.total_items }
 
+  // A deal with 50 events (created, then 49 edits), among the 100k, for the history read.
+  const storied = (await bench.call('POST', '/api/opportunities/', { name: 'Deal with a history', amount: '1000.00', currency: 'USD' })).body.id as string
+  for (let i = 1; i < HISTORY_EVENTS; i++) await bench.call('PATCH', `/api/opportunities/${storied}/`, i % 2 ? { amount: `${1000 + i}.00` } : { description: `edit ${i}` })
+
   const cells: Cell[] = []
-  const get = (workload: string, path: string) => cannon(bench, `${workload} @${deals}`, 8, seconds, { method: 'GET', path })
-  cells.push(await get('GET list page 1 + totals', '/api/opportunities/'))
-  cells.push(await get('GET list, 3 filters + totals', filteredPath))
-  cells.push(await get('GET board (default pipeline)', '/api/opportunities/kanban/'))
-  let n = 0
-  cells.push(await cannon(bench, `GET detail @${deals}`, 8, seconds, { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/opportunities/${ids[++n % ids.length]}/` }) }))
+  // One client shows a request's own latency; eight show it queued behind others on the 2 cores.
+  for (const clients of QUERY_CLIENTS) {
+    const get = (workload: string, path: string) => cannon(bench, `${workload} @${deals}`, clients, seconds, { method: 'GET', path })
+    cells.push(await get('GET list page 1 + totals', '/api/opportunities/'))
+    cells.push(await get('GET list, 3 filters + totals', filteredPath))
+    cells.push(await get('GET board (default pipeline)', '/api/opportunities/kanban/'))
+    let n = 0
+    cells.push(await cannon(bench, `GET detail @${deals}`, clients, seconds, { method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/opportunities/${ids[++n % ids.length]}/` }) }))
+    cells.push(await get(`GET history of a ${HISTORY_EVENTS}-event deal`, `/api/opportunities/${storied}/history/?limit=${HISTORY_EVENTS}`))
+  }
   return { cells, seeding }
 }

@@ -8,6 +8,7 @@ import { liveContacts } from '../projections/contacts.ts'
 import { definitionsOf } from '../projections/custom-fields.ts'
 import { attachmentsOf, commentsOf, lineItemsOf } from '../projections/opportunities.ts'
 import type { LineItemRow, OpportunityView } from '../projections/opportunities.ts'
+import type { CardRow } from '../projections/opportunity-queries.ts'
 import { discountAmount, lineItemsTotal } from '../commands/opportunity/line-items.ts'
 import { notesAnswer } from './note-views.ts'
 import { profileRefs, tagRefs } from './relations.ts'
@@ -40,13 +41,16 @@ async function namesIn(db: Db, table: 'accounts' | 'teams', orgId: string, ids: 
   return byId(await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute() as Ref[])
 }
 
-async function related(db: Db, orgId: string, rows: readonly OpportunityView[]): Promise<Related> {
+/** Rows whose related records are looked up: cards lack the relations only the full view shows. */
+type RelatedIds = CardRow & Partial<Pick<OpportunityView, 'teams' | 'contacts' | 'closed_by'>>
+
+async function related(db: Db, orgId: string, rows: readonly RelatedIds[]): Promise<Related> {
   const [accounts, teams, tags, profiles, contacts, definitions, items] = await Promise.all([
     namesIn(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
-    namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams))),
+    namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams ?? []))),
     tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
-    liveContacts(db, orgId, unique(rows.map((r) => r.contacts))),
+    liveContacts(db, orgId, unique(rows.map((r) => r.contacts ?? []))),
     definitionsOf(db, orgId, 'opportunities', { activeOnly: true }),
     lineItemsOf(db, rows.map((r) => r.id)),
   ])
@@ -55,7 +59,7 @@ async function related(db: Db, orgId: string, rows: readonly OpportunityView[]):
   return { lineItems, customKeys: new Set(definitions.map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
 }
 
-const aging = (row: OpportunityView, now: Date) => {
+const aging = (row: CardRow, now: Date) => {
   const days = daysSince(row.stage_changed_at, now)
   return { days_in_stage: days, aging_status: agingStatus(row.stage_kind, days, row) }
 }
@@ -71,7 +75,7 @@ export function timeAgo(then: Date, now: Date): string {
   return 'just now'
 }
 
-function cardOf(row: OpportunityView, rel: Related, actor: Actor, now: Date): z.infer<typeof Card> {
+function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date): z.infer<typeof Card> {
   return {
     id: row.id,
     name: row.name,
@@ -98,7 +102,7 @@ function cardOf(row: OpportunityView, rel: Related, actor: Actor, now: Date): z.
   }
 }
 
-export async function cardsOf(db: Db, orgId: string, rows: readonly OpportunityView[], actor: Actor, now: Date): Promise<z.infer<typeof Card>[]> {
+export async function cardsOf(db: Db, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date): Promise<z.infer<typeof Card>[]> {
   const rel = await related(db, orgId, rows)
   return rows.map((row) => cardOf(row, rel, actor, now))
 }
