@@ -50,7 +50,7 @@ function compileFast(schema: z.ZodType): ((data: unknown) => string) | undefined
 }
 
 /** Keywords that only validate: the serializer does not validate, and they would make it refuse a `null`-or-object field holding a row with extra columns (anyOf branches are picked by validating). */
-const VALIDATION_ONLY = new Set(['pattern', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'description', 'title', 'examples', 'default'])
+const VALIDATION_ONLY = new Set(['pattern', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'uniqueItems', 'description', 'title', 'examples', 'default'])
 
 /** The JSON Schema with only what decides the shape written: types, properties, required, items, unions, constants. */
 function shapeOnly(node: unknown): unknown {
