@@ -1,4 +1,4 @@
-/** One autocannon cell against the in-process app, as a table row: ops/s, latency, non-2xx, peak RSS, read-your-writes waits. */
+/** One autocannon cell against the bench server, as a table row: ops/s, latency, non-2xx, the server's peak RSS, read-your-writes waits. */
 import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import type { BenchApp } from './app.ts'
@@ -11,10 +11,9 @@ export const failures = new Map<string, number>()
 
 export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request): Promise<Cell> {
   // Only waits of positions appended from now on count (not e.g. the default pipeline's, re-checked per request).
-  bench.rywWaits.since = await headPosition(bench)
-  bench.rywWaits.samples = []
-  let peakRss = process.memoryUsage().rss
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
+  await bench.startRywWaits(await headPosition(bench))
+  let peakRss = bench.serverRssMb()
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, bench.serverRssMb())), 100)
   const onResponse = (status: number, body: string) => {
     if (status >= 200 && status < 300) return
     const key = `${status} ${body.slice(0, 200)}`
@@ -22,8 +21,7 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
   }
   const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
   clearInterval(sampler)
-  const waits = [...bench.rywWaits.samples].sort((a, b) => a - b)
-  bench.rywWaits.since = null
+  const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
   return {
     workload,
     clients: connections,
@@ -34,7 +32,7 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
     p99Ms: result.latency.p99,
     errors: result.non2xx + result.errors,
     non2xx: result.non2xx,
-    peakRssMb: Math.round(peakRss / 2 ** 20),
+    peakRssMb: Math.round(peakRss),
     ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}),
   }
 }

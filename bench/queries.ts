@@ -67,7 +67,7 @@ export async function seedDeals(bench: BenchApp, deals: number): Promise<{ ids: 
     }),
   )
   const appendSeconds = (performance.now() - t0) / 1000
-  if (last) await bench.projections.waitFor(last, 20 * 60_000)
+  if (last) await bench.waitForProjections(last, 20 * 60_000)
   const totalSeconds = (performance.now() - t0) / 1000
   // Planner statistics for the freshly filled tables, as autovacuum gathers them within a minute or so
   // in service: without them the first minutes after a bulk load are planned as if the tables were empty.

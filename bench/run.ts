@@ -79,8 +79,8 @@ const onBenchApp = <T>(server: string, work: (bench: Awaited<ReturnType<typeof s
     try {
       return await work(bench)
     } finally {
-      for (const [message, count] of bench.serverLog) serverLog.set(message, (serverLog.get(message) ?? 0) + count)
       await bench.stop()
+      for (const [message, count] of bench.serverLog) serverLog.set(message, (serverLog.get(message) ?? 0) + count)
     }
   })
 const serverLog = new Map<string, number>()
@@ -254,7 +254,7 @@ const notes = [
   seeding &&
     `Seeding ${seeding.deals} deals (1 OpportunityCreated each, ${PARALLEL} parallel appends): appended in ${seeding.appendSeconds.toFixed(1)} s (${seeding.appendPerSec.toFixed(0)} events/s), appended and projected in ${seeding.totalSeconds.toFixed(1)} s (${seeding.eventsPerSec.toFixed(0)} events/s). The list counts ${seeding.listed} deals, the 3-filter list ${seeding.filtered}, the board ${seeding.onBoard}.`,
   cells.some((c) => c.non2xx !== undefined) &&
-    'HTTP rows: autocannon runs in the same process as the server (one Node process, 2 cores shared with PostgreSQL); ops/s counts 2xx answers; latency is autocannon\'s; peak RSS is that one process\'s, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 1 and 8 connections, admin token.',
+    `HTTP rows: the server runs in its own Node process${process.env.BENCH_SERVER_HEAP_MB ? ` (--max-old-space-size=${process.env.BENCH_SERVER_HEAP_MB})` : ''}, autocannon in the bench's (2 cores shared by both and PostgreSQL); ops/s counts 2xx answers; latency is autocannon's; peak RSS is the server process's, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 1 and 8 connections, admin token.`,
 ].filter(Boolean)
 const targetLines = targets(cells)
 const problems = [...[...failures].map(([k, n]) => `- ${n}× HTTP ${k}`), ...[...serverLog].map(([k, n]) => `- ${n}× server log: ${k}`)]
