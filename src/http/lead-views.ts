@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely'
 import type { z } from 'zod'
 import type { Db } from '../db/database.ts'
 import { liveContacts } from '../projections/contacts.ts'
@@ -7,7 +6,7 @@ import { LEAD_NOTES } from '../projections/leads.ts'
 import { notesView } from './note-views.ts'
 import type { LeadRow } from '../projections/leads.ts'
 import { timeAgo } from './opportunity-views.ts'
-import { profileRefs, tagRefs } from './relations.ts'
+import { nameRefs, profileRefs, tagRefs } from './relations.ts'
 import type { Lead } from './schemas/leads.ts'
 
 /**
@@ -19,16 +18,10 @@ const unique = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id
 const indexed = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((row) => [row.id, row]))
 const picked = <T>(map: Map<string, T>, ids: readonly string[]) => ids.flatMap((id) => map.get(id) ?? [])
 
-/** Names of accounts or teams by id; a deleted account a lead still points at keeps its name. */
-async function named(db: Db, table: 'accounts' | 'teams', orgId: string, ids: string[]): Promise<Map<string, { id: string; name: string }>> {
-  if (!ids.length) return new Map()
-  return indexed(await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute())
-}
-
 export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], now: Date): Promise<z.infer<typeof Lead>[]> {
   const [accounts, teams, tags, profiles, contacts, definitions] = await Promise.all([
-    named(db, 'accounts', orgId, unique(rows.map((r) => r.account))),
-    named(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
+    nameRefs(db, 'accounts', orgId, unique(rows.map((r) => r.account))),
+    nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by, r.converted_by]))),
     liveContacts(db, orgId, unique(rows.flatMap((r) => r.contacts))),

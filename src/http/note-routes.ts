@@ -51,7 +51,6 @@ export type NoteModule<Answer> = {
 /** The comments and attachments of a detail or note answer. */
 export const NoteLists = { comments: z.array(CommentView).describe('Live comments, oldest first'), attachments: z.array(AttachmentView).describe('Live attachments, oldest first') }
 
-
 /** The lookups of a module whose notes live in projections/notes.ts tables. */
 export const noteLookups = (db: Db, tables: NoteTables) => ({
   commentOf: (orgId: string, id: string) => liveNote<NoteCommentRow>(db, tables.comments, orgId, id),

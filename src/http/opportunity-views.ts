@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely'
 import type { z } from 'zod'
 import { mayAccess } from '../commands/opportunity/rules.ts'
 import type { Actor } from '../commands/opportunity/rules.ts'
@@ -11,7 +10,8 @@ import type { LineItemRow, OpportunityView } from '../projections/opportunities.
 import type { CardRow } from '../projections/opportunity-queries.ts'
 import { discountAmount, lineItemsTotal } from '../commands/opportunity/line-items.ts'
 import { notesAnswer } from './note-views.ts'
-import { profileRefs, tagRefs } from './relations.ts'
+import { nameRefs, profileRefs, tagRefs } from './relations.ts'
+import type { NameRef } from './relations.ts'
 import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
 
 /**
@@ -19,13 +19,12 @@ import type { Card, ContactRef, Opportunity } from './schemas/opportunities.ts'
  * profiles) are fetched once per batch of rows, never per row, so a page of any size costs the
  * same handful of queries.
  */
-type Ref = { id: string; name: string }
 type Related = {
   lineItems: Map<string, LineItemRow[]>
   /** Keys of the organization's active custom fields for deals: values of others are not shown. */
   customKeys: Set<string>
-  accounts: Map<string, Ref>
-  teams: Map<string, Ref>
+  accounts: Map<string, NameRef>
+  teams: Map<string, NameRef>
   tags: Map<string, z.infer<typeof Card>['tags'][number]>
   profiles: Map<string, z.infer<typeof Card>['assigned_to'][number]>
   contacts: Map<string, z.infer<typeof ContactRef>>
@@ -35,19 +34,13 @@ const byId = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map(
 const pick = <T>(map: Map<string, T>, ids: readonly string[]): T[] => ids.flatMap((id) => map.get(id) ?? [])
 const unique = (lists: readonly (readonly string[])[]) => [...new Set(lists.flat())]
 
-async function namesIn(db: Db, table: 'accounts' | 'teams', orgId: string, ids: readonly string[]): Promise<Map<string, Ref>> {
-  if (!ids.length) return new Map()
-  // A deleted account a deal still points at keeps its name in the answer.
-  return byId(await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute() as Ref[])
-}
-
 /** Rows whose related records are looked up: cards lack the relations only the full view shows. */
 type RelatedIds = CardRow & Partial<Pick<OpportunityView, 'teams' | 'contacts' | 'closed_by'>>
 
 async function related(db: Db, orgId: string, rows: readonly RelatedIds[]): Promise<Related> {
   const [accounts, teams, tags, profiles, contacts, definitions, items] = await Promise.all([
-    namesIn(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
-    namesIn(db, 'teams', orgId, unique(rows.map((r) => r.teams ?? []))),
+    nameRefs(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
+    nameRefs(db, 'teams', orgId, unique(rows.map((r) => r.teams ?? []))),
     tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
     liveContacts(db, orgId, unique(rows.map((r) => r.contacts ?? []))),
@@ -107,7 +100,7 @@ export async function cardsOf(db: Db, orgId: string, rows: readonly CardRow[], a
   return rows.map((row) => cardOf(row, rel, actor, now))
 }
 
-export async function opportunitiesOf(db: Db, org: Ref, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
+export async function opportunitiesOf(db: Db, org: NameRef, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
   const rel = await related(db, org.id, rows)
   return rows.map((row) => {
     const items = rel.lineItems.get(row.id) ?? []

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Db } from '../db/database.ts'
 import { ValidationError } from '../errors.ts'
@@ -81,6 +82,15 @@ export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name
 
 export async function tagRefs(db: Db, orgId: string, ids?: readonly string[]): Promise<z.infer<typeof TagRef>[]> {
   return (await liveTags(db, orgId, ids)).map(({ id, name, color }) => ({ id, name, color }))
+}
+
+export type NameRef = { id: string; name: string }
+
+/** Names of accounts or teams by id, keyed by id; a deleted account a record still points at keeps its name. */
+export async function nameRefs(db: Db, table: 'accounts' | 'teams', orgId: string, ids: readonly string[]): Promise<Map<string, NameRef>> {
+  if (!ids.length) return new Map()
+  const rows = (await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute()) as NameRef[]
+  return new Map(rows.map((row) => [row.id, row]))
 }
 
 export async function profileRefs(db: Db, orgId: string, ids: readonly string[]): Promise<z.infer<typeof ProfileRef>[]> {

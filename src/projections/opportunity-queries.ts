@@ -91,12 +91,14 @@ function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuild
 
 const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
 const FROM = sql`opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id`
-const COLUMNS = sql`o.*, o.closed_on::text AS closed_on, s.label AS stage_label, s.expected_days, s.warning_days`
+/** What every deal read adds to the row: closed_on as a plain date, and its stage's label and rotting thresholds. */
+const STAGE_COLUMNS = sql`o.closed_on::text AS closed_on, s.label AS stage_label, s.expected_days, s.warning_days`
+const COLUMNS = sql`o.*, ${STAGE_COLUMNS}`
 
 /** What a board card shows (http/opportunity-views.ts): a board reads up to 600 rows, so only these columns (a third of the row's width to fetch and parse). */
-export type CardRow = Pick<OpportunityView, 'id' | 'name' | 'pipeline_id' | 'stage' | 'stage_id' | 'stage_kind' | 'amount' | 'currency' | 'probability' | 'closed_on' | 'kanban_order' | 'account' | 'assigned_to' | 'tags' | 'stage_changed_at' | 'created_by' | 'created_at' | 'updated_at' | 'stage_label' | 'expected_days' | 'warning_days'>
-const CARD_COLUMNS = sql`o.id, o.name, o.pipeline_id, o.stage, o.stage_id, o.stage_kind, o.amount, o.currency, o.probability, o.closed_on::text AS closed_on, o.kanban_order, o.account, o.assigned_to, o.tags,
-  o.stage_changed_at, o.created_by, o.created_at, o.updated_at, s.label AS stage_label, s.expected_days, s.warning_days`
+const CARD_DEAL_COLUMNS = ['id', 'name', 'pipeline_id', 'stage', 'stage_id', 'stage_kind', 'amount', 'currency', 'probability', 'kanban_order', 'account', 'assigned_to', 'tags', 'stage_changed_at', 'created_by', 'created_at', 'updated_at'] as const
+export type CardRow = Pick<OpportunityView, (typeof CARD_DEAL_COLUMNS)[number] | 'closed_on' | 'stage_label' | 'expected_days' | 'warning_days'>
+const CARD_COLUMNS = sql`${sql.join(CARD_DEAL_COLUMNS.map((column) => sql.ref(`o.${column}`)))}, ${STAGE_COLUMNS}`
 
 /** The rollup rows of the query's organization (and pipelines), by stage and currency. */
 const rollupRows = (rollup: NonNullable<DealQuery['rollup']>) =>

@@ -50,7 +50,6 @@ export type WebhookDispatcher = {
   stop(): Promise<void>
 }
 
-
 // Another key than the projections' lock ("crm_proj"): a process may lead both, or one each.
 const LOCK_KEY = String(0x63726d5f77656268n) // "crm_webh"
 const REDELIVERIES_PER_TICK = 20
