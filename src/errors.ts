@@ -58,3 +58,11 @@ export async function orNotFound<T>(row: Promise<T | undefined>): Promise<T> {
   if (found === undefined) throw new NotFoundError()
   return found
 }
+
+/** Messages grouped by field (dotted path; an empty one is `non_field_errors`), in the spec's error shape. */
+export function errorsByField(entries: Iterable<readonly [field: string, message: string]>): Record<string, string[]> {
+  // No prototype: a body key such as `constructor` is just a field name here.
+  const errors: Record<string, string[]> = Object.create(null)
+  for (const [field, message] of entries) (errors[field || 'non_field_errors'] ??= []).push(message)
+  return { ...errors }
+}

@@ -3,16 +3,10 @@ import { join } from 'node:path'
 import Fastify from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
-import type { Logger } from 'pino'
-import type { Config } from '../config.ts'
-import type { Db } from '../db/database.ts'
-import type { EventStore } from '../eventstore/event-store.ts'
+import type { Deps } from '../deps.ts'
 import { diskFileStore } from '../files/file-store.ts'
-import type { FileStore } from '../files/file-store.ts'
-import type { ProjectionRunner } from '../projections/runner.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
-import type { MailTransport } from '../identity/mail.ts'
 import { registerBodies } from './plugins/bodies.ts'
 import { registerAuth } from './plugins/auth.ts'
 import { responseSerializerCompiler } from './plugins/serializer.ts'
@@ -58,22 +52,9 @@ import { userRoutes } from './routes/user.ts'
 import { usersRoutes } from './routes/users.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 
-export type AppDeps = {
-  config: Config
-  db: Db
-  store: EventStore
-  projections: ProjectionRunner
-  logger: Logger
-  /** Injected so tests can fix time; deciders receive it through commands. */
-  clock: () => Date
-  /** Sign-in mail; when absent, chosen from the config (SMTP, or the log outside production). */
-  mail?: MailTransport
-  /** Uploaded files; when absent, on disk under DATA_DIR/attachments. */
-  files?: FileStore
-}
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
-function waitForReadModels(app: FastifyInstance, { projections, config }: AppDeps): void {
+function waitForReadModels(app: FastifyInstance, { projections, config }: Deps): void {
   let ready = false
   app.addHook('onRequest', async (request) => {
     if (ready || !request.url.startsWith('/api/')) return
@@ -83,7 +64,7 @@ function waitForReadModels(app: FastifyInstance, { projections, config }: AppDep
 }
 
 /** The whole HTTP app, used by the server and by tests (inject or a real listen). */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the cast only stops Fastify typing the instance by it.
     loggerInstance: deps.logger as FastifyBaseLogger,

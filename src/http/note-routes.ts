@@ -9,10 +9,10 @@ import { ValidationError, orNotFound } from '../errors.ts'
 import type { FileStore } from '../files/file-store.ts'
 import { liveNote } from '../projections/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow, NoteTables } from '../projections/notes.ts'
-import type { AppDeps } from './app.ts'
+import type { Deps } from '../deps.ts'
 import { requestCommands } from './commands.ts'
 import type { RequestCommands } from './commands.ts'
-import { actorOf } from './deal-access.ts'
+import { actorOf } from './commands.ts'
 import { identityOf } from './plugins/auth.ts'
 import { isUploadedFile } from './plugins/bodies.ts'
 import { notesView } from './note-views.ts'
@@ -67,7 +67,7 @@ const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')
  * author); attachment/{id}/ deletes one (admin or uploader) and its file; the download serves the
  * file to whoever may see the record. All are events on the record's own stream.
  */
-export function noteRoutes<Answer>(deps: AppDeps, files: FileStore, module: NoteModule<Answer>): FastifyPluginAsyncZod {
+export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteModule<Answer>): FastifyPluginAsyncZod {
   const { plural, noun, fileField } = module
   const tags = [plural]
   const base = `/api/${plural}`
@@ -157,7 +157,7 @@ export type MemberRecord<Row extends { id: string }> = {
  * The notes of a plain record: any member of its organization may add them, as any member may
  * edit the record; they live in projections/notes.ts tables; POST answers `{<singular>_obj, comments, attachments}`.
  */
-export function memberNoteRoutes<Row extends { id: string }>(deps: AppDeps, files: FileStore, record: MemberRecord<Row>, run: NoteModule<unknown>['run']): FastifyPluginAsyncZod {
+export function memberNoteRoutes<Row extends { id: string }>(deps: Deps, files: FileStore, record: MemberRecord<Row>, run: NoteModule<unknown>['run']): FastifyPluginAsyncZod {
   const { singular, tables } = record
   const plural = `${singular}s`
   const found = (request: FastifyRequest, id: string) => orNotFound(record.rowOf(identityOf(request).orgId, id))

@@ -2,37 +2,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { replacing } from '../commands/record.ts'
-import type { RecordDecider, RecordNames } from '../commands/record.ts'
+import type { RecordNames } from '../commands/record.ts'
+import { createRecord } from '../commands/record-create.ts'
+import type { RecordModule } from '../commands/record-create.ts'
 import { withReleasedName, withRenamedClaim } from '../commands/unique-name.ts'
 import { isAdmin } from '../identity/identity.ts'
-import type { AppDeps } from './app.ts'
-import { requestCommands } from './commands.ts'
+import type { Deps } from '../deps.ts'
+import { callerOf, requestCommands, settle } from './commands.ts'
 import { identityOf } from './plugins/auth.ts'
-import { createRecord } from './record-create.ts'
 import { importsListed, recordImportRoutes } from './record-import.ts'
 import { IdParams, Message, authErrors } from './schemas/common.ts'
 import { Created } from './schemas/records.ts'
 
 type App = Parameters<FastifyPluginAsyncZod>[0]
 
-export type RecordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames> = {
-  /** The path segment and OpenAPI tag, e.g. `accounts`. */
-  plural: string
+/** What the write routes of a plain record module need: the module as its use cases see it, and how the routes name and find its records. */
+export type RecordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames> = RecordModule<Fields, Unique, N> & {
   /** For summaries and messages, e.g. `{ title: 'Account', indefinite: 'an account' }`. */
   noun: { title: string; indefinite: string }
-  /** The create and replace body (POST, PUT) and its all-optional form (PATCH). */
-  body: z.ZodType<Partial<Fields>>
+  /** The all-optional form of the body (PATCH). */
   patch: z.ZodType<Partial<Fields>>
-  empty: () => Fields
-  decider: RecordDecider<Fields, N>
-  commands: N['commands']
-  stream: (id: string) => string
   /** The live record of the organization, or a 404. */
   found: (orgId: string, id: string) => Promise<Fields & { id: string }>
-  /** The relation checks made before a command (deciders stay pure); ids the record holds (`current`) may stay. */
-  checkRelations: (orgId: string, requested: Partial<Fields>, current?: Fields) => Promise<void>
-  /** The field unique per organization (a name claim of `scope`): a create or change claims the value, a delete frees it. */
-  unique: { scope: string; field: Unique }
   /** Serve CSV import (`/api/<plural>/import/preview/` and `commit/`, record-import.ts); by default when the spec's route index lists them. */
   csvImport?: boolean
 }
@@ -41,7 +32,7 @@ export type RecordWriteRoutes<Fields extends Record<Unique, string | null>, Uniq
  * POST, PUT, PATCH and DELETE of a plain record (accounts, contacts): any member creates and edits,
  * an admin or the creator deletes (soft), and the unique field's claim follows every change.
  */
-export function recordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames>(app: App, deps: AppDeps, options: RecordWriteRoutes<Fields, Unique, N>): void {
+export function recordWriteRoutes<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames>(app: App, deps: Deps, options: RecordWriteRoutes<Fields, Unique, N>): void {
   const { plural, noun, decider, commands: names, stream, found, unique } = options
   const path = `/api/${plural}/:id/`
   const at = () => deps.clock().toISOString()
@@ -49,9 +40,8 @@ export function recordWriteRoutes<Fields extends Record<Unique, string | null>, 
   const bodyOf = (request: { body: unknown }) => request.body as Partial<Fields>
 
   app.post(`/api/${plural}/`, { schema: { tags: [plural], summary: `Create ${noun.indefinite}`, body: options.body, response: { 200: Created, ...authErrors } } }, async (request, reply) => {
-    const commands = requestCommands(deps, request, reply)
-    const id = await createRecord(options, commands, identityOf(request), bodyOf(request), at())
-    await commands.settle()
+    const { id, position } = await createRecord(deps, callerOf(request), options, bodyOf(request))
+    await settle(deps, reply, position)
     return { error: false as const, message: `${noun.title} created`, id }
   })
 

@@ -4,7 +4,7 @@ import type { AccountEvent } from '../../src/commands/account/account.ts'
 import { emptyContact } from '../../src/commands/contact/contact.ts'
 import type { ContactEvent } from '../../src/commands/contact/contact.ts'
 import { NotFoundError } from '../../src/errors.ts'
-import { retagAccount, retagContact } from '../../src/http/retag.ts'
+import { retagAccount, retagContact } from '../../src/commands/tag/retag.ts'
 import { spec } from '../helpers/given-when-then.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'

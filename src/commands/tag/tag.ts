@@ -72,6 +72,9 @@ export function decideTag(command: TagCommand, state: TagState): TagEvent[] {
 
 export const tagDecider: Decider<TagCommand, TagState, TagEvent> = { initialState: initialTagState, evolve: evolveTag, decide: decideTag }
 
+/** Tag names are unique per organization, case-insensitively (name claims of this scope). */
+export const TAG_NAME_SCOPE = 'tag'
+
 export const tagStreams = streamCategory('tag')
 export const tagStream = tagStreams.stream
 

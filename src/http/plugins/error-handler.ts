@@ -1,19 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
-import { DomainError } from '../../errors.ts'
+import { DomainError, errorsByField } from '../../errors.ts'
 import { ProjectionLagError } from '../../projections/runner.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
 export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
   return errorsByField(issues.map((issue) => [issue.instancePath.split('/').filter(Boolean).join('.'), issue.message ?? 'Invalid value']))
-}
-
-/** Messages grouped by field (dotted path; an empty one is `non_field_errors`), in the spec's error shape. */
-export function errorsByField(entries: Iterable<readonly [field: string, message: string]>): Record<string, string[]> {
-  // No prototype: a body key such as `constructor` is just a field name here.
-  const errors: Record<string, string[]> = Object.create(null)
-  for (const [field, message] of entries) (errors[field || 'non_field_errors'] ??= []).push(message)
-  return { ...errors }
 }
 
 /** The database is down or restarting: the request may succeed in a moment, so 503 with Retry-After. */

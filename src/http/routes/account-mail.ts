@@ -8,7 +8,7 @@ import { mailTransportFor } from '../../identity/mail.ts'
 import type { MailTransport } from '../../identity/mail.ts'
 import { accountOf } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { IdList } from '../relations.ts'
@@ -32,7 +32,7 @@ const MailBody = z.object({
  * through the app's mailer (SMTP_URL, or the log outside production; 501 when neither), then
  * AccountEmailSent records subject, body and the recipients' contact ids on the account's stream.
  */
-export function accountMailRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function accountMailRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const transport = deps.mail === undefined ? mailTransportFor(deps.config, deps.logger) : deps.mail
   const mailer = (): MailTransport => {

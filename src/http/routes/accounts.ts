@@ -6,12 +6,13 @@ import type { FileStore } from '../../files/file-store.ts'
 import { ACCOUNT_NOTES, accountOf, listAccounts } from '../../projections/accounts.ts'
 import type { AccountRow } from '../../projections/accounts.ts'
 import { contactsOfAccount } from '../../projections/contacts.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../note-routes.ts'
 import { notesView } from '../note-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { recordWriteRoutes } from '../record-routes.ts'
-import { IdFilter, IdList, ProfileRef, TagRef, checkRelations, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
+import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
+import { checkRelations } from '../../projections/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 import { Account, Contact, recordBody } from '../schemas/records.ts'
 import { formBoolean } from '../schemas/form-values.ts'
@@ -55,7 +56,7 @@ const SCOPE = 'account'
  * (soft, frees the name) is for an admin or the creator. Names are unique per organization,
  * case-insensitively, also under concurrency (name claims).
  */
-export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(accountOf(db, orgId, id))
@@ -91,7 +92,7 @@ export function accountRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 }
 
 /** An account's comments and attachments (note-routes.ts), the file in `account_attachment`; events on the account's stream. */
-export const accountNoteRoutes = (deps: AppDeps, files: FileStore) =>
+export const accountNoteRoutes = (deps: Deps, files: FileStore) =>
   memberNoteRoutes<AccountRow>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: Account, bodyOf: recordBody, rowOf: (orgId, id) => accountOf(deps.db, orgId, id) }, (commands, id, command) =>
     commands.run(accountDecider, accountStream(id), command),
   )

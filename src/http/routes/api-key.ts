@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { credentialHistory, recordCredentialEvent } from '../../identity/audit.ts'
 import { API_KEY_PREFIX, newSecret } from '../../identity/secrets.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requireAdmin } from '../plugins/auth.ts'
 import { AuditEntry, authErrors, iso } from '../schemas/common.ts'
 
@@ -14,7 +14,7 @@ const KeyDescription = KeyInfo.extend({ rotations: z.array(AuditEntry).describe(
  * is stored, so GET describes the current key and POST rotates it, answering the new raw key once;
  * the old key stops working at once.
  */
-export function apiKeyRoutes({ db, store, clock }: AppDeps): FastifyPluginAsyncZod {
+export function apiKeyRoutes({ db, store, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const config = { auth: 'interactive' as const }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { perIp } from '../plugins/rate-limit.ts'
 import { z } from 'zod'
 import { RefreshTokenReusedError, createSessions, signInSubject } from '../../identity/sessions.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { ErrorBody, Message, authErrors } from '../schemas/common.ts'
 import { RefreshTokenBody, TokenPair } from '../schemas/sessions.ts'
@@ -11,7 +11,7 @@ import { RefreshTokenBody, TokenPair } from '../schemas/sessions.ts'
  * Sessions after sign-in: refresh-token rotation, logout and switching organization. Access
  * tokens are stateless JWTs; what can be revoked is the refresh token behind them.
  */
-export function authRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const sessions = createSessions({ ...deps, jwt: app.jwt })
 

@@ -7,12 +7,13 @@ import type { FileStore } from '../../files/file-store.ts'
 import { accountOf } from '../../projections/accounts.ts'
 import { CONTACT_NOTES, contactOf, listContacts } from '../../projections/contacts.ts'
 import type { ContactRow } from '../../projections/contacts.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../note-routes.ts'
 import { notesView } from '../note-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { recordWriteRoutes } from '../record-routes.ts'
-import { IdFilter, IdList, ProfileRef, TagRef, checkRelations, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
+import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../relations.ts'
+import { checkRelations } from '../../projections/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 import { Account, Contact, recordBody } from '../schemas/records.ts'
 
@@ -43,7 +44,7 @@ const SCOPE = 'contact_email'
  * Contacts (issue 4): the same conventions as accounts. Email, when given, is unique per
  * organization, case-insensitively (name claims of scope `contact_email`).
  */
-export function contactRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(contactOf(db, orgId, id))
@@ -89,7 +90,7 @@ export function contactRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 }
 
 /** A contact's comments and attachments (note-routes.ts), the file in `contact_attachment`; events on the contact's stream. */
-export const contactNoteRoutes = (deps: AppDeps, files: FileStore) =>
+export const contactNoteRoutes = (deps: Deps, files: FileStore) =>
   memberNoteRoutes<ContactRow>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: Contact, bodyOf: recordBody, rowOf: (orgId, id) => contactOf(deps.db, orgId, id) }, (commands, id, command) =>
     commands.run(contactDecider, contactStream(id), command),
   )

@@ -6,7 +6,7 @@ import { withClaimedName, withReleasedName } from '../../commands/unique-name.ts
 import { orNotFound } from '../../errors.ts'
 import { definitionOf, listDefinitions } from '../../projections/custom-fields.ts'
 import type { CustomFieldDefinitionRow } from '../../projections/custom-fields.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
@@ -76,7 +76,7 @@ export const fieldBody = (row: CustomFieldDefinitionRow) => ({
  * unique per organization and module, also under concurrency; key, module and type never change.
  * Deleting is soft and frees the key.
  */
-export function customFieldRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const found = (orgId: string, id: string) => orNotFound(definitionOf(db, orgId, id))
   return async (app) => {

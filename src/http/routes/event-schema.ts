@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { eventCatalogueDocument } from '../../events/catalogue.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { authErrors } from '../schemas/common.ts'
 
 // Members named `$id`, `$ref`… would read as keywords to the OpenAPI generator's resolver: the document's own ones pass through unnamed.
@@ -14,7 +14,7 @@ const CatalogueDocument = z
  * caller may read it (member, admin, the API key, a token with `events:read`): it describes the
  * shapes of the log, not any organization's data. The /api/events/ feed itself stays admin-only.
  */
-export function eventSchemaRoutes(_deps: AppDeps): FastifyPluginAsyncZod {
+export function eventSchemaRoutes(_deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const document = eventCatalogueDocument()
     app.get(

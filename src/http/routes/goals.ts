@@ -8,10 +8,10 @@ import { ValidationError, orNotFound } from '../../errors.ts'
 import { isCurrency, organizationById } from '../../identity/organizations.ts'
 import { goalOf, leaderboard, listGoals } from '../../projections/goals.ts'
 import type { GoalView } from '../../projections/goals.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
-import { relationErrors } from '../relations.ts'
+import { relationErrors } from '../../projections/relations.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 import { Amount } from '../schemas/opportunities.ts'
 
@@ -87,7 +87,7 @@ const dateIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA',
  * Sales goals: every member reads them (with their progress); admins set, replace and delete them.
  * Static paths under /api/opportunities/goals/, registered before the deal routes' `:id` paths.
  */
-export function goalRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function goalRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const found = (orgId: string, id: string) => orNotFound(goalOf(db, orgId, id))
 

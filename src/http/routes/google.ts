@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { DomainError, ForbiddenError, UnauthorizedError } from '../../errors.ts'
 import { createGoogleVerifier } from '../../identity/google.ts'
 import { createSessions, signInSubject, userByEmail } from '../../identity/sessions.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { ErrorBody } from '../schemas/common.ts'
 import { OptionalOrg, TokenPair, signInErrors } from '../schemas/sessions.ts'
 
@@ -21,7 +21,7 @@ const DESCRIPTION =
   'active profile (in `org_id`); 501: Google sign-in is not configured; 503: Google\'s keys could not be loaded.'
 
 /** Google sign-in: both paths of the route index take the same body, so one handler serves both. */
-export function googleRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function googleRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const sessions = createSessions({ ...deps, jwt: app.jwt })
     const verify = createGoogleVerifier(deps.config, deps.clock, deps.logger)

@@ -2,14 +2,14 @@ import { sql } from 'kysely'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { projectionsStatus } from '../../projections/status.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string().nullable() })
 const Readiness = z.object({ status: z.enum(['ready', 'not_ready']), checks: z.array(Check) })
 type Check = z.infer<typeof Check>
 
 /** Liveness says the process answers; readiness says it can serve fresh reads right now. */
-export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function healthRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
       status: 'ok' as const,
@@ -27,7 +27,7 @@ export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   }
 }
 
-async function readinessChecks({ db, store, projections, config }: AppDeps): Promise<Check[]> {
+async function readinessChecks({ db, store, projections, config }: Deps): Promise<Check[]> {
   try {
     await sql`SELECT 1`.execute(db)
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { leadDecider, leadStreams, LEAD_STATUSES, CLOSED_LEAD_STATUSES } from '../../commands/lead/lead.ts'
@@ -15,10 +15,10 @@ import { leadConditions, leadOf } from '../../projections/leads.ts'
 import type { LeadRow } from '../../projections/leads.ts'
 import { leadPipelineModel } from '../../projections/pipelines.ts'
 import type { PipelineStageRow, PipelineWithStages } from '../../projections/pipelines.ts'
-import type { AppDeps } from '../app.ts'
-import { requestCommands } from '../commands.ts'
-import { actorOf } from '../deal-access.ts'
-import { ensureDefaultPipeline, withPipelineOf } from '../default-pipeline.ts'
+import type { Deps } from '../../deps.ts'
+import { callerOf, requestCommands } from '../commands.ts'
+import { actorOf } from '../commands.ts'
+import { ensureDefaultPipeline, withPipelineOf } from '../../commands/pipeline/default-pipeline.ts'
 import { leadFilterOf } from '../lead-filter.ts'
 import { leadsOf } from '../lead-views.ts'
 import { identityOf } from '../plugins/auth.ts'
@@ -26,7 +26,7 @@ import { isUuid } from '../relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
 import { LeadBoard, LeadBoardQuery, LeadMoveAnswer, LeadMoveBody } from '../schemas/leads.ts'
 import type { LeadCard } from '../schemas/leads.ts'
-import { visibleLead } from './leads.ts'
+import { visibleLeadOf } from './leads.ts'
 
 const TAGS = ['leads']
 /** As on the deal board (§4.6): each column shows at most this many cards; item_count still counts them all. */
@@ -53,12 +53,12 @@ const stageColumns = (pipeline: PipelineWithStages) => pipeline.stages.map((s) =
  * to). A lead never moved shows in the default lead pipeline's first open stage until its first move
  * places it. Moves never change status (commands/lead/move.ts).
  */
-export function leadBoardRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function leadBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
   /** Ensures the default lead pipeline exists; answers it and the board column expression every move and board share. */
-  const defaults = async (request: FastifyRequest, reply: FastifyReply) => {
-    const id = await ensureDefaultPipeline(deps, request, reply, leadPipelines)
+  const defaults = async (request: FastifyRequest) => {
+    const id = await ensureDefaultPipeline(deps, callerOf(request), leadPipelines)
     const pipeline = await orNotFound(pipelineOf(db, identityOf(request).orgId, id))
     return { pipeline, column: stageColumn(inboxOf(pipeline)) }
   }
@@ -104,13 +104,13 @@ export function leadBoardRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   }
 
   return async (app) => {
-    app.get('/api/leads/kanban/', { schema: { tags: TAGS, summary: 'The lead board: a column per stage of a lead pipeline (or per status), at most 100 cards each', description: 'Every lead list filter applies, with the same visibility. Cards by kanban_order.', querystring: LeadBoardQuery, response: { 200: LeadBoard, 404: ErrorBody, ...authErrors } } }, async (request, reply) => {
+    app.get('/api/leads/kanban/', { schema: { tags: TAGS, summary: 'The lead board: a column per stage of a lead pipeline (or per status), at most 100 cards each', description: 'Every lead list filter applies, with the same visibility. Cards by kanban_order.', querystring: LeadBoardQuery, response: { 200: LeadBoard, 404: ErrorBody, ...authErrors } } }, async (request) => {
       const identity = identityOf(request)
       const now = clock()
       const query = request.query
       const given = query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
-      const { pipeline: defaultPipeline } = await defaults(request, reply)
+      const { pipeline: defaultPipeline } = await defaults(request)
       const pipeline = given === undefined ? (query.mode === 'status' ? null : defaultPipeline) : await orNotFound(pipelineOf(db, identity.orgId, given))
       const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
       const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
@@ -132,8 +132,8 @@ export function leadBoardRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 
     app.patch('/api/leads/:id/move/', { schema: { tags: TAGS, summary: 'Move a lead card on the board (admin, creator or assignee)', description: 'Places the lead in a stage (column_id) of its lead pipeline, of the default one for a lead never moved, or of the `pipeline` named; above_id/below_id/kanban_order place it in the column as on the deal board. Never changes the status: moving into a won stage does not convert the lead. Answers the moved card.', params: IdParams, body: LeadMoveBody, response: { 200: LeadMoveAnswer, 400: ErrorBody, ...authErrors, 404: ErrorBody, 409: ErrorBody } } }, async (request, reply) => {
       const { orgId } = identityOf(request)
-      const current = await visibleLead(deps, request, request.params.id)
-      const { pipeline: defaultPipeline, column } = await defaults(request, reply)
+      const current = await visibleLeadOf(deps, request, request.params.id)
+      const { pipeline: defaultPipeline, column } = await defaults(request)
       const body = request.body
       const pipelineId = body.pipeline?.toLowerCase() ?? current.pipeline_id ?? defaultPipeline.id
       const target = await pipelineOf(db, orgId, pipelineId)

@@ -4,9 +4,9 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.ts'
 import { createAuthenticator } from '../../identity/authenticate.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { API_KEY_PREFIX, hashSecret } from '../../identity/secrets.ts'
-import type { AppDeps } from '../app.ts'
-import { requestCommands } from '../commands.ts'
-import { createLead } from '../lead-create.ts'
+import type { Deps } from '../../deps.ts'
+import { callerOf, settle } from '../commands.ts'
+import { createLead } from '../../commands/lead/create-lead.ts'
 import { alsoLimited, perIpFirst } from '../plugins/rate-limit.ts'
 import { ErrorBody } from '../schemas/common.ts'
 import { CaptureBody } from '../schemas/lead-capture.ts'
@@ -30,7 +30,7 @@ const description = [
 ].join(' ')
 
 /** POST /api/leads/create-from-site/ (§4.8; issue 7): a website's contact form becomes a lead. */
-export function leadCaptureRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function leadCaptureRoutes(deps: Deps): FastifyPluginAsyncZod {
   // The auth plugin's own API-key lookup; JWTs are never accepted here.
   const authenticate = createAuthenticator({ ...deps, verifyJwt: () => undefined })
 
@@ -57,9 +57,8 @@ export function leadCaptureRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: { tags: ['leads'], summary: "Create a lead from a website's form (no sign-in: the organization's API key)", description, security: [], body: CaptureBody, response: { 200: Created, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody } },
       },
       async (request, reply) => {
-        const commands = requestCommands(deps, request, reply)
-        const { id } = await createLead(deps, request, reply, commands, request.body.input)
-        await commands.settle()
+        const { id, position } = await createLead(deps, callerOf(request), request.body.input)
+        await settle(deps, reply, position)
         return { error: false as const, message: 'Lead created', id }
       },
     )

@@ -3,25 +3,25 @@ import { leadDecider, leadStreams } from '../../commands/lead/lead.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { LEAD_NOTES, leadOf } from '../../projections/leads.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { leadNotesView, leadsOf } from '../lead-views.ts'
 import { noteLookups, noteRoutes } from '../note-routes.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { LeadNoteAnswer } from '../schemas/leads.ts'
-import { visibleLead } from './leads.ts'
+import { visibleLeadOf } from './leads.ts'
 
 /**
  * A lead's comments and attachments (note-routes.ts): added by whoever may access the lead (admin,
  * creator or assignee), with the file in `lead_attachment`; downloads at
  * /api/leads/attachment/{id}/download/. Events on the lead's stream (`LeadCommentAdded` …).
  */
-export function leadNoteRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
+export function leadNoteRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return noteRoutes(deps, files, {
     plural: 'leads',
     noun: { indefinite: 'a lead', adders: 'admin, creator or assignee' },
     fileField: 'lead_attachment',
-    visible: (request, id) => visibleLead(deps, request, id),
+    visible: (request, id) => visibleLeadOf(deps, request, id),
     run: (commands, id, command) => commands.run(leadDecider, leadStreams.stream(id), command),
     ...noteLookups(db, LEAD_NOTES),
     answer: LeadNoteAnswer,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { leadPipelines } from '../../commands/pipeline/kinds.ts'
 import { countLeads } from '../../projections/leads.ts'
 import { leadPipelineModel } from '../../projections/pipelines.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { pipelineAdminRoutes } from './pipelines.ts'
 
 /**
@@ -11,5 +11,5 @@ import { pipelineAdminRoutes } from './pipelines.ts'
  * seed (NEW, CONTACTED, QUALIFIED open; CONVERTED won; DISQUALIFIED lost), and leads counted where
  * deals are (a stage or pipeline with leads in it is not removed, nor its kind changed).
  */
-export const leadPipelineRoutes = (deps: AppDeps): FastifyPluginAsyncZod =>
+export const leadPipelineRoutes = (deps: Deps): FastifyPluginAsyncZod =>
   pipelineAdminRoutes(deps, { kind: leadPipelines, model: leadPipelineModel, base: '/api/leads', updateMethod: 'PUT', tags: ['lead pipelines'], count: countLeads })

@@ -1,42 +1,37 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { leadDecider, leadStreams } from '../../commands/lead/lead.ts'
-import type { LeadCommand } from '../../commands/lead/lead.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
-import { withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
-import { ForbiddenError, orNotFound } from '../../errors.ts'
+import { withReleasedName } from '../../commands/unique-name.ts'
+import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/leads.ts'
 import type { LeadRow } from '../../projections/leads.ts'
-import type { AppDeps } from '../app.ts'
-import { actorOf } from '../deal-access.ts'
+import type { Deps } from '../../deps.ts'
+import { actorOf, callerOf } from '../commands.ts'
 import { requestCommands } from '../commands.ts'
 import type { RequestCommands } from '../commands.ts'
-import { runLeadCommand } from '../lead-conversion.ts'
 import { leadFilterOf } from '../lead-filter.ts'
-import { LEAD_EMAIL_SCOPE, createLead, splitBody } from '../lead-create.ts'
-import type { LeadBodyIn } from '../lead-create.ts'
+import { LEAD_EMAIL_SCOPE, createLead } from '../../commands/lead/create-lead.ts'
+import { splitBody } from '../lead-body.ts'
+import type { LeadBodyIn } from '../lead-body.ts'
 import { leadNotesView, leadsOf } from '../lead-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
-import { checkRelations, profileRefs } from '../relations.ts'
+import { profileRefs } from '../relations.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, LeadUpdated } from '../schemas/leads.ts'
 import { adoptUpload } from '../uploads.ts'
 import { leadNoteRoutes } from './lead-notes.ts'
+import { changeLead, visibleLead } from '../../commands/lead/change-lead.ts'
 
 const TAGS = ['leads']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody, 409: ErrorBody } as const
 
-/** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
-export async function visibleLead(deps: AppDeps, request: FastifyRequest, id: string): Promise<LeadRow> {
-  const row = await orNotFound(leadOf(deps.db, identityOf(request).orgId, id))
-  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOf(request))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
-  return row
-}
+/** visibleLead for the request's caller. */
+export const visibleLeadOf = (deps: Deps, request: FastifyRequest, id: string): Promise<LeadRow> => visibleLead(deps.db, callerOf(request), id)
 
 /** Runs `action`; when it fails after appending (a conversion undone), the read models still catch up before the error answers. */
 async function settledEvenIfRefused<T>(commands: RequestCommands, action: () => Promise<T>): Promise<T> {
@@ -49,7 +44,7 @@ async function settledEvenIfRefused<T>(commands: RequestCommands, action: () => 
 }
 
 /** Stores a multipart `lead_attachment` and records it on the lead. */
-export const attachToLead = (deps: AppDeps, files: FileStore, commands: RequestCommands, request: FastifyRequest, leadId: string, upload: UploadedFile) =>
+export const attachToLead = (deps: Deps, files: FileStore, commands: RequestCommands, request: FastifyRequest, leadId: string, upload: UploadedFile) =>
   adoptUpload(files, identityOf(request).orgId, upload, (attachment) =>
     commands.run(leadDecider, leadStreams.stream(leadId), { type: 'AddAttachment', orgId: identityOf(request).orgId, actor: actorOf(request), attachment, at: deps.clock().toISOString() }),
   )
@@ -60,22 +55,14 @@ export const attachToLead = (deps: AppDeps, files: FileStore, commands: RequestC
  * (status `converted` converts: see lead-conversion.ts), DELETE; comments and attachments in
  * lead-notes.ts. Access as for deals: admin, creator or assignee; DELETE admin, superuser or creator.
  */
-export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
+export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, clock } = deps
 
   const write = async (request: FastifyRequest, reply: FastifyReply, id: string, body: LeadBodyIn, replace: boolean) => {
     const { input, upload } = splitBody(body)
-    const { orgId } = identityOf(request)
-    const current = await visibleLead(deps, request, id)
-    await checkRelations(db, orgId, input, {}, current)
-    const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
     const commands = requestCommands(deps, request, reply)
-    const actor = actorOf(request)
-    const command: LeadCommand = { type: 'UpdateLead', orgId, actor, at: clock().toISOString(), customFields, input, replace }
-    const email = input.email === undefined ? (replace ? null : current.email) : input.email
-    const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
-    const converted = await settledEvenIfRefused(commands, () => withRenamedClaim(commands.run, claim, () => runLeadCommand(deps, request, reply, commands.run, current.id, command, actor)))
-    if (upload) await attachToLead(deps, files, commands, request, current.id, upload)
+    const { converted } = await settledEvenIfRefused(commands, () => changeLead(deps, callerOf(request), id, { input, replace }, commands.session))
+    if (upload) await attachToLead(deps, files, commands, request, id, upload)
     await commands.settle()
     return { error: false as const, message: converted.account_id ? 'Lead converted' : 'Lead updated', ...converted }
   }
@@ -101,7 +88,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
     app.post('/api/leads/', { schema: { tags: TAGS, summary: 'Create a lead (JSON, form or multipart with an optional lead_attachment)', description: 'Status `converted` creates it converted: answered with account_id, contact_id and opportunity_id.', body: LeadBody, response: { 200: LeadCreated, ...errors } } }, async (request, reply) => {
       const { input, upload } = splitBody(request.body)
       const commands = requestCommands(deps, request, reply)
-      const { id, ...converted } = await settledEvenIfRefused(commands, () => createLead(deps, request, reply, commands, input))
+      const { id, converted } = await settledEvenIfRefused(commands, () => createLead(deps, callerOf(request), input, { session: commands.session }))
       if (upload) await attachToLead(deps, files, commands, request, id, upload)
       await commands.settle()
       return { error: false as const, message: 'Lead created', id, ...converted }
@@ -109,7 +96,7 @@ export function leadRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZ
 
     app.get('/api/leads/:id/', { schema: { tags: TAGS, summary: 'One lead, nested under lead_obj, with its notes (admin, creator or assignee)', params: IdParams, response: { 200: LeadDetail, ...errors } } }, async (request) => {
       const identity = identityOf(request)
-      const row = await visibleLead(deps, request, request.params.id)
+      const row = await visibleLeadOf(deps, request, request.params.id)
       const [[lead], notes, members, assignees] = await Promise.all([leadsOf(db, identity.orgId, [row], clock()), leadNotesView(db, identity.orgId, row.id), activeMembers(db, identity.orgId), profileRefs(db, identity.orgId, row.assigned_to)])
       const creatorEmail = members.find((m) => m.id === row.created_by)?.email
       return {

@@ -7,7 +7,7 @@ import type { NewMagicLink } from '../../identity/magic-links.ts'
 import { mailTransportFor } from '../../identity/mail.ts'
 import type { MailTransport } from '../../identity/mail.ts'
 import { createSessions } from '../../identity/sessions.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { perIpAndEmail } from '../plugins/rate-limit.ts'
 import { ErrorBody, Message } from '../schemas/common.ts'
 import { OptionalOrg, TokenPair, signInErrors } from '../schemas/sessions.ts'
@@ -20,7 +20,7 @@ const limitedErrors = { 429: ErrorBody, 501: ErrorBody } as const
  * Passwordless sign-in by mail: a link (its token) or the 6-digit code from the same message.
  * Both are single use, expire after 15 minutes and are stored only hashed.
  */
-export function magicLinkRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const sessions = createSessions({ ...deps, jwt: app.jwt })
     const links = createMagicLinks({ db: deps.db, clock: deps.clock, codeKey: deps.config.jwtSecret })

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { authErrors } from '../schemas/common.ts'
 
@@ -15,7 +15,7 @@ const Me = z.object({
 })
 
 /** Who the credential says the caller is. */
-export function meRoutes(_deps: AppDeps): FastifyPluginAsyncZod {
+export function meRoutes(_deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/api/auth/me/', { schema: { tags: ['auth'], summary: 'The authenticated identity', response: { 200: Me, ...authErrors } } }, async (request) => {
       const i = identityOf(request)

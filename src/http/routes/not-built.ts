@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import routeIndex from '../route-index.json' with { type: 'json' }
 import { ErrorBody, authErrors } from '../schemas/common.ts'
 
@@ -47,7 +47,7 @@ function served(app: FastifyInstance, method: Method, url: string): boolean {
  * error-flag shape, so clients and the OpenAPI document see the whole API surface. Register it
  * last: what it skips is decided from the routes registered before it.
  */
-export function notBuiltRoutes(_deps: AppDeps): FastifyPluginAsyncZod {
+export function notBuiltRoutes(_deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const stub = (path: string, method: Method, status: 405 | 501, errors: string, options: { hide?: boolean; allow?: string } = {}) => {
       const url = routerPath(path)

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -11,22 +10,21 @@ import { ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
-import { accountOf } from '../../projections/accounts.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import type { AppDeps } from '../app.ts'
-import { actorOf, visibleDeal } from '../deal-access.ts'
+import type { Deps } from '../../deps.ts'
+import { actorOf, callerOf } from '../commands.ts'
+import { visibleDeal } from '../../commands/opportunity/visible-deal.ts'
 import { requestCommands } from '../commands.ts'
 import { opportunityAsOf } from '../deal-history-views.ts'
-import { DEAL_NAME_SCOPE, createDeal, withPipeline } from '../deal-create.ts'
+import { DEAL_NAME_SCOPE, checkDealRelations, createDeal, withPipeline } from '../../commands/opportunity/create-deal.ts'
 import { cardsOf, notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
-import { checkRelations } from '../relations.ts'
 import { fieldBody } from './custom-fields.ts'
 import { attachUpload } from './opportunity-notes.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
@@ -65,22 +63,18 @@ const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA'
  * and appended only while that stream is unchanged (a guarded append): a deal can never enter a
  * stage whose removal is counting its deals. Names are unique per organization (name claims).
  */
-export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
+export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
-  const visible = (request: FastifyRequest, id: string) => visibleDeal(db, request, id)
+  const visible = (request: FastifyRequest, id: string) => visibleDeal(db, callerOf(request), id)
 
   // Relations must be records of the caller's organization; ids the deal already holds may stay.
-  const checkDealRelations = async (orgId: string, input: DealInput, current?: OpportunityView) => {
-    const accountMissing = input.account && input.account !== current?.account && !(await accountOf(db, orgId, input.account))
-    await checkRelations(db, orgId, input, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
-  }
 
   const update = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, body: DealBody, replace: boolean) => {
     const { input, upload } = splitBody(body)
     const { orgId } = identityOf(request)
     const current = await visible(request, id)
-    await checkDealRelations(orgId, input, current)
+    await checkDealRelations(db, orgId, input, current)
     const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
     const commands = requestCommands(deps, request, reply)
     const prepare = () =>
@@ -118,10 +112,8 @@ export function opportunityRoutes(deps: AppDeps, files: FileStore): FastifyPlugi
     app.post('/api/opportunities/', { schema: { tags: TAGS, summary: 'Create a deal', description: 'Fields of §2.1; output-only fields are ignored. Pipeline defaults to the default pipeline, stage to its first open stage.', body: OpportunityBody, response: { 200: Created, ...writeErrors } } }, async (request, reply) => {
       const { orgId } = identityOf(request)
       const { input, upload } = splitBody(request.body)
-      await checkDealRelations(orgId, input)
       const commands = requestCommands(deps, request, reply)
-      const id = randomUUID()
-      await createDeal(deps, request, reply, commands.run, { id, input, actor: actorOf(request), field: 'name' })
+      const { id } = await createDeal(deps, callerOf(request), { input }, commands.session)
       if (upload) await attachUpload(commands.run, files, { orgId, id }, actorOf(request), upload, clock().toISOString())
       await commands.settle()
       return { error: false as const, message: 'Opportunity created', id }

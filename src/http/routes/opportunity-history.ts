@@ -13,7 +13,7 @@ import { dealHistory, pageOfHistory, pipelineHistory, stageIntervals } from '../
 import type { HistoryEntry, HistoryPage as Page } from '../../projections/deal-history.ts'
 import { domainEventOf } from '../../projections/projector.ts'
 import { stageOf } from '../../projections/pipelines.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { actorNames } from '../deal-history-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
@@ -28,7 +28,7 @@ const PAGING = 'Paginated by limit (default 50) and offset, oldest first or, wit
  * detail's access rule, admins also for a deleted deal; a pipeline's under the members' read rule;
  * and a deal's stage ledger. Another organization's id answers 404, like a missing one.
  */
-export function opportunityHistoryRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function opportunityHistoryRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
   /** The deal's events, once the caller may see them: admin, creator or assignee (403); deleted: admins only with `deletedToAdmins`, else 404. */

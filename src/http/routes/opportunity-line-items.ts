@@ -6,8 +6,9 @@ import { opportunityDecider, opportunityStreams } from '../../commands/opportuni
 import type { OpportunityCommand } from '../../commands/opportunity/opportunity.ts'
 import { orNotFound } from '../../errors.ts'
 import { lineItemOf, lineItemsOf } from '../../projections/opportunities.ts'
-import type { AppDeps } from '../app.ts'
-import { actorOf, visibleDeal } from '../deal-access.ts'
+import type { Deps } from '../../deps.ts'
+import { actorOf, callerOf } from '../commands.ts'
+import { visibleDeal } from '../../commands/opportunity/visible-deal.ts'
 import { requestCommands } from '../commands.ts'
 import { lineItemBody } from '../opportunity-views.ts'
 import { ErrorBody, Message, authErrors } from '../schemas/common.ts'
@@ -21,9 +22,9 @@ const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
  * see or edit the deal (admin, creator or assignee) reads and changes them. Each change is a
  * command on the deal's stream that also moves the deal's amount (see commands/opportunity/line-items.ts).
  */
-export function opportunityLineItemRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function opportunityLineItemRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
-  const dealOf = (request: FastifyRequest, id: string) => visibleDeal(db, request, id)
+  const dealOf = (request: FastifyRequest, id: string) => visibleDeal(db, callerOf(request), id)
   const run = async (request: FastifyRequest, reply: FastifyReply, dealId: string, command: OpportunityCommand) => {
     const commands = requestCommands(deps, request, reply)
     await commands.run(opportunityDecider, opportunityStreams.stream(dealId), command)

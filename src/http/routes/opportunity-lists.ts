@@ -13,8 +13,8 @@ import { definitionsOf } from '../../projections/custom-fields.ts'
 import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity-queries.ts'
 import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
-import type { AppDeps } from '../app.ts'
-import { ensureDefaultPipeline } from '../default-pipeline.ts'
+import type { Deps } from '../../deps.ts'
+import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { cardsOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { isUuid, tagRefs } from '../relations.ts'
@@ -22,6 +22,7 @@ import { ErrorBody, authErrors } from '../schemas/common.ts'
 import { Board, BoardQuery, DealList, DealListQuery } from '../schemas/opportunities.ts'
 import type { DealFilterQuery } from '../schemas/opportunities.ts'
 import { recordBody } from '../schemas/records.ts'
+import { callerOf } from '../commands.ts'
 
 const TAGS = ['opportunities']
 /** §4.6: each column shows at most this many cards; item_count still counts them all. */
@@ -65,14 +66,14 @@ const viewerOf = (request: FastifyRequest): Viewer => {
 const pageNumbers = (count: number, limit: number) => (limit > 0 ? Array.from({ length: Math.ceil(count / limit) }, (_, i) => i + 1) : [])
 
 /** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
-export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request, reply) => {
+    app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const [definitions, defaultPipelineId, org] = await Promise.all([definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true }), ensureDefaultPipeline(deps, request, reply), organizationById(db, viewer.orgId)])
+      const [definitions, defaultPipelineId, org] = await Promise.all([definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true }), ensureDefaultPipeline(deps, callerOf(request)), organizationById(db, viewer.orgId)])
       const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, definitions), now)
       const [{ count, rows, totals }, accounts, contacts, tags, pipeline] = await Promise.all([
         listDeals(db, query, { limit, offset }, org.default_currency),
@@ -97,12 +98,12 @@ export function opportunityListRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       }
     })
 
-    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: 'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.', querystring: BoardQuery, response: { 200: Board, 404: ErrorBody, ...authErrors } } }, async (request, reply) => {
+    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: 'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.', querystring: BoardQuery, response: { 200: Board, 404: ErrorBody, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
-      const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, request, reply))))
+      const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
       const { rows, counts } = await boardDeals(db, query, pipeline.stages.map((s) => s.id), CARDS_PER_COLUMN)
       const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now)

@@ -6,14 +6,15 @@ import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { attachmentOf, commentOf, opportunityOf } from '../../projections/opportunities.ts'
-import type { AppDeps } from '../app.ts'
-import { visibleDeal } from '../deal-access.ts'
+import type { Deps } from '../../deps.ts'
+import { visibleDeal } from '../../commands/opportunity/visible-deal.ts'
 import { noteRoutes } from '../note-routes.ts'
 import { notesOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { adoptUpload } from '../uploads.ts'
 import type { UploadedFile } from '../plugins/bodies.ts'
 import { NoteAnswer } from '../schemas/opportunities.ts'
+import { callerOf } from '../commands.ts'
 
 /** Stores an uploaded file and records it on the deal (OpportunityAttachmentAdded); see adoptUpload. */
 export function attachUpload(run: CommandRunner, files: FileStore, deal: { orgId: string; id: string }, actor: Actor, upload: UploadedFile, at: string): Promise<void> {
@@ -31,13 +32,13 @@ const owned = async <Row extends { opportunity_id: string }>(row: Promise<Row | 
  * assignee, with the file in `opportunity_attachment`, also at POST comment/{deal id}/; downloads at
  * /api/attachments/{id}/download/ under the deal's access rule. Events on the deal's stream.
  */
-export function opportunityNoteRoutes(deps: AppDeps, files: FileStore): FastifyPluginAsyncZod {
+export function opportunityNoteRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return noteRoutes(deps, files, {
     plural: 'opportunities',
     noun: { indefinite: 'a deal', adders: 'admin, creator or assignee' },
     fileField: 'opportunity_attachment',
-    visible: (request, id) => visibleDeal(db, request, id, 'Only an admin, the creator or an assignee may comment on this opportunity'),
+    visible: (request, id) => visibleDeal(db, callerOf(request), id, 'Only an admin, the creator or an assignee may comment on this opportunity'),
     run: (commands, id, command) => commands.run(opportunityDecider, opportunityStreams.stream(id), command),
     commentOf: (orgId, id) => owned(commentOf(db, orgId, id)),
     attachmentOf: (orgId, id) => owned(attachmentOf(db, orgId, id)),

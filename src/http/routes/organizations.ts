@@ -5,7 +5,7 @@ import type { Identity } from '../../identity/identity.ts'
 import { bootstrapOrganization } from '../../identity/memberships.ts'
 import { TIMEZONES, organizationById, organizationsOfUser, updateOrganization } from '../../identity/organizations.ts'
 import { requireUser } from '../../identity/users.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
 import { formBoolean } from '../schemas/form-values.ts'
@@ -36,7 +36,7 @@ function currentOrganization(identity: Identity, id: string): string {
 }
 
 /** Organizations (issue 3). Plain table writes: identity state is not event-sourced. */
-export function organizationRoutes({ db, clock }: AppDeps): FastifyPluginAsyncZod {
+export function organizationRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/org/',

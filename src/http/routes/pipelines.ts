@@ -14,9 +14,9 @@ import { countDeals } from '../../projections/opportunities.ts'
 import { domainEventOf } from '../../projections/projector.ts'
 import { dealPipelineModel } from '../../projections/pipelines.ts'
 import type { PipelineReadModel, PipelineWithStages } from '../../projections/pipelines.ts'
-import type { AppDeps } from '../app.ts'
-import { requestCommands } from '../commands.ts'
-import { ensureDefaultPipeline, newStageIds } from '../default-pipeline.ts'
+import type { Deps } from '../../deps.ts'
+import { callerOf, requestCommands } from '../commands.ts'
+import { ensureDefaultPipeline, newStageIds } from '../../commands/pipeline/default-pipeline.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../schemas/common.ts'
 import { formList, formNumber } from '../schemas/form-values.ts'
@@ -79,7 +79,7 @@ const agingBody = (row: PipelineWithStages): z.infer<typeof AgingConfig> =>
   Object.fromEntries(row.stages.filter((s) => s.kind === 'open').map((s) => [s.code, { expected_days: s.expected_days, warning_days: s.warning_days }]))
 
 /** The writes of one kind's pipelines, for its administration routes and the deals' aging-config. */
-function pipelineWrites(deps: AppDeps, { kind, count }: PipelineModule) {
+function pipelineWrites(deps: Deps, { kind, count }: PipelineModule) {
   const { db, clock, store, projections, config } = deps
   const now = () => clock().toISOString()
   /** Runs one command on a pipeline's stream and waits until the read models show it (read-your-writes). */
@@ -123,13 +123,13 @@ function pipelineWrites(deps: AppDeps, { kind, count }: PipelineModule) {
  * default pipeline is created on first use. These paths have static segments (`pipelines`,
  * `stages`); find-my-way prefers them to a generic `<base>/:id/` route whatever the order.
  */
-export function pipelineAdminRoutes(deps: AppDeps, module: PipelineModule): FastifyPluginAsyncZod {
+export function pipelineAdminRoutes(deps: Deps, module: PipelineModule): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const { kind, model, base, tags } = module
   const records = kind.rules.records
   const now = () => clock().toISOString()
   const detail = async (orgId: string, id: string) => pipelineBody(await orNotFound(model.pipelineOf(db, orgId, id)))
-  const ensureDefault = (request: FastifyRequest, reply: FastifyReply) => ensureDefaultPipeline(deps, request, reply, kind)
+  const ensureDefault = (request: FastifyRequest) => ensureDefaultPipeline(deps, callerOf(request), kind)
   const { write, countedWrite } = pipelineWrites(deps, module)
   const adminPipeline = async (request: FastifyRequest, id: string) => {
     const { orgId } = requireAdmin(request)
@@ -143,14 +143,14 @@ export function pipelineAdminRoutes(deps: AppDeps, module: PipelineModule): Fast
   const P = `${base}/pipelines/`
 
   return async (app) => {
-    app.get(P, { schema: { tags, summary: "The organization's pipelines, the default first, then by creation", response: { 200: z.object({ pipelines: z.array(Pipeline) }), ...authErrors } } }, async (request, reply) => {
-      await ensureDefault(request, reply)
+    app.get(P, { schema: { tags, summary: "The organization's pipelines, the default first, then by creation", response: { 200: z.object({ pipelines: z.array(Pipeline) }), ...authErrors } } }, async (request) => {
+      await ensureDefault(request)
       return { pipelines: (await model.listPipelines(db, identityOf(request).orgId)).map(pipelineBody) }
     })
 
     app.post(P, { schema: { tags, summary: `Create a pipeline seeded with the default stages (admins): ${seeded}`, description: 'Names need not be unique.', body: PipelineBody, response: { 201: Pipeline, ...writeErrors } } }, async (request, reply) => {
       const { orgId, profileId } = requireAdmin(request)
-      await ensureDefault(request, reply)
+      await ensureDefault(request)
       const id = randomUUID()
       await write(request, reply, id, { type: 'CreatePipeline', pipelineId: id, orgId, name: request.body.name, isDefault: false, stageIds: newStageIds(kind), actorId: profileId, at: now() })
       return reply.code(201).send(await detail(orgId, id))
@@ -199,7 +199,7 @@ export function pipelineAdminRoutes(deps: AppDeps, module: PipelineModule): Fast
 }
 
 /** Deal pipeline administration (§4.5) and the older aging-config routes (§4.2, §9) of the default deal pipeline. */
-export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function pipelineRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   const { write } = pipelineWrites(deps, DEALS)
   const { pipelineOf } = DEALS.model
@@ -207,14 +207,14 @@ export function pipelineRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(pipelineAdminRoutes(deps, DEALS))
 
-    app.get('/api/opportunities/aging-config/', { schema: { tags, summary: "Rotting days of the default pipeline's open stages, keyed by stage code", response: { 200: AgingConfig, ...authErrors } } }, async (request, reply) => {
-      const id = await ensureDefaultPipeline(deps, request, reply)
+    app.get('/api/opportunities/aging-config/', { schema: { tags, summary: "Rotting days of the default pipeline's open stages, keyed by stage code", response: { 200: AgingConfig, ...authErrors } } }, async (request) => {
+      const id = await ensureDefaultPipeline(deps, callerOf(request))
       return agingBody(await orNotFound(pipelineOf(db, identityOf(request).orgId, id)))
     })
 
     app.put('/api/opportunities/aging-config/', { schema: { tags, summary: "Change rotting days of the default pipeline's stages (admins)", body: AgingUpdate, response: { 200: AgingConfig, 400: ErrorBody, ...authErrors } } }, async (request, reply) => {
       const { orgId } = requireAdmin(request)
-      const id = await ensureDefaultPipeline(deps, request, reply)
+      const id = await ensureDefaultPipeline(deps, callerOf(request))
       await write(request, reply, id, { type: 'SetStageThresholds', orgId, thresholds: request.body, at: deps.clock().toISOString() })
       return agingBody(await orNotFound(pipelineOf(db, orgId, id)))
     })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { updateMember } from '../../identity/member-updates.ts'
 import { memberById, requireUser } from '../../identity/users.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { ErrorBody, authErrors } from '../schemas/common.ts'
 import { OwnProfile, PersonName, Phone, ownProfileBody } from '../schemas/identity.ts'
@@ -14,7 +14,7 @@ const EditOwnProfile = z.object({ first_name: PersonName.optional(), last_name: 
 const userOnly = 'Needs a user credential (a sign-in JWT or a personal access token); the organization API key, which belongs to no user, gets 403.'
 
 /** The caller's own profile in the organization of their credential. */
-export function profileRoutes({ db, clock }: AppDeps): FastifyPluginAsyncZod {
+export function profileRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     for (const url of ['/api/profile/', '/api/auth/profile/']) {
       app.get(url, { schema: { tags: ['profile'], summary: "The caller's own profile, with its role and organization", description: userOnly, response: { 200: ProfileAnswer, ...authErrors } } }, async (request) => {

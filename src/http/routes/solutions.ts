@@ -9,7 +9,7 @@ import { orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { listSolutions, solutionOf, solutionTotals } from '../../projections/solutions.ts'
 import type { SolutionRow } from '../../projections/solutions.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { optionalText } from '../relations.ts'
@@ -75,7 +75,7 @@ function pageUrl(request: FastifyRequest, offset: number): string {
  * plus `totals`. Members read, create and edit; deleting needs an admin or the creator;
  * publishing and unpublishing are admin-only.
  */
-export function solutionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const at = () => clock().toISOString()
   const found = (orgId: string, id: string) => orNotFound(solutionOf(db, orgId, id))

@@ -10,13 +10,14 @@ import type { PipelineWithStages } from '../../projections/pipelines.ts'
 import { listStageChanges, stageChangePages, stageMetrics } from '../../projections/stage-change-queries.ts'
 import type { StageChangeFilter } from '../../projections/stage-change-queries.ts'
 import type { StageChangeRow } from '../../projections/stage-changes.ts'
-import type { AppDeps } from '../app.ts'
-import { ensureDefaultPipeline } from '../default-pipeline.ts'
+import type { Deps } from '../../deps.ts'
+import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { identityOf } from '../plugins/auth.ts'
 import { isUuid } from '../relations.ts'
 import { ErrorBody, authErrors } from '../schemas/common.ts'
 import { AnalyticsQuery, Funnel, FunnelItem, StageChangeList, StageChangeQuery, StageDurationItem, StageDurations } from '../schemas/stage-changes.ts'
 import type { StageChangeItem, StageMetrics } from '../schemas/stage-changes.ts'
+import { callerOf } from '../commands.ts'
 
 const TAGS = ['opportunities']
 const PAGE_SIZE = 1000
@@ -84,7 +85,7 @@ const round = (value: number | null, places: number) => (value === null ? null :
  * The stage-change feed (issue 8 §2) in three representations, and per-stage analytics over it,
  * read from the stage_changes projector's ledger (see projections/stage-changes.ts).
  */
-export function stageChangeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function stageChangeRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
 
   /** The feed as text, page by page from a keyset read: nothing but one page is ever held. */
@@ -100,7 +101,7 @@ export function stageChangeRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const { orgId } = identityOf(request)
     const id = given?.trim().toLowerCase()
     if (id !== undefined && id !== '' && !isUuid(id)) throw new NotFoundError('Pipeline not found')
-    return orNotFound(pipelineOf(db, orgId, id || (await ensureDefaultPipeline(deps, request, reply))))
+    return orNotFound(pipelineOf(db, orgId, id || (await ensureDefaultPipeline(deps, callerOf(request)))))
   }
 
   /** Every figure of every current stage of the pipeline, in order (stages no visible deal entered count zero). */

@@ -15,10 +15,10 @@ import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import { ProjectionLagError } from '../../projections/runner.ts'
 import { projectionsStatus } from '../../projections/status.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { DEAL_ROW_EVENTS, dealChange, dealRow } from '../deal-changes.ts'
 import type { DealWatcher } from '../deal-changes.ts'
-import { ensureDefaultPipeline } from '../default-pipeline.ts'
+import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { registerMinPosition } from '../min-position.ts'
 import { cardsOf, opportunitiesOf } from '../opportunity-views.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
@@ -26,6 +26,7 @@ import { isUuid } from '../relations.ts'
 import { openSse, resumePosition } from '../sse.ts'
 import type { SseStream } from '../sse.ts'
 import { ErrorBody, authErrors } from '../schemas/common.ts'
+import { callerOf } from '../commands.ts'
 
 /**
  * Issue 8 §3: the organization's events as a pull feed and as Server-Sent Events, live changes of
@@ -108,7 +109,7 @@ async function orgEvents(store: EventStore, orgId: string, query: { after?: Posi
   return { events, next: cursor, isEnd }
 }
 
-export function streamRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, store, projections, config, clock, logger } = deps
   const plugin: FastifyPluginAsyncZod = async (app) => {
     registerMinPosition(app, deps)
@@ -195,7 +196,7 @@ export function streamRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const watcher = watcherOf(request)
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
-      const pipeline = await orNotFound(pipelineOf(db, watcher.orgId, given ?? (await ensureDefaultPipeline(deps, request, reply))))
+      const pipeline = await orNotFound(pipelineOf(db, watcher.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const actor = { profileId: watcher.profileId, isAdmin: watcher.isAdmin, isSuperuser: false }
       await streamDeals(request, reply, request.query.after, { ...watcher, pipelineId: pipeline.id }, async (row) => (await cardsOf(db, watcher.orgId, [row], actor, clock()))[0])
     })

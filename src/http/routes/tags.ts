@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { tagDecider, tagStream } from '../../commands/tag/tag.ts'
-import { releaseName, withClaimedName, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
-import { ValidationError, orNotFound } from '../../errors.ts'
+import { mergeTag } from '../../commands/tag/merge-tag.ts'
+import { TAG_NAME_SCOPE, tagDecider, tagStream } from '../../commands/tag/tag.ts'
+import { withClaimedName, withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
+import { orNotFound } from '../../errors.ts'
 import { listTags, tagOf } from '../../projections/tags.ts'
 import type { TagRow } from '../../projections/tags.ts'
-import type { AppDeps } from '../app.ts'
-import { requestCommands } from '../commands.ts'
-import { retagRecords } from '../retag.ts'
+import type { Deps } from '../../deps.ts'
+import { callerOf, requestCommands, settle } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 
@@ -18,7 +18,7 @@ const TagBody = z.object({
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Expected a colour like #1f77b4').nullable().optional(),
 })
 const ListQuery = PageQuery.extend({ search: z.string().optional(), include_deleted: z.enum(['true', 'false']).optional() })
-const SCOPE = 'tag'
+const SCOPE = TAG_NAME_SCOPE
 
 const tagBody = (row: TagRow) => ({ id: row.id, name: row.name, color: row.color, is_deleted: row.is_deleted, created_by: row.created_by, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() })
 
@@ -26,7 +26,7 @@ const tagBody = (row: TagRow) => ({ id: row.id, name: row.name, color: row.color
  * Tags (issue 4): any member reads, creates and renames; deleting (soft), restoring and merging
  * are admin-only. Names are unique per organization, case-insensitively, also under concurrency.
  */
-export function tagRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(tagOf(db, orgId, id))
@@ -92,17 +92,10 @@ export function tagRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/api/tags/:id/merge/',
       { schema: { tags: ['tags'], summary: 'Merge a tag into another (admins): the source disappears', description: 'Every live account and contact tagged with the source first gets an update event carrying the target instead (once, if it already had the target); then the source is recorded as merged. A merge that failed half-way may be repeated.', params: IdParams, body: z.object({ into: z.uuid() }), response: { 200: Message.extend({ into: Tag }), ...authErrors } } },
       async (request, reply) => {
-        const { orgId } = requireAdmin(request)
-        const source = await found(orgId, request.params.id)
-        const target = await tagOf(db, orgId, request.body.into)
-        if (!target || target.is_deleted || target.id === source.id) throw new ValidationError({ into: ['Expected another active tag of this organization.'] })
-        const commands = requestCommands(deps, request, reply)
-        const at = clock().toISOString()
-        await retagRecords(db, commands.run, { orgId, from: source.id, into: target.id, at })
-        await commands.run(tagDecider, tagStream(source.id), { type: 'MergeTag', orgId, intoTagId: target.id, at })
-        await releaseName(commands.run, { scope: SCOPE, orgId, ownerId: source.id, name: source.name })
-        await commands.settle()
-        return { error: false as const, message: `Merged into ${target.name}`, into: tagBody(target) }
+        requireAdmin(request)
+        const { into, position } = await mergeTag(deps, callerOf(request), { sourceId: request.params.id, intoId: request.body.into })
+        await settle(deps, reply, position)
+        return { error: false as const, message: `Merged into ${into.name}`, into: tagBody(into) }
       },
     )
   }

@@ -7,10 +7,10 @@ import { withClaimedName, withReleasedName, withRenamedClaim } from '../../comma
 import { ValidationError, orNotFound } from '../../errors.ts'
 import { listTeams, membersOf, teamOf } from '../../projections/teams.ts'
 import type { TeamMember, TeamRow } from '../../projections/teams.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
-import { relationErrors } from '../relations.ts'
+import { relationErrors } from '../../projections/relations.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, pageOf } from '../schemas/common.ts'
 import { formList } from '../schemas/form-values.ts'
 
@@ -51,7 +51,7 @@ type Changes = { name?: string; description?: string | null; users?: string[] }
  * Teams (issue 4): any member reads; admins create, edit and delete. Names are unique per
  * organization, case-insensitively, also under concurrency; deleting removes the team and frees its name.
  */
-export function teamRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function teamRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const found = (orgId: string, id: string) => orNotFound(teamOf(db, orgId, id))
   const detail = async (orgId: string, id: string) => {

@@ -5,7 +5,7 @@ import { credentialHistory, recordCredentialEvent } from '../../identity/audit.t
 import { createToken, revokeToken, tokensOfOrganization, tokensOfProfile } from '../../identity/personal-access-tokens.ts'
 import type { TokenRow } from '../../identity/personal-access-tokens.ts'
 import { MAX_SCOPES, normalizeScopes } from '../../identity/scopes.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { AuditEntry, IdParams, Message, authErrors, iso } from '../schemas/common.ts'
 import { formList } from '../schemas/form-values.ts'
@@ -41,7 +41,7 @@ function tokenBody(row: TokenRow, now: Date, ownerActive = true) {
 }
 
 /** Personal access tokens (§5 rules 5-8) — credential management needs an interactive sign-in. */
-export function tokenRoutes({ db, store, clock }: AppDeps): FastifyPluginAsyncZod {
+export function tokenRoutes({ db, store, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const interactive = { auth: 'interactive' as const }
 

@@ -7,7 +7,7 @@ import type { Identity } from '../../identity/identity.ts'
 import { updateMember } from '../../identity/member-updates.ts'
 import { belongsElsewhere, memberById, memberByUserId } from '../../identity/users.ts'
 import type { MemberRow } from '../../identity/users.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../schemas/common.ts'
 import { PersonName, Phone, Profile, RoleEnum, profileBody } from '../schemas/identity.ts'
@@ -34,7 +34,7 @@ async function checkEdit(db: Db, identity: Identity, target: MemberRow, body: z.
 }
 
 /** One member of the organization, by profile id (`/api/user/{id}/`) or, for status, by user id. */
-export function userRoutes({ db, clock }: AppDeps): FastifyPluginAsyncZod {
+export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/user/:id/',

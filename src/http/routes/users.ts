@@ -4,7 +4,7 @@ import { activeMembers, addMember, adminContact, memberPage } from '../../identi
 import type { MemberFilters, Page } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
 import { allTeams, memberIdsOf } from '../../projections/teams.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, authErrors } from '../schemas/common.ts'
 import { Pagination, Phone, Profile, RoleEnum, nextOffset, profileBody } from '../schemas/identity.ts'
@@ -44,7 +44,7 @@ async function listSection(db: Db, orgId: string, active: boolean, filters: Memb
 }
 
 /** The organization's members as a whole (issue 3); one member is handled in user.ts. */
-export function usersRoutes({ db }: AppDeps): FastifyPluginAsyncZod {
+export function usersRoutes({ db }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/users/',

@@ -10,7 +10,7 @@ import { newWebhookSecret } from '../../webhooks/signing.ts'
 import { refusedWebhookUrl, systemResolver } from '../../webhooks/url-policy.ts'
 import { deleteWebhookSecret, deliveryOf, listDeliveries, positionOf, recordDelivery, saveWebhookSecret, webhookCheckpoints } from '../../webhooks/store.ts'
 import type { DeliveryRow, WebhookCheckpointRow } from '../../webhooks/store.ts'
-import type { AppDeps } from '../app.ts'
+import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../commands.ts'
 import { requireAdmin } from '../plugins/auth.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, iso, pageOf } from '../schemas/common.ts'
@@ -90,7 +90,7 @@ const deliveryBody = (row: DeliveryRow) => ({
  * `webhooks` read model); deliveries happen in the delivery worker (src/webhooks/dispatcher.ts),
  * never in a request: a redelivery asked for here is queued (202) and sent by the worker.
  */
-export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function webhookRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(webhookOf(db, orgId, id))

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ERRORS_SHOWN, MAX_IMPORT_ROWS } from '../csv-import.ts'
+import { ERRORS_SHOWN, MAX_IMPORT_ROWS } from '../../commands/imports/csv.ts'
 import { UploadedFileSchema } from './opportunities.ts'
 
 /** Request and response shapes of the CSV imports (contacts' preview and commit, the lead upload). */

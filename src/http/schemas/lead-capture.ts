@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { LeadInput } from '../../commands/lead/lead.ts'
-import { LEAD_FIELD_ALIASES } from '../lead-create.ts'
+import { LEAD_FIELD_ALIASES } from '../lead-body.ts'
 import { LeadBody } from './leads.ts'
 
 const lead = LeadBody.shape

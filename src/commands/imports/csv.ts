@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream'
 import { CsvError, parse } from 'csv-parse'
 import type { z } from 'zod'
-import { DomainError, ValidationError } from '../errors.ts'
-import { errorsByField } from './plugins/error-handler.ts'
+import { DomainError, ValidationError, errorsByField } from '../../errors.ts'
 
 /**
  * CSV imports (contacts' preview and commit, the lead upload): a file already on disk (bodies.ts

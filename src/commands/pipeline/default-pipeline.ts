@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { fold } from '../commands/decider.ts'
-import type { PreparedCommand } from '../commands/handle-command.ts'
-import { dealPipelines } from '../commands/pipeline/kinds.ts'
-import type { PipelineKind } from '../commands/pipeline/kinds.ts'
-import type { PipelineEvent, PipelineState } from '../commands/pipeline/pipeline.ts'
-import type { EventStore } from '../eventstore/event-store.ts'
-import { domainEventOf } from '../projections/projector.ts'
-import type { AppDeps } from './app.ts'
-import { requestCommands } from './commands.ts'
-import { identityOf } from './plugins/auth.ts'
+import type { Deps } from '../../deps.ts'
+import type { EventStore } from '../../eventstore/event-store.ts'
+import { domainEventOf } from '../../projections/projector.ts'
+import type { Caller } from '../caller.ts'
+import { commandSession } from '../command-session.ts'
+import { fold } from '../decider.ts'
+import type { PreparedCommand } from '../handle-command.ts'
+import { dealPipelines } from './kinds.ts'
+import type { PipelineKind } from './kinds.ts'
+import type { PipelineEvent, PipelineState } from './pipeline.ts'
 
 /** Fresh ids for the stages a new pipeline of this kind is seeded with. */
 export const newStageIds = (kind: PipelineKind = dealPipelines) => kind.rules.seed.map(() => randomUUID())
@@ -18,12 +17,12 @@ export const newStageIds = (kind: PipelineKind = dealPipelines) => kind.rules.se
  * The caller's organization's default pipeline id (of deals, or of the kind given), creating the
  * pipeline on first use (§2.2). Its stream id is derived from the org id, so concurrent first
  * requests append to the same new stream; the loser's retry finds it created and decides nothing.
- * Either way the request then waits until the read models hold it (which also covers tables still
- * being built at startup).
+ * Either way the caller then waits until the read models hold it (which also covers tables still
+ * being built at startup), so what it reads next about the pipeline is there.
  */
-export async function ensureDefaultPipeline(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, kind: PipelineKind = dealPipelines): Promise<string> {
+export async function ensureDefaultPipeline(deps: Pick<Deps, 'store' | 'projections' | 'config' | 'clock'>, caller: Caller, kind: PipelineKind = dealPipelines): Promise<string> {
   const { store, projections, config, clock } = deps
-  const { orgId } = identityOf(request)
+  const { orgId } = caller
   const id = kind.defaultId(orgId)
   const stream = kind.streams.stream(id)
   // A default pipeline cannot be deleted: once this process saw it in the read models, it stays there.
@@ -31,11 +30,12 @@ export async function ensureDefaultPipeline(deps: AppDeps, request: FastifyReque
   if (known.has(stream)) return id
   let last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   if (!last) {
-    const commands = requestCommands(deps, request, reply)
     const at = clock().toISOString()
-    const result = await commands.run(kind.decider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: kind.defaultName, isDefault: true, stageIds: newStageIds(kind), actorId: null, at })
-    await commands.settle()
-    if (result.position) return remember(known, stream, id)
+    const result = await commandSession(store, caller).run(kind.decider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: kind.defaultName, isDefault: true, stageIds: newStageIds(kind), actorId: null, at })
+    if (result.position) {
+      await projections.waitFor(result.position, config.readYourWritesTimeoutMs)
+      return remember(known, stream, id)
+    }
     last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   }
   if (last) await projections.waitFor(last.position, config.readYourWritesTimeoutMs)

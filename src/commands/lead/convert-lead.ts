@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { accountDecider, accountStream, emptyAccount } from '../commands/account/account.ts'
-import type { CommandRunner } from '../commands/command-runner.ts'
-import { contactDecider, contactStream, emptyContact } from '../commands/contact/contact.ts'
-import { fold } from '../commands/decider.ts'
-import { evolveLead, leadDecider, leadStreams } from '../commands/lead/lead.ts'
-import type { Conversion, LeadCommand, LeadEvent, LeadFields } from '../commands/lead/lead.ts'
-import type { LEAD_SOURCES as DEAL_SOURCES } from '../commands/opportunity/enums.ts'
-import { opportunityDecider, opportunityStreams } from '../commands/opportunity/opportunity.ts'
-import type { Actor } from '../commands/opportunity/rules.ts'
-import { replacing } from '../commands/record.ts'
-import { withClaimedName, withOptionalClaim, withReleasedName } from '../commands/unique-name.ts'
-import { domainEventOf } from '../projections/projector.ts'
-import type { AppDeps } from './app.ts'
-import { DEAL_NAME_SCOPE, createDeal } from './deal-create.ts'
+import { domainEventOf } from '../../projections/projector.ts'
+import { accountDecider, accountStream, emptyAccount } from '../account/account.ts'
+import type { Caller } from '../caller.ts'
+import { actorOfCaller } from '../caller.ts'
+import type { CommandSession } from '../command-session.ts'
+import { contactDecider, contactStream, emptyContact } from '../contact/contact.ts'
+import { fold } from '../decider.ts'
+import { DEAL_NAME_SCOPE, createCheckedDeal } from '../opportunity/create-deal.ts'
+import type { DealDeps } from '../opportunity/create-deal.ts'
+import type { LEAD_SOURCES as DEAL_SOURCES } from '../opportunity/enums.ts'
+import { opportunityDecider, opportunityStreams } from '../opportunity/opportunity.ts'
+import { replacing } from '../record.ts'
+import { withClaimedName, withOptionalClaim, withReleasedName } from '../unique-name.ts'
+import { evolveLead, leadDecider, leadStreams } from './lead.ts'
+import type { Conversion, LeadCommand, LeadEvent, LeadFields } from './lead.ts'
 
 /**
  * Lead conversion (§3.3): a status change to `converted` creates the account, contact and deal the
@@ -23,7 +23,7 @@ import { DEAL_NAME_SCOPE, createDeal } from './deal-create.ts'
  * concurrent change), what was created is deleted again (soft, its names freed).
  */
 
-// The name-claim scopes of the records conversion creates (routes/accounts.ts, routes/contacts.ts).
+// The name-claim scopes of the records conversion creates (the accounts and contacts modules).
 const ACCOUNT_SCOPE = 'account'
 const CONTACT_SCOPE = 'contact_email'
 
@@ -38,7 +38,7 @@ const PLACEHOLDER: Conversion = { account_id: 'account', contact_id: 'contact', 
  * The lead's fields as the command would leave them, when it converts the lead; null when it does
  * not convert. Throws what the decider refuses (e.g. converting twice, no email).
  */
-export async function conversionNeeded(deps: AppDeps, leadId: string, command: LeadCommand): Promise<LeadFields | null> {
+export async function conversionNeeded(deps: Pick<DealDeps, 'store'>, leadId: string, command: LeadCommand): Promise<LeadFields | null> {
   const state = fold(leadDecider, (await deps.store.readStream(leadStreams.stream(leadId))).map((e) => domainEventOf<LeadEvent>(e)))
   const events = leadDecider.decide({ ...command, conversion: PLACEHOLDER } as LeadCommand, state)
   return events.some((e) => e.type === 'LeadConverted') ? events.reduce(evolveLead, state).fields : null
@@ -51,7 +51,10 @@ const fullName = (lead: LeadFields) => [lead.first_name, lead.last_name].filter(
  * account has that name), the contact (400 under email when a contact has it) and the deal (named
  * like the account; 400 under company_name when taken). Answers their ids and how to undo them.
  */
-async function createRecords(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, run: CommandRunner, lead: LeadFields, actor: Actor, orgId: string) {
+async function createRecords(deps: DealDeps, caller: Caller, session: CommandSession, lead: LeadFields) {
+  const { run } = session
+  const { orgId } = caller
+  const actor = actorOfCaller(caller)
   const at = deps.clock().toISOString()
   const name = lead.company_name ?? fullName(lead)
   const ids: Conversion = { account_id: randomUUID(), contact_id: randomUUID(), opportunity_id: randomUUID() }
@@ -76,7 +79,7 @@ async function createRecords(deps: AppDeps, request: FastifyRequest, reply: Fast
       name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
       description, tags, teams: lead.teams, assigned_to, custom: { cfFields: {} },
     }
-    await createDeal(deps, request, reply, run, { id: ids.opportunity_id, input, actor, field: 'company_name' })
+    await createCheckedDeal(deps, caller, { id: ids.opportunity_id, input, field: 'company_name' }, session)
     undo.push(() =>
       withReleasedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: ids.opportunity_id, name }, () => run(opportunityDecider, opportunityStreams.stream(ids.opportunity_id), { type: 'DeleteOpportunity', orgId, actor: { ...admin, isSuperuser: false }, at })),
     )
@@ -92,19 +95,19 @@ async function undoAll(undo: (() => Promise<unknown>)[]): Promise<void> {
 }
 
 /**
- * Runs a lead command on its stream, converting first when it converts: the answer carries the ids
- * conversion created (empty when the command converted nothing).
+ * Runs a lead command on its stream in the caller's session, converting first when it converts:
+ * the answer carries the ids conversion created (empty when the command converted nothing).
  */
-export async function runLeadCommand(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, run: CommandRunner, leadId: string, command: LeadCommand, actor: Actor): Promise<Partial<Conversion>> {
+export async function runLeadCommand(deps: DealDeps, caller: Caller, session: CommandSession, leadId: string, command: LeadCommand): Promise<Partial<Conversion>> {
   const stream = leadStreams.stream(leadId)
   const lead = await conversionNeeded(deps, leadId, command)
   if (!lead) {
-    await run(leadDecider, stream, command)
+    await session.run(leadDecider, stream, command)
     return {}
   }
-  const created = await createRecords(deps, request, reply, run, lead, actor, command.orgId)
+  const created = await createRecords(deps, caller, session, lead)
   try {
-    await run(leadDecider, stream, { ...command, conversion: created.conversion } as LeadCommand)
+    await session.run(leadDecider, stream, { ...command, conversion: created.conversion } as LeadCommand)
   } catch (error) {
     await created.undo()
     throw error

@@ -1,0 +1,16 @@
+import type { Identity } from '../identity/identity.ts'
+import { isAdmin } from '../identity/identity.ts'
+import type { Actor } from './opportunity/rules.ts'
+
+/**
+ * Who a use case acts for, however it was reached (an HTTP request, the CLI, an import worker, a
+ * scheduled process): the organization, the member (null for the organization API key or a system
+ * process), whether they administer the organization, and an id that ties every event the use case
+ * appends to what caused it (the request id over HTTP).
+ */
+export type Caller = Readonly<{ orgId: string; profileId: string | null; isAdmin: boolean; requestId?: string }>
+
+export const callerOfIdentity = (identity: Identity, requestId?: string): Caller => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity), requestId })
+
+/** The caller as the record rules see them. The superuser flag is looked up only where a rule reads it (delete). */
+export const actorOfCaller = (caller: Caller): Actor => ({ profileId: caller.profileId, isAdmin: caller.isAdmin, isSuperuser: false })

@@ -1,0 +1,43 @@
+import type { Db } from '../../db/database.ts'
+import { ForbiddenError, orNotFound } from '../../errors.ts'
+import type { Position } from '../../eventstore/event-store.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
+import { leadOf } from '../../projections/leads.ts'
+import type { LeadRow } from '../../projections/leads.ts'
+import { checkRelations } from '../../projections/relations.ts'
+import type { Caller } from '../caller.ts'
+import { actorOfCaller } from '../caller.ts'
+import { commandSession } from '../command-session.ts'
+import type { CommandSession } from '../command-session.ts'
+import type { DealDeps } from '../opportunity/create-deal.ts'
+import { mayAccess } from '../opportunity/rules.ts'
+import { withRenamedClaim } from '../unique-name.ts'
+import { runLeadCommand } from './convert-lead.ts'
+import { LEAD_EMAIL_SCOPE } from './create-lead.ts'
+import type { Conversion, LeadCommand, LeadInput } from './lead.ts'
+
+/** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
+export async function visibleLead(db: Db, caller: Caller, id: string): Promise<LeadRow> {
+  const row = await orNotFound(leadOf(db, caller.orgId, id))
+  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOfCaller(caller))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
+  return row
+}
+
+/**
+ * Changes a lead the caller may see (PUT replaces every field, PATCH the named ones): relations
+ * checked, the email's claim moved, and a change of status to `converted` converts it (see
+ * convert-lead.ts). Answers what conversion created and the position to wait for.
+ */
+export async function changeLead(deps: DealDeps, caller: Caller, leadId: string, change: { input: LeadInput; replace: boolean }, session: CommandSession = commandSession(deps.store, caller)): Promise<{ converted: Partial<Conversion>; position: Position | null }> {
+  const { db, clock } = deps
+  const { orgId } = caller
+  const { input, replace } = change
+  const current = await visibleLead(db, caller, leadId)
+  await checkRelations(db, orgId, input, {}, current)
+  const customFields = await definitionsOf(db, orgId, 'leads', { activeOnly: false })
+  const command: LeadCommand = { type: 'UpdateLead', orgId, actor: actorOfCaller(caller), at: clock().toISOString(), customFields, input, replace }
+  const email = input.email === undefined ? (replace ? null : current.email) : input.email
+  const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
+  const converted = await withRenamedClaim(session.run, claim, () => runLeadCommand(deps, caller, session, current.id, command))
+  return { converted, position: session.position() }
+}
