@@ -11,4 +11,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // Use cases take (deps, caller, input) and need no request: only the HTTP edge (and the JWT
+    // plugin it registers) may import fastify. test/architecture/imports.test.ts checks the rest of the layout.
+    files: ['src/**/*.ts'],
+    ignores: ['src/http/**', 'src/identity/jwt.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', 'fastify-*', '@fastify/*'], message: 'Only src/http/ imports fastify: put this behind a use case in src/commands/<module>/ that takes (deps, caller, input).' }] }],
+    },
+  },
 )

@@ -1,5 +1,5 @@
 /**
- * Re-generates src/http/route-index.json (the single source of truth of the route index) from
+ * Re-generates src/http/kernel/route-index.json (the single source of truth of the route index) from
  * the spec: the §4.8 table `| Path | Methods |` plus the pipeline and stage routes of the §4.5
  * table `| Method | Path | ... |`. Run it after the spec changes:
  *
@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url'
 export type RouteIndexEntry = { path: string; methods: string[] }
 
 export const SPEC_PATH = resolve(import.meta.dirname, '../../shared/spec/crm-api.md')
-export const INDEX_PATH = resolve(import.meta.dirname, '../src/http/route-index.json')
+export const INDEX_PATH = resolve(import.meta.dirname, '../src/http/kernel/route-index.json')
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 

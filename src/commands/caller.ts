@@ -1,6 +1,8 @@
 import type { Identity } from '../identity/identity.ts'
 import { isAdmin } from '../identity/identity.ts'
-import type { Actor } from './opportunity/rules.ts'
+
+/** The caller as the record rules see them: their profile (null for the API key), role, and the platform-level superuser flag. */
+export type Actor = { profileId: string | null; isAdmin: boolean; isSuperuser: boolean }
 
 /**
  * Who a use case acts for, however it was reached (an HTTP request, the CLI, an import worker, a

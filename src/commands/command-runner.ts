@@ -1,7 +1,7 @@
 import type { Decider, DomainEvent } from './decider.ts'
 import type { CommandInput, CommandResult } from './handle-command.ts'
 
-/** Runs one command on one stream with the caller's metadata already attached (see http/commands.ts). */
+/** Runs one command on one stream with the caller's metadata already attached (see command-session.ts). */
 export type CommandRunner = <Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
   streamName: string,

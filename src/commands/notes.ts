@@ -1,6 +1,8 @@
 import { ForbiddenError, NotFoundError } from '../errors.ts'
-import type { AttachmentData } from './opportunity/opportunity.ts'
-import type { Actor } from './opportunity/rules.ts'
+import type { Actor } from './caller.ts'
+
+/** A stored file as a note event records it (the bytes are in the file store, never in the log). */
+export type AttachmentData = { attachment_id: string; file_name: string; content_type: string; size: number; storage_key: string }
 
 /**
  * Comments and attachments of a record, decided on the record's own stream: any module's events

@@ -4,7 +4,7 @@ import { COLUMNS, where } from './leads.ts'
 import type { LeadRow } from './leads.ts'
 
 /**
- * The lead board's queries over the leads read model (routes/lead-board.ts): which column a lead
+ * The lead board's queries over the leads read model (http/leads/lead-board.ts): which column a lead
  * shows in is an expression over its row, so the pipeline board (a column per stage) and the status
  * board (a column per status) share one query. Cards are by kanban order, then id.
  */

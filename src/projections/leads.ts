@@ -214,7 +214,7 @@ export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean
   return { count: Number(rows[0]!.n), unworked_over_a_week: Number(rows[0]!.unworked) }
 }
 
-/** The live leads of the organization carrying a tag, for a tag merge (http/retag.ts). */
+/** The live leads of the organization carrying a tag, for a tag merge (commands/tag/retag.ts). */
 export const leadsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
 
 export const leadCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)

@@ -95,7 +95,7 @@ const FROM = sql`opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_i
 const STAGE_COLUMNS = sql`o.closed_on::text AS closed_on, s.label AS stage_label, s.expected_days, s.warning_days`
 const COLUMNS = sql`o.*, ${STAGE_COLUMNS}`
 
-/** What a board card shows (http/opportunity-views.ts): a board reads up to 600 rows, so only these columns (a third of the row's width to fetch and parse). */
+/** What a board card shows (http/opportunities/opportunity-views.ts): a board reads up to 600 rows, so only these columns (a third of the row's width to fetch and parse). */
 const CARD_DEAL_COLUMNS = ['id', 'name', 'pipeline_id', 'stage', 'stage_id', 'stage_kind', 'amount', 'currency', 'probability', 'kanban_order', 'account', 'assigned_to', 'tags', 'stage_changed_at', 'created_by', 'created_at', 'updated_at'] as const
 export type CardRow = Pick<OpportunityView, (typeof CARD_DEAL_COLUMNS)[number] | 'closed_on' | 'stage_label' | 'expected_days' | 'warning_days'>
 const CARD_COLUMNS = sql`${sql.join(CARD_DEAL_COLUMNS.map((column) => sql.ref(`o.${column}`)))}, ${STAGE_COLUMNS}`

@@ -97,7 +97,7 @@ export async function* stageChangePages(db: Kysely<any>, viewer: Viewer, filter:
   }
 }
 
-/** Per stage of a pipeline; see StageMetrics in http/schemas/stage-changes.ts for each definition. */
+/** Per stage of a pipeline; see StageMetrics in http/opportunities/stage-change-schemas.ts for each definition. */
 export type StageMetricsRow = {
   stage_id: string
   entered: number

@@ -5,7 +5,7 @@ import type { LeadPlacement } from '../../src/commands/lead/move.ts'
 import { leadPipelines } from '../../src/commands/pipeline/kinds.ts'
 import type { PipelineEvent, PipelineState } from '../../src/commands/pipeline/pipeline.ts'
 import { fold } from '../../src/commands/decider.ts'
-import type { Actor } from '../../src/commands/opportunity/rules.ts'
+import type { Actor } from '../../src/commands/caller.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { emptyLead, leadDecider } from '../../src/commands/lead/lead.ts'
 import type { Conversion, LeadCommand, LeadEvent, LeadFields, LeadInput } from '../../src/commands/lead/lead.ts'
-import type { Actor } from '../../src/commands/opportunity/rules.ts'
+import type { Actor } from '../../src/commands/caller.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
 

@@ -3,7 +3,7 @@ import { lineItemsTotal, lineTotal } from '../../src/commands/opportunity/line-i
 import type { LineItem } from '../../src/commands/opportunity/line-items.ts'
 import { emptyDeal, opportunityDecider } from '../../src/commands/opportunity/opportunity.ts'
 import type { OpportunityCommand, OpportunityEvent } from '../../src/commands/opportunity/opportunity.ts'
-import type { Actor } from '../../src/commands/opportunity/rules.ts'
+import type { Actor } from '../../src/commands/caller.ts'
 import { seededStages } from '../../src/commands/pipeline/stage-rules.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { escapeHtml, prefersHtml } from '../../src/http/plugins/html.ts'
+import { escapeHtml, prefersHtml } from '../../src/http/kernel/html.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { ROUTE_INDEX } from '../../src/http/routes/not-built.ts'
+import { ROUTE_INDEX } from '../../src/http/kernel/not-built.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { SPEC_PATH, parseRouteIndex } from '../route-index.gen.ts'
 
 /**
- * src/http/route-index.json is the single source of truth of the route index: the app reads it to
+ * src/http/kernel/route-index.json is the single source of truth of the route index: the app reads it to
  * stub what is not built, and it mirrors the spec's §4.8 table plus the §4.5 pipeline routes
  * (re-generate with `node --import tsx test/route-index.gen.ts`).
  */
@@ -22,7 +22,7 @@ const indexPairs = ROUTE_INDEX.flatMap(({ path, methods }) => methods.map((metho
 const fill = (path: string, id = randomUUID()) => path.replace(/\{token\}/g, 'some-token').replace(/\{\w+\}/g, id)
 
 t.test('the route index mirrors the spec (§4.8 and the pipeline routes of §4.5)', { skip: existsSync(SPEC_PATH) ? false : `spec not found at ${SPEC_PATH}` }, async (t) => {
-  t.same(ROUTE_INDEX, parseRouteIndex(readFileSync(SPEC_PATH, 'utf8')), 'src/http/route-index.json is up to date; re-generate it with test/route-index.gen.ts')
+  t.same(ROUTE_INDEX, parseRouteIndex(readFileSync(SPEC_PATH, 'utf8')), 'src/http/kernel/route-index.json is up to date; re-generate it with test/route-index.gen.ts')
 })
 
 t.test('every route of the index is served and documented; the ones not built answer 501', async (t) => {

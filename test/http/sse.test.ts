@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import t from 'tap'
-import { frameText, openSse, resumePosition } from '../../src/http/sse.ts'
+import { frameText, openSse, resumePosition } from '../../src/http/kernel/sse.ts'
 
 /** A hijackable reply over a socket stand-in whose peer reads while `peer.reading`, and else never. */
 function fakeReply(highWaterMark: number) {

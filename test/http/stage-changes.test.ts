@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { defaultPipelineId } from '../../src/commands/pipeline/pipeline.ts'
-import { CSV_COLUMNS, csvField, representationOf } from '../../src/http/routes/stage-changes.ts'
+import { CSV_COLUMNS, csvField, representationOf } from '../../src/http/opportunities/stage-changes.ts'
 import { rebuildProjection } from '../../src/projections/rebuild.ts'
 import { stageChangePages } from '../../src/projections/stage-change-queries.ts'
 import { stageChangesProjector } from '../../src/projections/stage-changes.ts'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { START, comparePositions, formatPosition, parsePosition } from '../../src/eventstore/event-store.ts'
 import type { EventStore, Position } from '../../src/eventstore/event-store.ts'
-import { sseSettings } from '../../src/http/sse.ts'
+import { sseSettings } from '../../src/http/kernel/sse.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { openSseClient } from '../helpers/sse-client.ts'

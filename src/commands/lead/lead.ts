@@ -7,7 +7,7 @@ import type { LeadMoved, LeadPlacement, MoveLead } from './move.ts'
 import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
 import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
 import { mayAccess } from '../opportunity/rules.ts'
-import type { Actor } from '../opportunity/rules.ts'
+import type { Actor } from '../caller.ts'
 import { changedFields, replacing } from '../record.ts'
 import { streamCategory } from '../streams.ts'
 

@@ -2,7 +2,7 @@ import { ForbiddenError, NotFoundError } from '../../errors.ts'
 import { existing } from './opportunity.ts'
 import type { Authored, Of, OpportunityEvent, OpportunityState } from './opportunity.ts'
 import { assertMayAccess } from './rules.ts'
-import type { Actor } from './rules.ts'
+import type { Actor } from '../caller.ts'
 
 /**
  * A deal's comments and attachments (where-the-spec-is-silent.md, Comments and attachments):

@@ -11,7 +11,8 @@ import { calculatedAmount, decideLineItems } from './line-items.ts'
 import type { LineItem, LineItemInput } from './line-items.ts'
 import { decideNotes } from './notes.ts'
 import { assertMayAccess, assertMayDelete, checkClosingRules, probabilityFor } from './rules.ts'
-import type { Actor } from './rules.ts'
+import type { Actor } from '../caller.ts'
+import type { AttachmentData } from '../notes.ts'
 
 /**
  * A deal (opportunity, §2.1, §3.1): one stream per deal. Every path that changes it (create, PUT,
@@ -69,7 +70,6 @@ export type OpportunityEvent =
   | { type: 'OpportunityLineItemChanged'; data: { line_item_id: string; changes: Partial<LineItemInput>; at: string } }
   | { type: 'OpportunityLineItemRemoved'; data: { line_item_id: string; at: string } }
 
-export type AttachmentData = { attachment_id: string; file_name: string; content_type: string; size: number; storage_key: string }
 /** A comment or attachment as the rules need it: who wrote or uploaded it, and whether it is gone. */
 export type Authored = { id: string; by: string | null; comment?: string; removed: boolean }
 

@@ -1,11 +1,10 @@
 import { ForbiddenError, ValidationError } from '../../errors.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import type { DealFields, OpportunityState } from './opportunity.ts'
+import type { Actor } from '../caller.ts'
 
 /** The pure rules of a deal (§2.1, §3.1, §4.4) that more than one command checks. */
 
-/** The caller: their profile (null for the API key), role, and the platform-level superuser flag. */
-export type Actor = { profileId: string | null; isAdmin: boolean; isSuperuser: boolean }
 
 /** Who may read, edit and move a deal: an admin, its creator or an assignee (§4.4, §4.7). */
 export function mayAccess(deal: { createdBy: string | null; assignedTo: readonly string[] }, actor: Actor): boolean {

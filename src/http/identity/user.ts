@@ -1,0 +1,121 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { Db } from '../../db/database.ts'
+import { ForbiddenError } from '../../errors.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import type { Identity } from '../../identity/identity.ts'
+import { updateMember } from '../../identity/member-updates.ts'
+import { belongsElsewhere, memberById, memberByUserId } from '../../identity/users.ts'
+import type { MemberRow } from '../../identity/users.ts'
+import type { Deps } from '../../deps.ts'
+import { identityOf, requireAdmin } from '../kernel/auth.ts'
+import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
+import { PersonName, Phone, Profile, RoleEnum, profileBody } from './schemas.ts'
+
+const EditUser = z.object({ first_name: PersonName.optional(), last_name: PersonName.optional(), phone: Phone.optional(), role: RoleEnum.optional() })
+
+const Status = z.object({ status: z.enum(['Active', 'Inactive'], { error: 'Expected "Active" or "Inactive".' }) })
+
+const notFound = { 404: ErrorBody }
+
+/**
+ * Who may edit a profile: an admin, or the user themselves for their name and phone. A name is
+ * the user's, shared by every organization they belong to, so an admin may not rename a user who
+ * also belongs elsewhere (that would reach into another organization).
+ */
+async function checkEdit(db: Db, identity: Identity, target: MemberRow, body: z.infer<typeof EditUser>): Promise<void> {
+  const self = identity.profileId === target.id
+  if (!isAdmin(identity) && !self) throw new ForbiddenError('Only an admin or the user themselves may edit this profile')
+  if (!isAdmin(identity) && body.role !== undefined && body.role !== target.role) throw new ForbiddenError('Only an admin may change a role')
+  const renames = (body.first_name ?? target.first_name) !== target.first_name || (body.last_name ?? target.last_name) !== target.last_name
+  if (renames && !self && (await belongsElsewhere(db, target.user_id, identity.orgId))) {
+    throw new ForbiddenError('This user also belongs to another organization; only they can change their name')
+  }
+}
+
+/** One member of the organization, by profile id (`/api/user/{id}/`) or, for status, by user id. */
+export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/api/user/:id/',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'One member, by profile id (admins, or the member themselves)',
+          params: IdParams,
+          response: { 200: z.object({ error: z.literal(false), profile_obj: Profile }), ...authErrors, ...notFound },
+        },
+      },
+      async (request) => {
+        const identity = identityOf(request)
+        const member = await memberById(db, identity.orgId, request.params.id)
+        if (!isAdmin(identity) && identity.profileId !== member.id) throw new ForbiddenError('Only an admin or the user themselves may view this profile')
+        return { error: false as const, profile_obj: profileBody(member) }
+      },
+    )
+
+    app.route({
+      method: ['PUT', 'PATCH'],
+      url: '/api/user/:id/',
+      schema: {
+        tags: ['users'],
+        summary: 'Edit a member, by profile id',
+        description:
+          'PUT and PATCH both change only the fields sent. Admins may edit `first_name`, `last_name`, `phone` and `role`; a member may edit their own name and phone ' +
+          '(sending their current role is accepted, changing it is 403). An admin may not rename a user who also belongs to another organization (403). ' +
+          'Demoting the last active admin is 400 on `role`.',
+        params: IdParams,
+        body: EditUser,
+        response: { 200: Message, 400: ErrorBody, ...authErrors, ...notFound },
+      },
+      handler: async (request) => {
+        const identity = identityOf(request)
+        const member = await memberById(db, identity.orgId, request.params.id)
+        await checkEdit(db, identity, member, request.body)
+        await updateMember(db, identity.orgId, member.id, request.body, clock())
+        return { error: false as const, message: 'User updated' }
+      },
+    })
+
+    app.delete(
+      '/api/user/:id/',
+      {
+        schema: {
+          tags: ['users'],
+          summary: 'Deactivate a member, by profile id (admins)',
+          description:
+            'A soft delete: the profile stays (it keeps its history) but is inactive, so its access tokens and personal access tokens stop working until it is reactivated ' +
+            'with POST /api/user/{user_id}/status/. Deactivating an inactive member is a no-op. Deactivating the last active admin is 400.',
+          params: IdParams,
+          response: { 200: Message, 400: ErrorBody, ...authErrors, ...notFound },
+        },
+      },
+      async (request) => {
+        const identity = requireAdmin(request)
+        await updateMember(db, identity.orgId, request.params.id, { is_active: false }, clock())
+        return { error: false as const, message: 'User deactivated' }
+      },
+    )
+
+    app.post(
+      '/api/user/:id/status/',
+      {
+        schema: {
+          tags: ['users'],
+          summary: "Activate or deactivate a member, by USER id (admins)",
+          description: 'Acts on the profile of that user in the caller\'s organization; another organization\'s user is 404. Deactivating the last active admin is 400.',
+          params: IdParams,
+          body: Status,
+          response: { 200: Message, 400: ErrorBody, ...authErrors, ...notFound },
+        },
+      },
+      async (request) => {
+        const identity = requireAdmin(request)
+        const member = await memberByUserId(db, identity.orgId, request.params.id)
+        const active = request.body.status === 'Active'
+        await updateMember(db, identity.orgId, member.id, { is_active: active }, clock())
+        return { error: false as const, message: active ? 'User activated' : 'User deactivated' }
+      },
+    )
+  }
+}

@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { maxPosition, parsePosition } from '../../eventstore/event-store.ts'
+import type { Position } from '../../eventstore/event-store.ts'
+import { ValidationError } from '../../errors.ts'
+import type { Deps } from '../../deps.ts'
+
+export const MIN_POSITION_HEADER = 'x-min-position'
+const FIELD = 'min_position'
+
+const lastOf = (value: unknown): unknown => (Array.isArray(value) ? value.at(-1) : value)
+
+/** The position a read asks for, from `?min_position=` and/or `X-Min-Position` (the later of the two); undefined when neither is given. */
+export function minPositionOf(request: FastifyRequest): Position | undefined {
+  const given = [lastOf((request.query as Record<string, unknown> | undefined)?.[FIELD]), lastOf(request.headers[MIN_POSITION_HEADER])]
+  let wanted: Position | undefined
+  for (const text of given) {
+    if (text === undefined || text === '') continue
+    const position = typeof text === 'string' ? parsePosition(text) : undefined
+    if (!position) throw new ValidationError({ [FIELD]: ['Expected a position such as 1234-5 (the X-Event-Position of a write)'] })
+    wanted = wanted ? maxPosition(wanted, position) : position
+  }
+  return wanted
+}
+
+/**
+ * Read-your-writes across processes: a GET under /api/ that names a position (the X-Event-Position
+ * a write answered, possibly on another instance) waits until the read models have applied it, up
+ * to READ_YOUR_WRITES_TIMEOUT_MS, then answers 503 (ProjectionLagError). Requests without one are
+ * untouched. Added on the root instance after authentication, so only callers with a credential wait.
+ */
+export function registerMinPosition(app: FastifyInstance, { projections, config }: Pick<Deps, 'projections' | 'config'>): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' || !request.routeOptions.url?.startsWith('/api/')) return
+    const position = minPositionOf(request)
+    if (position) await projections.waitFor(position, config.readYourWritesTimeoutMs)
+  })
+}

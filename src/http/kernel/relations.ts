@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely'
+import { z } from 'zod'
+import type { Db } from '../../db/database.ts'
+import { membersByIds } from '../../identity/users.ts'
+import { formList } from './schemas/form-values.ts'
+import { liveTags } from '../../projections/tags.ts'
+
+/**
+ * What the record routes (accounts, contacts, deals, leads) share about the ids a record points
+ * at: body and filter schemas and the nested shapes a detail answers with. The existence checks
+ * made before a command are projections/relations.ts.
+ */
+
+const lower = (id: string) => id.toLowerCase()
+export const isUuid = (value: string) => z.uuid().safeParse(value).success
+
+/** A relation list in a body: uuids of records of the caller's organization, duplicates dropped. */
+export const IdList = (what: string) =>
+  formList(z.array(z.string()))
+    // Checked on the list, not per item, so a malformed id is reported under the field's own name.
+    .refine((ids) => ids.every(isUuid), 'Expected a list of ids (uuids).')
+    .transform((ids) => [...new Set(ids.map(lower))])
+    .describe(`Ids of ${what} of this organization; the whole set. In form bodies: the key repeated, or a JSON array`)
+
+/**
+ * A repeatable any-of id filter (`?tags=a&tags=b`). Blank values mean no filter; values that are
+ * not uuids match nothing and are no error: the filter becomes an empty list, which matches nothing.
+ */
+export const IdFilter = (what: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((raw) => {
+      const values = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map((v) => v.trim()).filter(Boolean)
+      return values.length ? values.filter(isUuid).map(lower) : undefined
+    })
+    .describe(`Repeatable; matches ${what} (any of the ids)`)
+
+/** A blank text field is no value. */
+export const optionalText = (max = 255) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), z.string().trim().max(max).nullable()).optional()
+export const optionalEmail = () => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), z.email('Enter a valid email address.').max(254).nullable()).optional()
+
+export const TagRef = z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })
+export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), role: z.string(), is_active: z.boolean() })
+
+export async function tagRefs(db: Db, orgId: string, ids?: readonly string[]): Promise<z.infer<typeof TagRef>[]> {
+  return (await liveTags(db, orgId, ids)).map(({ id, name, color }) => ({ id, name, color }))
+}
+
+export type NameRef = { id: string; name: string }
+
+/** Names of accounts or teams by id, keyed by id; a deleted account a record still points at keeps its name. */
+export async function nameRefs(db: Db, table: 'accounts' | 'teams', orgId: string, ids: readonly string[]): Promise<Map<string, NameRef>> {
+  if (!ids.length) return new Map()
+  const rows = (await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute()) as NameRef[]
+  return new Map(rows.map((row) => [row.id, row]))
+}
+
+export async function profileRefs(db: Db, orgId: string, ids: readonly string[]): Promise<z.infer<typeof ProfileRef>[]> {
+  return (await membersByIds(db, orgId, ids)).map(({ id, email, first_name, last_name, role, is_active }) => ({ id, email, first_name, last_name, role, is_active }))
+}

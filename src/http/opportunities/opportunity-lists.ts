@@ -1,0 +1,127 @@
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+import { CF_PREFIX, customFieldFilter } from '../../commands/custom-field/values.ts'
+import type { Definition } from '../../commands/custom-field/values.ts'
+import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
+import { NotFoundError, orNotFound } from '../../errors.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import { organizationById } from '../../identity/organizations.ts'
+import { liveAccounts } from '../../projections/accounts.ts'
+import { liveContacts } from '../../projections/contacts.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
+import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity-queries.ts'
+import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
+import { pipelineOf } from '../../projections/pipelines.ts'
+import type { Deps } from '../../deps.ts'
+import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
+import { cardsOf, opportunitiesOf } from './opportunity-views.ts'
+import { identityOf } from '../kernel/auth.ts'
+import { isUuid, tagRefs } from '../kernel/relations.ts'
+import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
+import { Board, BoardQuery, DealList, DealListQuery } from './schemas.ts'
+import type { DealFilterQuery } from './schemas.ts'
+import { recordBody } from '../kernel/schemas/records.ts'
+import { callerOf } from '../kernel/commands.ts'
+
+const TAGS = ['opportunities']
+/** §4.6: each column shows at most this many cards; item_count still counts them all. */
+export const CARDS_PER_COLUMN = 100
+
+/** The query string as the shared filter: one mapping, so list, totals and board read it identically. */
+function dealFilter(query: z.infer<typeof DealFilterQuery>, pipeline: string[] | undefined, definitions: readonly Definition[]): DealFilter {
+  // cf_<key> filters: a repeated key takes its last value, a blank one is no filter.
+  const cf = Object.entries(query).flatMap(([key, value]) => {
+    const last = Array.isArray(value) ? value.at(-1) : value
+    return key.startsWith(CF_PREFIX) && typeof last === 'string' && last.trim() !== '' ? [[key.slice(CF_PREFIX.length), last.trim()] as const] : []
+  })
+  const customFields = cf.length ? customFieldFilter(definitions, Object.fromEntries(cf)) : undefined
+  const isTrue = (v: unknown) => typeof v === 'string' && /^(true|1)$/i.test(v.trim())
+  return {
+    name: query.name,
+    search: query.search,
+    account: query.account,
+    stage: query.stage,
+    leadSource: query.lead_source,
+    tags: query.tags,
+    assignedTo: query.assigned_to,
+    createdFrom: query.created_at__gte,
+    createdTo: query.created_at__lte,
+    closedFrom: query.closed_on__gte,
+    closedTo: query.closed_on__lte,
+    amountFrom: query.amount__gte,
+    amountTo: query.amount__lte,
+    pipeline,
+    open: isTrue(query.open),
+    rotten: isTrue(query.rotten),
+    customFields,
+  }
+}
+
+const viewerOf = (request: FastifyRequest): Viewer => {
+  const identity = identityOf(request)
+  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
+}
+
+const pageNumbers = (count: number, limit: number) => (limit > 0 ? Array.from({ length: Math.ceil(count / limit) }, (_, i) => i + 1) : [])
+
+/** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
+export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  return async (app) => {
+    app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const now = clock()
+      const { limit, offset } = request.query
+      const [definitions, defaultPipelineId, org] = await Promise.all([definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true }), ensureDefaultPipeline(deps, callerOf(request)), organizationById(db, viewer.orgId)])
+      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, definitions), now)
+      const [{ count, rows, totals }, accounts, contacts, tags, pipeline] = await Promise.all([
+        listDeals(db, query, { limit, offset }, org.default_currency),
+        liveAccounts(db, viewer.orgId),
+        liveContacts(db, viewer.orgId),
+        tagRefs(db, viewer.orgId),
+        pipelineOf(db, viewer.orgId, defaultPipelineId),
+      ])
+      return {
+        opportunities_count: count,
+        totals,
+        offset,
+        per_page: limit,
+        page_number: pageNumbers(count, limit),
+        opportunities: await opportunitiesOf(db, { id: org.id, name: org.name }, rows, now),
+        accounts_list: accounts.map(recordBody),
+        contacts_list: contacts.map(recordBody),
+        tags,
+        stage: (pipeline?.stages ?? []).map((s) => [s.code, s.label] as [string, string]),
+        lead_source: leadSourceChoices(),
+        currency: currencyChoices(),
+      }
+    })
+
+    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: 'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.', querystring: BoardQuery, response: { 200: Board, 404: ErrorBody, ...authErrors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const now = clock()
+      const given = request.query.pipeline?.trim().toLowerCase()
+      if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
+      const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
+      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
+      const { rows, counts } = await boardDeals(db, query, pipeline.stages.map((s) => s.id), CARDS_PER_COLUMN)
+      const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now)
+      const columns = pipeline.stages.map((stage) => ({
+        id: stage.code,
+        name: stage.label,
+        order: stage.position,
+        kind: stage.kind,
+        color: null,
+        stage_type: stage.kind,
+        expected_days: stage.expected_days,
+        warning_days: stage.warning_days,
+        is_status_column: true,
+        wip_limit: null,
+        item_count: counts.get(stage.id) ?? 0,
+        items: cards.filter((_, i) => rows[i]!.stage_id === stage.id),
+      }))
+      return { mode: 'status' as const, pipeline: { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }, columns, total_items: [...counts.values()].reduce((a, b) => a + b, 0) }
+    })
+  }
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { replacing } from '../../commands/record.ts'
+import { SOLUTION_STATUSES, emptySolution, solutionDecider, solutionNames, solutionStreams } from '../../commands/solution/solution.ts'
+import type { SolutionCommand, SolutionFields } from '../../commands/solution/solution.ts'
+import { orNotFound } from '../../errors.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import { listSolutions, solutionOf, solutionTotals } from '../../projections/solutions.ts'
+import type { SolutionRow } from '../../projections/solutions.ts'
+import type { Deps } from '../../deps.ts'
+import { requestCommands } from '../kernel/commands.ts'
+import { identityOf, requireAdmin } from '../kernel/auth.ts'
+import { optionalText } from '../kernel/relations.ts'
+import { ErrorBody, IdParams, PageQuery, authErrors } from '../kernel/schemas/common.ts'
+import { formBoolean } from '../kernel/schemas/form-values.ts'
+
+const TAGS = ['solutions']
+const Status = z.enum(SOLUTION_STATUSES)
+const Solution = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  description: z.string().nullable(),
+  status: Status.describe('Review status; independent of publication'),
+  is_published: z.boolean(),
+  created_by: z.uuid().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+const SolutionBody = z.object({
+  title: z.string().trim().min(1, 'This field may not be blank.').max(255),
+  description: optionalText(20_000),
+  status: Status.optional().describe('Default draft'),
+  is_published: formBoolean(z.boolean()).optional().describe('Default false'),
+})
+const Totals = z
+  .object({ count: z.number().int(), published: z.number().int(), draft: z.number().int(), reviewed: z.number().int(), approved_unpublished: z.number().int() })
+  .describe('Of the whole knowledge base, whatever the filters')
+const ListQuery = PageQuery.extend({
+  title: z.string().optional().describe('Case-insensitive contains'),
+  status: z.string().optional().describe('Exact; an unknown status matches nothing'),
+  is_published: z.enum(['true', 'false']).optional(),
+})
+const SolutionList = z.object({
+  count: z.number().int(),
+  next: z.string().nullable().describe('URL of the next page, or null on the last'),
+  previous: z.string().nullable().describe('URL of the previous page, or null on the first'),
+  results: z.array(Solution),
+  totals: Totals,
+})
+const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
+
+const solutionBody = (row: SolutionRow): z.infer<typeof Solution> => ({
+  id: row.id,
+  title: row.title,
+  description: row.description,
+  status: row.status,
+  is_published: row.is_published,
+  created_by: row.created_by,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+})
+
+/** The same list URL at another offset, keeping the other query parameters (the standard envelope's next/previous). */
+function pageUrl(request: FastifyRequest, offset: number): string {
+  const url = new URL(request.url, `${request.protocol}://${request.host}`)
+  url.searchParams.set('offset', String(offset))
+  return url.toString()
+}
+
+/**
+ * Solutions, the knowledge base of support cases (§4.1, §4.8): bare-data answers (the record
+ * itself; validation failures by status), the standard `{count, next, previous, results}` list
+ * plus `totals`. Members read, create and edit; deleting needs an admin or the creator;
+ * publishing and unpublishing are admin-only.
+ */
+export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  const at = () => clock().toISOString()
+  const found = (orgId: string, id: string) => orNotFound(solutionOf(db, orgId, id))
+  const run = async (request: FastifyRequest, reply: FastifyReply, id: string, command: SolutionCommand) => {
+    const commands = requestCommands(deps, request, reply)
+    await commands.run(solutionDecider, solutionStreams.stream(id), command)
+    await commands.settle()
+  }
+  const change = async (request: FastifyRequest, reply: FastifyReply, id: string, changes: Partial<SolutionFields>) => {
+    const { orgId } = identityOf(request)
+    const current = await found(orgId, id)
+    await run(request, reply, current.id, { type: solutionNames.commands.update, orgId, changes, at: at() })
+    return solutionBody(await found(orgId, current.id))
+  }
+
+  return async (app) => {
+    app.get('/api/cases/solutions/', { schema: { tags: TAGS, summary: 'Solutions, by title, with totals of the whole knowledge base', querystring: ListQuery, response: { 200: SolutionList, ...authErrors } } }, async (request) => {
+      const { orgId } = identityOf(request)
+      const { limit, offset, title, status, is_published } = request.query
+      const [{ count, rows }, totals] = await Promise.all([
+        listSolutions(db, orgId, { limit, offset, title, status, isPublished: is_published === undefined ? undefined : is_published === 'true' }),
+        solutionTotals(db, orgId),
+      ])
+      return {
+        count,
+        next: offset + limit < count && limit > 0 ? pageUrl(request, offset + limit) : null,
+        previous: offset > 0 ? pageUrl(request, Math.max(0, offset - limit)) : null,
+        results: rows.map(solutionBody),
+        totals,
+      }
+    })
+
+    app.post('/api/cases/solutions/', { schema: { tags: TAGS, summary: 'Create a solution; answers 201 with it', body: SolutionBody, response: { 201: Solution, ...errors } } }, async (request, reply) => {
+      const identity = identityOf(request)
+      const id = randomUUID()
+      const fields = replacing(emptySolution(), request.body)
+      await run(request, reply, id, { type: solutionNames.commands.create, solutionId: id, orgId: identity.orgId, fields, actorId: identity.profileId, at: at() })
+      return reply.code(201).send(solutionBody(await found(identity.orgId, id)))
+    })
+
+    app.get('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'One solution', params: IdParams, response: { 200: Solution, ...errors } } }, async (request) => solutionBody(await found(identityOf(request).orgId, request.params.id)))
+
+    app.put('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'Replace a solution (fields left out take their defaults)', params: IdParams, body: SolutionBody, response: { 200: Solution, ...errors } } }, (request, reply) =>
+      change(request, reply, request.params.id, replacing(emptySolution(), request.body)),
+    )
+
+    app.patch('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'Change the named fields of a solution', params: IdParams, body: SolutionBody.partial(), response: { 200: Solution, ...errors } } }, (request, reply) =>
+      change(request, reply, request.params.id, request.body),
+    )
+
+    app.delete('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'Delete a solution (admins or its creator); answers 204', params: IdParams, response: { 204: z.null().describe('No content'), ...errors } } }, async (request, reply) => {
+      const identity = identityOf(request)
+      const current = await found(identity.orgId, request.params.id)
+      await run(request, reply, current.id, { type: solutionNames.commands.delete, orgId: identity.orgId, actor: { profileId: identity.profileId, isAdmin: isAdmin(identity) }, at: at() })
+      return reply.code(204).send(null)
+    })
+
+    for (const [action, is_published] of [['publish', true], ['unpublish', false]] as const) {
+      app.post(`/api/cases/solutions/:id/${action}/`, { schema: { tags: TAGS, summary: `${action === 'publish' ? 'Publish' : 'Unpublish'} a solution (admins); answers it`, params: IdParams, response: { 200: Solution, ...errors } } }, (request, reply) => {
+        requireAdmin(request)
+        return change(request, reply, request.params.id, { is_published })
+      })
+    }
+  }
+}
