@@ -9,8 +9,8 @@ async function main(): Promise<void> {
   for (const warning of warnings) logger.warn(warning)
   const runtime = await openRuntime(config, logger, 'server')
   const app = await buildApp({ ...runtime, config, logger, clock: () => new Date() })
-  runtime.projections.start()
-  runtime.webhooks.start()
+  // Migrated by now; the background work starts in order (see Runtime.start).
+  runtime.start()
   await app.listen({ port: config.port, host: config.host })
 
   // SIGTERM: stop accepting, let in-flight requests finish, stop projectors between batches, then exit.

@@ -23,6 +23,12 @@ export type Runtime = {
   projections: ProjectionRunner
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
   webhooks: WebhookDispatcher
+  /**
+   * The server's background work: the projections, then the webhook deliveries, which wait for the
+   * read model they list subscriptions from. The migrations are already done (openRuntime returns
+   * after them), so nothing here can run against a schema that is not there yet.
+   */
+  start(): void
   close(): Promise<void>
 }
 
@@ -31,7 +37,13 @@ const EMBEDDED_DATABASE = 'crm'
 /**
  * Connects everything the server and the CLI share: the database (DATABASE_URL, or an embedded
  * PostgreSQL under DATA_DIR), migrations, the event store adapter and the projection runner
- * (not started: only the server applies projections).
+ * (not started: only the server applies projections, through `start()`).
+ *
+ * Start-up order: migrations complete before anything else is even created. They run under
+ * Kysely's migration lock (a PostgreSQL advisory lock) in one transaction, so a second process
+ * starting meanwhile waits for the lock, then finds nothing pending. Read models come next: the
+ * projections leader builds their tables on a first start, and their readers wait for them (the
+ * API through `projections.tablesReady`, the webhook dispatcher for the webhooks read model).
  */
 export async function openRuntime(config: Config, logger: Logger, role: 'server' | 'cli'): Promise<Runtime> {
   const { url, stopEmbedded } = await resolveDatabase(config, logger, role === 'server')
@@ -61,6 +73,10 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     store,
     projections,
     webhooks,
+    start() {
+      projections.start()
+      webhooks.start()
+    },
     async close() {
       await webhooks.stop()
       await projections.stop()

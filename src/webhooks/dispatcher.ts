@@ -8,7 +8,7 @@ import type { Database } from '../db/database.ts'
 import { comparePositions } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
 import { createWakeup, delay } from '../eventstore/wakeup.ts'
-import { activeWebhooks, createdPositionOf, webhookById } from '../projections/webhooks.ts'
+import { activeWebhooks, createdPositionOf, webhookById, webhooksProjector } from '../projections/webhooks.ts'
 import type { WebhookRow } from '../projections/webhooks.ts'
 import { createHttpSender } from './http-sender.ts'
 import type { Sender } from './http-sender.ts'
@@ -46,6 +46,7 @@ export type WebhookDispatcherOptions = {
 
 export type WebhookDispatcher = {
   readonly isLeader: boolean
+  /** Delivers in the background, once the webhooks read model exists (nothing is read before). */
   start(): void
   stop(): Promise<void>
 }
@@ -62,12 +63,14 @@ type Outcome = { ok: boolean; statusCode: number | null; error: string | null; d
 
 /**
  * Delivers the organizations' events to their webhook subscriptions, outside any request: a
- * consumer of the log like a projector. One process per database delivers (a PostgreSQL advisory
- * lock held on one pooled connection). Each active subscription follows the log from its own
- * checkpoint in log order and moves it only after a 2xx (at-least-once), never skipping a failed
- * event (so per-stream order holds); failures are retried with exponential backoff and, after
- * `maxFailures` in a row, disable the subscription. Subscriptions deliver independently of each
- * other. Redeliveries requested through the API are pending rows of the delivery log, sent here.
+ * consumer of the log like a projector. It starts once the webhooks read model exists (on a fresh
+ * database the projections leader builds it after the migrations). One process per database
+ * delivers (a PostgreSQL advisory lock held on one pooled connection). Each active subscription
+ * follows the log from its own checkpoint in log order and moves it only after a 2xx
+ * (at-least-once), never skipping a failed event (so per-stream order holds); failures are
+ * retried with exponential backoff and, after `maxFailures` in a row, disable the subscription.
+ * Subscriptions deliver independently of each other. Redeliveries requested through the API are
+ * pending rows of the delivery log, sent here.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { db, store } = options
@@ -244,7 +247,30 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
   }
 
+  /**
+   * Subscriptions are listed from the webhooks read model, whose table the projections leader
+   * (this process or another) creates on a first start, after the migrations: its checkpoint row is
+   * written in the same transaction as the table. Until the row is there, nothing is read and the
+   * lock is not taken. Once built, the table only ever changes by an atomic swap, so one wait per
+   * process is enough.
+   */
+  async function untilReadModelExists(): Promise<void> {
+    let told = false
+    while (!stopping.signal.aborted) {
+      try {
+        const built = await db.selectFrom('projection_checkpoints').select('name').where('name', '=', webhooksProjector.name).executeTakeFirst()
+        if (built) return
+        if (!told) log.info('waiting for the webhooks read model to be built before delivering')
+        told = true
+      } catch (error) {
+        if (!stopping.signal.aborted) log.error({ err: error }, 'could not tell whether the webhooks read model exists; trying again')
+      }
+      await delay(pollMs, stopping.signal)
+    }
+  }
+
   async function lead(): Promise<void> {
+    await untilReadModelExists()
     while (!stopping.signal.aborted) {
       try {
         await db.connection().execute(async (connection) => {
