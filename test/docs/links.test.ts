@@ -1,7 +1,7 @@
 /**
  * Every relative link in README.md and docs/*.md resolves: to a file or folder of the repository
  * and, with a `#fragment`, to a heading of that Markdown file (GitHub's anchor spelling). Links
- * to pages elsewhere (`https:`, `mailto:`) are not followed.
+ * to pages elsewhere (`https:`, `mailto:`) are not followed. And the README stays short.
  */
 import { existsSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -52,6 +52,13 @@ t.test('relative links in the README and docs resolve', async (t) => {
   for (const [file, reason] of Object.entries(PENDING)) {
     if (existsSync(join(REPO, file))) t.comment(`${file} exists now (${reason}): its PENDING entry in ${relative(REPO, new URL(import.meta.url).pathname)} can go`)
   }
+})
+
+t.test('the README stays a short entry page with the two set-up commands', async (t) => {
+  const readme = readDoc('README.md')
+  const lines = readme.trimEnd().split('\n').length
+  t.ok(lines < 150, `README.md has ${lines} lines (fewer than 150: the rest belongs in docs/)`)
+  for (const command of ['npm ci && npm start', 'npm ci && npm test']) t.ok(readme.includes(command), `README.md says \`${command}\``)
 })
 
 t.test('GitHub anchors', async (t) => {
