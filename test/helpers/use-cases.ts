@@ -1,0 +1,121 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import type { Caller } from '../../src/commands/caller.ts'
+import { callerOfIdentity } from '../../src/commands/caller.ts'
+import { commandSession } from '../../src/commands/command-session.ts'
+import type { CommandSession } from '../../src/commands/command-session.ts'
+import { fold } from '../../src/commands/decider.ts'
+import { nameClaimDecider, nameClaimStream } from '../../src/commands/name-claim.ts'
+import type { NameClaimEvent } from '../../src/commands/name-claim.ts'
+import { loadConfig } from '../../src/config.ts'
+import type { Role } from '../../src/db/database.ts'
+import type { Deps } from '../../src/deps.ts'
+import type { Position, RecordedEvent } from '../../src/eventstore/event-store.ts'
+import { START } from '../../src/eventstore/event-store.ts'
+import { addProfile, bootstrapOrganization, ensureUser } from '../../src/identity/memberships.ts'
+import { allProjectors } from '../../src/projections/index.ts'
+import { domainEventOf } from '../../src/projections/projector.ts'
+import { onTeardown } from './cleanup.ts'
+import { freshDatabase } from './db.ts'
+import type { TestDatabase } from './db.ts'
+import { silentLogger, testRunner, testStore } from './runner.ts'
+
+/**
+ * Use-case tests (test/use-cases/): the service's real dependencies (a fresh database, the event
+ * store, every projector running, a fixed clock) with no HTTP app, and callers seeded through the
+ * same identity code the `bootstrap` CLI uses. Nothing here imports src/http or fastify.
+ */
+
+/** The same instant as the HTTP tests' fixed clock. */
+export const USE_CASE_NOW = new Date('2026-11-22T09:00:00Z')
+
+export type UseCaseWorld = { deps: Deps; database: TestDatabase; dataDir: string }
+
+/** What src/runtime.ts connects for the server, on a fresh database of this test file, projections started and their tables built. */
+export async function givenDeps(t: Test): Promise<UseCaseWorld> {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const projections = testRunner(t, database, store, [...allProjectors])
+  const dataDir = await mkdtemp(join(tmpdir(), 'crm-use-case-'))
+  onTeardown(t, () => rm(dataDir, { recursive: true, force: true }))
+  const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dataDir })
+  projections.start()
+  await projections.tablesReady(config.readYourWritesTimeoutMs)
+  return { deps: { config, db: database.db, store, projections, logger: silentLogger, clock: () => USE_CASE_NOW }, database, dataDir }
+}
+
+export type OrgCallers = { orgId: string; admin: Caller; addMember(email: string, role?: Role): Promise<Caller> }
+
+const callerOf = (ids: { userId: string; profileId: string; orgId: string; email: string }, role: Role): Caller =>
+  callerOfIdentity({ ...ids, role, credential: 'jwt', scopes: [], tokenId: null }, `use-case-${ids.email}`)
+
+/** An organization with an admin (bootstrapOrganization, as the CLI does), and its members as use cases see them. */
+export async function givenOrganization(deps: Pick<Deps, 'db'>, name: string): Promise<OrgCallers> {
+  const email = `admin@${name.toLowerCase().replace(/\W/g, '')}.test`
+  const created = await bootstrapOrganization(deps.db, { name, email })
+  const orgId = created.org_id
+  return {
+    orgId,
+    admin: callerOf({ userId: created.user_id, profileId: created.profile_id, orgId, email }, 'ADMIN'),
+    async addMember(memberEmail, role = 'USER') {
+      const userId = await ensureUser(deps.db, memberEmail)
+      const profileId = await addProfile(deps.db, userId, orgId, role)
+      return callerOf({ userId, profileId, orgId, email: memberEmail }, role)
+    },
+  }
+}
+
+/** Read-your-writes, as a route settles: waits until every read model has applied `position`. */
+export async function settled(deps: Pick<Deps, 'projections' | 'config'>, position: Position | null): Promise<void> {
+  if (!position) throw new Error('Expected the use case to answer a position to wait for')
+  await deps.projections.waitFor(position, deps.config.readYourWritesTimeoutMs)
+}
+
+/** The end of the log as the store shows it now. */
+export async function logEnd(deps: Pick<Deps, 'store'>): Promise<Position> {
+  let after = START
+  for (;;) {
+    const page = await deps.store.readAll({ after, maxCount: 1000 })
+    after = page.scannedTo
+    if (page.isEnd) return after
+  }
+}
+
+/** Every event appended after `after`, in log order. */
+export async function eventsAfter(deps: Pick<Deps, 'store'>, after: Position): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = []
+  for (;;) {
+    const page = await deps.store.readAll({ after, maxCount: 1000 })
+    events.push(...page.events)
+    after = page.scannedTo
+    if (page.isEnd) return events
+  }
+}
+
+/** The owner of a unique name (`scope`, e.g. `account`), folded from its claim stream; null when free. */
+export async function nameHolder(deps: Pick<Deps, 'store'>, scope: string, orgId: string, name: string): Promise<string | null> {
+  const events = await deps.store.readStream(nameClaimStream(scope, orgId, name))
+  return fold(nameClaimDecider, events.map((e) => domainEventOf<NameClaimEvent>(e))).ownerId
+}
+
+/** A caller's unit of work, to wait for what a refused use case appended (and undid) before it threw. */
+export const sessionOf = (deps: Pick<Deps, 'store'>, caller: Caller): CommandSession => commandSession(deps.store, caller)
+
+/** A CSV file on disk, as an upload leaves it (the record import takes it over). */
+export async function csvFile(dir: string, name: string, lines: readonly string[]): Promise<string> {
+  const path = join(dir, name)
+  await writeFile(path, lines.join('\r\n'))
+  return path
+}
+
+/** The error a promise rejects with (a test failure when it resolves). */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('Expected a rejection, but the promise resolved')
+}

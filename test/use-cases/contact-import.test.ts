@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import t from 'tap'
+import { z } from 'zod'
+import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
+import type { Caller } from '../../src/commands/caller.ts'
+import { contactDecider, contactNames, contactStream, emptyContact } from '../../src/commands/contact/contact.ts'
+import type { ContactFields } from '../../src/commands/contact/contact.ts'
+import { IMPORT_TTL_MS, commitRecordImport, previewRecordImport } from '../../src/commands/imports/record-import.ts'
+import { createRecord } from '../../src/commands/record-create.ts'
+import type { RecordModule } from '../../src/commands/record-create.ts'
+import type { Db } from '../../src/db/database.ts'
+import { NotFoundError, ValidationError } from '../../src/errors.ts'
+import { accountOf } from '../../src/projections/accounts.ts'
+import { listContacts } from '../../src/projections/contacts.ts'
+import { checkRelations } from '../../src/projections/relations.ts'
+import { csvFile, eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, sessionOf, settled } from '../helpers/use-cases.ts'
+
+const CONTACT_SCOPE = 'contact_email'
+const blankAsNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v)
+
+/**
+ * A contact row as the contacts module's create body takes it. The module's own description is
+ * assembled in its HTTP routes file; this is the same rule set from command-side pieces (decider,
+ * names, stream, relation checks), which is all an import worker would have.
+ */
+const ContactRow = z.object({
+  first_name: z.string().trim().min(1, 'This field may not be blank.').max(255),
+  last_name: z.preprocess(blankAsNull, z.string().trim().max(255).nullable()).optional(),
+  email: z.preprocess(blankAsNull, z.email('Enter a valid email address.').max(254).nullable()).optional(),
+  phone: z.preprocess(blankAsNull, z.string().trim().max(50).nullable()).optional(),
+  account: z.uuid().transform((id) => id.toLowerCase()).nullable().optional(),
+})
+
+function contactsModule(db: Db): RecordModule<ContactFields, 'email', typeof contactNames> {
+  return {
+    plural: 'contacts',
+    body: ContactRow,
+    empty: emptyContact,
+    decider: contactDecider,
+    commands: contactNames.commands,
+    stream: contactStream,
+    // As the contacts routes check: an account of this organization, and the relation lists.
+    checkRelations: async (orgId, requested, current) => {
+      const accountMissing = requested.account && requested.account !== current?.account && !(await accountOf(db, orgId, requested.account))
+      await checkRelations(db, orgId, requested, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
+    },
+    unique: { scope: CONTACT_SCOPE, field: 'email' },
+  }
+}
+
+/** Issue 16: the contact CSV import (preview, then commit) runs from (deps, caller, module, file), with no HTTP app. */
+t.test('contact CSV import, without an HTTP app', async (t) => {
+  const { deps, dataDir } = await givenDeps(t)
+  const acme = await givenOrganization(deps, 'Acme')
+  const globex = await givenOrganization(deps, 'Globex')
+  const alice = await acme.addMember('alice@acme.test')
+  const bob = await acme.addMember('bob@acme.test')
+  const contacts = contactsModule(deps.db)
+
+  const givenAccount = async (caller: Caller, name: string) => {
+    const accountId = randomUUID()
+    const session = sessionOf(deps, caller)
+    await session.run(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId: caller.orgId, fields: { ...emptyAccount(), name }, actorId: caller.profileId, at: deps.clock().toISOString() })
+    await settled(deps, session.position())
+    return accountId
+  }
+  const initech = await givenAccount(acme.admin, 'Initech')
+  const foreign = await givenAccount(globex.admin, 'Globex Corp')
+  const taken = await createRecord(deps, acme.admin, contacts, { first_name: 'Taken', email: 'taken@acme.test' })
+  await settled(deps, taken.position)
+  const acmeContacts = async (search?: string) => (await listContacts(deps.db, acme.orgId, { limit: 100, offset: 0, search })).rows
+
+  const lines = [
+    'First Name,EMAIL,account,Shoe Size',
+    `Peter,peter@initech.test,${initech},42`,
+    'Samir,samir@initech.test,,',
+    ',nobody@initech.test,,',
+    'Michael,not-an-email,,',
+    'Pete,PETER@initech.test,,',
+    'Already,TAKEN@acme.test,,',
+    `Spy,spy@initech.test,${foreign},`,
+  ]
+  const refusedRows = [3, 4, 5, 6, 7]
+  let importId = ''
+
+  t.test('given a CSV of valid and invalid rows, when a member previews it, then every row has its verdict and nothing is created', async (t) => {
+    const before = await logEnd(deps)
+    const path = await csvFile(dataDir, 'contacts.csv', lines)
+    const preview = await previewRecordImport(deps, alice, contacts, path)
+    importId = preview.importId
+    t.match(preview, { total: 7, refused: { count: 5 }, columns: { recognized: ['first_name', 'email', 'account'], ignored: ['Shoe Size'] } })
+    t.same(preview.refused.errors.map((e) => e.row), refusedRows)
+    t.match(preview.refused.errors, [
+      { row: 3, errors: { first_name: [String] } },
+      { row: 4, errors: { email: [String] } },
+      { row: 5, errors: { email: ['Duplicate of row 1 in this file.'] } },
+      { row: 6, errors: { email: [/already in use/] } },
+      { row: 7, errors: { account: [String] } },
+    ])
+    t.same(preview.preview.map((row) => [row.first_name, row.email, row.account]), [['Peter', 'peter@initech.test', initech], ['Samir', 'samir@initech.test', null]], 'the valid rows as they would be created')
+    t.equal(Date.parse(preview.expiresAt) - deps.clock().getTime(), IMPORT_TTL_MS, 'kept for a day from the preview')
+    t.notOk(existsSync(path), 'the file is taken over for the commit')
+
+    t.same(await eventsAfter(deps, before), [], 'nothing appended')
+    t.same((await acmeContacts()).map((c) => c.email), ['taken@acme.test'], 'no contact created')
+    t.equal(await nameHolder(deps, CONTACT_SCOPE, acme.orgId, 'peter@initech.test'), null, 'no email claimed')
+  })
+
+  t.test("given Alice's preview, when another member, an admin or another organization commits it, then it is not found and nothing is created", async (t) => {
+    const before = await logEnd(deps)
+    for (const [who, caller] of [['Bob', bob], ["Acme's admin", acme.admin], ["Globex's admin", globex.admin]] as const) {
+      const error = await rejectionOf(commitRecordImport(deps, caller, contacts, importId))
+      t.type(error, NotFoundError, `${who}: 404`)
+      t.match(error, { statusCode: 404 })
+    }
+    t.same(await eventsAfter(deps, before), [], 'nothing appended')
+  })
+
+  t.test('given the preview, when Alice commits it, then the valid rows are created (once) and the refused ones reported', async (t) => {
+    const outcome = await commitRecordImport(deps, alice, contacts, importId)
+    t.match(outcome, { created: 2, failed: 5 })
+    t.same(outcome.errors.map((e) => e.row), refusedRows)
+    await settled(deps, outcome.position)
+
+    const [peter] = await acmeContacts('peter@initech')
+    t.match(peter, { first_name: 'Peter', email: 'peter@initech.test', account: initech, created_by: alice.profileId })
+    t.match(await acmeContacts('samir@initech'), [{ first_name: 'Samir', account: null }])
+    t.same(await acmeContacts('spy@'), [], 'the row pointing at another organization\'s account is not created')
+    t.equal((await acmeContacts()).length, 3, 'two contacts added to the one there was')
+    t.equal(await nameHolder(deps, CONTACT_SCOPE, acme.orgId, 'PETER@initech.test'), peter?.id, "the imported email is claimed by the imported contact")
+    const copy = await rejectionOf(createRecord(deps, bob, contacts, { first_name: 'Copy', email: 'Peter@Initech.test' }))
+    t.type(copy, ValidationError, 'so a later create with that email is refused')
+
+    const before = await logEnd(deps)
+    const again = await rejectionOf(commitRecordImport(deps, alice, contacts, importId))
+    t.type(again, NotFoundError, 'committing again is 404')
+    t.same(await eventsAfter(deps, before), [], 'and creates nothing')
+    t.equal((await acmeContacts()).length, 3)
+  })
+})
