@@ -8,14 +8,6 @@ import { dirname, join, normalize, relative } from 'node:path'
 import t from 'tap'
 import { REPO, anchorsOf, docFiles, linksOf, readDoc } from './markdown.ts'
 
-/**
- * Documents being written in the same piece of work, by another change. A link to one of them is
- * reported as a todo while the file is missing and checked like any other once it exists.
- */
-const PENDING: Record<string, string> = {
-  'docs/adding-a-module.md': 'the module recipe of issue 16, written separately',
-}
-
 t.test('relative links in the README and docs resolve', async (t) => {
   const files = docFiles()
   let checked = 0
@@ -31,9 +23,7 @@ t.test('relative links in the README and docs resolve', async (t) => {
         continue
       }
       if (!existsSync(join(REPO, resolved))) {
-        const pending = PENDING[resolved]
-        if (pending) t.pass(`${where}: ${resolved} does not exist yet`, { todo: pending })
-        else t.fail(`${where}: ${resolved} does not exist`)
+        t.fail(`${where}: ${resolved} does not exist`)
         continue
       }
       if (fragment !== undefined) {
@@ -49,9 +39,6 @@ t.test('relative links in the README and docs resolve', async (t) => {
     }
   }
   t.ok(checked > 0, `${checked} relative links checked in ${files.length} documents`)
-  for (const [file, reason] of Object.entries(PENDING)) {
-    if (existsSync(join(REPO, file))) t.comment(`${file} exists now (${reason}): its PENDING entry in ${relative(REPO, new URL(import.meta.url).pathname)} can go`)
-  }
 })
 
 t.test('the README stays a short entry page with the two set-up commands', async (t) => {
