@@ -1,53 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import t from 'tap'
-import { z } from 'zod'
 import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
 import type { Caller } from '../../src/commands/caller.ts'
-import { contactDecider, contactNames, contactStream, emptyContact } from '../../src/commands/contact/contact.ts'
-import type { ContactFields } from '../../src/commands/contact/contact.ts'
 import { IMPORT_TTL_MS, commitRecordImport, previewRecordImport } from '../../src/commands/imports/record-import.ts'
 import { createRecord } from '../../src/commands/record-create.ts'
-import type { RecordModule } from '../../src/commands/record-create.ts'
-import type { Db } from '../../src/db/database.ts'
 import { NotFoundError, ValidationError } from '../../src/errors.ts'
-import { accountOf } from '../../src/projections/accounts.ts'
 import { listContacts } from '../../src/projections/contacts.ts'
-import { checkRelations } from '../../src/projections/relations.ts'
 import { csvFile, eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, sessionOf, settled } from '../helpers/use-cases.ts'
-
-const CONTACT_SCOPE = 'contact_email'
-const blankAsNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v)
-
-/**
- * A contact row as the contacts module's create body takes it. The module's own description is
- * assembled in its HTTP routes file; this is the same rule set from command-side pieces (decider,
- * names, stream, relation checks), which is all an import worker would have.
- */
-const ContactRow = z.object({
-  first_name: z.string().trim().min(1, 'This field may not be blank.').max(255),
-  last_name: z.preprocess(blankAsNull, z.string().trim().max(255).nullable()).optional(),
-  email: z.preprocess(blankAsNull, z.email('Enter a valid email address.').max(254).nullable()).optional(),
-  phone: z.preprocess(blankAsNull, z.string().trim().max(50).nullable()).optional(),
-  account: z.uuid().transform((id) => id.toLowerCase()).nullable().optional(),
-})
-
-function contactsModule(db: Db): RecordModule<ContactFields, 'email', typeof contactNames> {
-  return {
-    plural: 'contacts',
-    body: ContactRow,
-    empty: emptyContact,
-    decider: contactDecider,
-    commands: contactNames.commands,
-    stream: contactStream,
-    // As the contacts routes check: an account of this organization, and the relation lists.
-    checkRelations: async (orgId, requested, current) => {
-      const accountMissing = requested.account && requested.account !== current?.account && !(await accountOf(db, orgId, requested.account))
-      await checkRelations(db, orgId, requested, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
-    },
-    unique: { scope: CONTACT_SCOPE, field: 'email' },
-  }
-}
+import { contactModule } from '../../src/http/contacts/contacts.ts'
+import { CONTACT_EMAIL_SCOPE } from '../../src/commands/contact/contact.ts'
 
 /** Issue 16: the contact CSV import (preview, then commit) runs from (deps, caller, module, file), with no HTTP app. */
 t.test('contact CSV import, without an HTTP app', async (t) => {
@@ -56,7 +18,7 @@ t.test('contact CSV import, without an HTTP app', async (t) => {
   const globex = await givenOrganization(deps, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
   const bob = await acme.addMember('bob@acme.test')
-  const contacts = contactsModule(deps.db)
+  const contacts = contactModule(deps.db)
 
   const givenAccount = async (caller: Caller, name: string) => {
     const accountId = randomUUID()
@@ -104,7 +66,7 @@ t.test('contact CSV import, without an HTTP app', async (t) => {
 
     t.same(await eventsAfter(deps, before), [], 'nothing appended')
     t.same((await acmeContacts()).map((c) => c.email), ['taken@acme.test'], 'no contact created')
-    t.equal(await nameHolder(deps, CONTACT_SCOPE, acme.orgId, 'peter@initech.test'), null, 'no email claimed')
+    t.equal(await nameHolder(deps, CONTACT_EMAIL_SCOPE, acme.orgId, 'peter@initech.test'), null, 'no email claimed')
   })
 
   t.test("given Alice's preview, when another member, an admin or another organization commits it, then it is not found and nothing is created", async (t) => {
@@ -128,7 +90,7 @@ t.test('contact CSV import, without an HTTP app', async (t) => {
     t.match(await acmeContacts('samir@initech'), [{ first_name: 'Samir', account: null }])
     t.same(await acmeContacts('spy@'), [], 'the row pointing at another organization\'s account is not created')
     t.equal((await acmeContacts()).length, 3, 'two contacts added to the one there was')
-    t.equal(await nameHolder(deps, CONTACT_SCOPE, acme.orgId, 'PETER@initech.test'), peter?.id, "the imported email is claimed by the imported contact")
+    t.equal(await nameHolder(deps, CONTACT_EMAIL_SCOPE, acme.orgId, 'PETER@initech.test'), peter?.id, "the imported email is claimed by the imported contact")
     const copy = await rejectionOf(createRecord(deps, bob, contacts, { first_name: 'Copy', email: 'Peter@Initech.test' }))
     t.type(copy, ValidationError, 'so a later create with that email is refused')
 

@@ -15,10 +15,10 @@ import { leadOf } from '../../src/projections/leads.ts'
 import { opportunityOf } from '../../src/projections/opportunities.ts'
 import { dealQuery, listDeals } from '../../src/projections/opportunity-queries.ts'
 import { eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, sessionOf, settled } from '../helpers/use-cases.ts'
+import { CONTACT_EMAIL_SCOPE } from '../../src/commands/contact/contact.ts'
+import { ACCOUNT_NAME_SCOPE } from '../../src/commands/account/account.ts'
 
 // The name-claim scopes of what conversion creates (accounts, contacts; deals and leads export theirs).
-const ACCOUNT_SCOPE = 'account'
-const CONTACT_SCOPE = 'contact_email'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** How many live accounts, contacts and deals the organization's read models hold (an admin's view). */
@@ -58,8 +58,8 @@ t.test('lead conversion, without an HTTP app', async (t) => {
     t.equal(converted.length, 1, 'LeadConverted appended once')
     t.match(converted[0]?.data, { account_id, contact_id, opportunity_id, by: caller.profileId })
 
-    t.equal(await nameHolder(deps, ACCOUNT_SCOPE, orgId, expected.name), account_id, "the account's name is claimed")
-    t.equal(await nameHolder(deps, CONTACT_SCOPE, orgId, expected.email), contact_id, "the contact's email is claimed")
+    t.equal(await nameHolder(deps, ACCOUNT_NAME_SCOPE, orgId, expected.name), account_id, "the account's name is claimed")
+    t.equal(await nameHolder(deps, CONTACT_EMAIL_SCOPE, orgId, expected.email), contact_id, "the contact's email is claimed")
     t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, orgId, expected.name), opportunity_id, "the deal's name is claimed")
   }
 
@@ -108,7 +108,7 @@ t.test('lead conversion, without an HTTP app', async (t) => {
     t.match(await leadOf(deps.db, acme.orgId, open.id), { status: 'assigned', account: null, converted_account: null })
 
     t.same(await recordCounts(deps, acme.orgId), counts, 'no account, contact or deal rows')
-    t.equal(await nameHolder(deps, ACCOUNT_SCOPE, acme.orgId, 'Nomail Inc'), null, 'no account name claimed')
+    t.equal(await nameHolder(deps, ACCOUNT_NAME_SCOPE, acme.orgId, 'Nomail Inc'), null, 'no account name claimed')
     t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, acme.orgId, 'Nomail Inc'), null, 'no deal name claimed')
   })
 
@@ -129,8 +129,8 @@ t.test('lead conversion, without an HTTP app', async (t) => {
     t.same(types.filter((type) => !type.startsWith('Name')), ['AccountCreated', 'ContactCreated', 'ContactDeleted', 'AccountDeleted'], 'the account and contact were created, then deleted again; no lead, no deal')
     t.equal(types.filter((type) => type === 'NameClaimed').length, types.filter((type) => type === 'NameReleased').length, 'every name claimed was released')
     t.same(await recordCounts(deps, acme.orgId), counts, 'no account, contact or deal rows left')
-    t.equal(await nameHolder(deps, ACCOUNT_SCOPE, acme.orgId, 'Hooli'), null, 'the account name is free')
-    t.equal(await nameHolder(deps, CONTACT_SCOPE, acme.orgId, 'gavin@hooli.test'), null, 'the contact email is free')
+    t.equal(await nameHolder(deps, ACCOUNT_NAME_SCOPE, acme.orgId, 'Hooli'), null, 'the account name is free')
+    t.equal(await nameHolder(deps, CONTACT_EMAIL_SCOPE, acme.orgId, 'gavin@hooli.test'), null, 'the contact email is free')
     t.equal(await nameHolder(deps, LEAD_EMAIL_SCOPE, acme.orgId, 'gavin@hooli.test'), null, 'the lead email is free')
     t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, acme.orgId, 'Hooli'), hooli.id, 'the deal keeps its name')
 

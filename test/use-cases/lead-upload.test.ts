@@ -1,36 +1,12 @@
 import t from 'tap'
-import { z } from 'zod'
-import type { CsvShape } from '../../src/commands/imports/csv.ts'
 import { LEAD_EMAIL_SCOPE, createLead } from '../../src/commands/lead/create-lead.ts'
 import { importLeads } from '../../src/commands/lead/import-leads.ts'
-import { LEAD_STATUSES } from '../../src/commands/lead/lead.ts'
-import type { LeadInput } from '../../src/commands/lead/lead.ts'
 import { ValidationError } from '../../src/errors.ts'
 import { leadConditions, leadSection } from '../../src/projections/leads.ts'
 import type { LeadRow } from '../../src/projections/leads.ts'
 import { csvFile, eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, settled } from '../helpers/use-cases.ts'
+import { LEAD_ROWS } from '../../src/http/leads/lead-upload.ts'
 
-const blankAsNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? null : v)
-const optionalText = () => z.preprocess(blankAsNull, z.string().trim().max(255).nullable()).optional()
-
-/**
- * A lead row as the lead create body takes it (a subset of its fields). The upload's own CSV shape
- * is assembled in its HTTP routes; importLeads takes any shape, which is all an import worker needs.
- */
-const LeadRowBody = z.object({
-  first_name: z.string().trim().min(1, 'This field may not be blank.').max(255),
-  last_name: optionalText(),
-  email: z.preprocess(blankAsNull, z.email('Enter a valid email address.').max(254).nullable()).optional(),
-  company_name: optionalText(),
-  status: z.enum(LEAD_STATUSES).optional(),
-})
-type LeadRowIn = z.infer<typeof LeadRowBody>
-const LEAD_CSV: CsvShape<LeadRowIn> = { schema: LeadRowBody, fields: Object.keys(LeadRowBody.shape), aliases: { company: 'company_name' } }
-const rows = {
-  shape: LEAD_CSV,
-  inputOf: (row: LeadRowIn): LeadInput => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined)) as LeadInput,
-  emailOf: (row: LeadRowIn) => row.email,
-}
 
 /** Issue 16: the lead CSV upload runs from (deps, caller, file), with no HTTP app. */
 t.test('lead CSV upload, without an HTTP app', async (t) => {
@@ -58,7 +34,7 @@ t.test('lead CSV upload, without an HTTP app', async (t) => {
       ',,nameless@initech.test,,,',
       'Gus,,gus@hooli.test,Hooli,converted,',
     ])
-    const outcome = await importLeads(deps, alice, path, rows)
+    const outcome = await importLeads(deps, alice, path, LEAD_ROWS)
     t.match(outcome, { created: 3, failed: 3, columns: { recognized: ['first_name', 'last_name', 'email', 'company_name', 'status'], ignored: ['Shoe Size'] } })
     t.match(outcome.errors, [
       { row: 3, errors: { email: ['Duplicate of row 1 in this file.'] } },
@@ -80,7 +56,7 @@ t.test('lead CSV upload, without an HTTP app', async (t) => {
   t.test('given a malformed file, when it is uploaded, then it is refused outright and no row is created, not even the valid rows before the fault', async (t) => {
     const before = await logEnd(deps)
     const path = await csvFile(dataDir, 'malformed.csv', ['first_name,email', 'Zed,zed@x.test', 'Yan,"yan@x.test'])
-    const error = await rejectionOf(importLeads(deps, alice, path, rows))
+    const error = await rejectionOf(importLeads(deps, alice, path, LEAD_ROWS))
     t.type(error, ValidationError)
     t.match(error, { errors: { file: [/data row 2/] } })
     t.same(await eventsAfter(deps, before), [], 'nothing appended')

@@ -43,3 +43,6 @@ export const accountDecider = recordDecider(emptyAccount, accountNames)
 
 export const accountStreams = streamCategory('account')
 export const accountStream = accountStreams.stream
+
+/** Account names are unique per organization, case-insensitively (name claims of this scope). */
+export const ACCOUNT_NAME_SCOPE = 'account'

@@ -34,3 +34,6 @@ export const contactDecider = recordDecider(emptyContact, contactNames)
 
 export const contactStreams = streamCategory('contact')
 export const contactStream = contactStreams.stream
+
+/** Contact emails, when given, are unique per organization, case-insensitively (name claims of this scope). */
+export const CONTACT_EMAIL_SCOPE = 'contact_email'

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { domainEventOf } from '../../projections/projector.ts'
-import { accountDecider, accountStream, emptyAccount } from '../account/account.ts'
+import { ACCOUNT_NAME_SCOPE, accountDecider, accountStream, emptyAccount } from '../account/account.ts'
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import type { CommandSession } from '../command-session.ts'
-import { contactDecider, contactStream, emptyContact } from '../contact/contact.ts'
+import { CONTACT_EMAIL_SCOPE, contactDecider, contactStream, emptyContact } from '../contact/contact.ts'
 import { fold } from '../decider.ts'
 import { DEAL_NAME_SCOPE, createCheckedDeal } from '../opportunity/create-deal.ts'
 import type { DealDeps } from '../opportunity/create-deal.ts'
@@ -23,9 +23,6 @@ import type { Conversion, LeadCommand, LeadEvent, LeadFields } from './lead.ts'
  * concurrent change), what was created is deleted again (soft, its names freed).
  */
 
-// The name-claim scopes of the records conversion creates (the accounts and contacts modules).
-const ACCOUNT_SCOPE = 'account'
-const CONTACT_SCOPE = 'contact_email'
 
 /** The lead's source in the deal's uppercase list (§2.1 vs §2.5). */
 const DEAL_SOURCE: Record<NonNullable<LeadFields['source']>, (typeof DEAL_SOURCES)[number]> = {
@@ -63,17 +60,17 @@ async function createRecords(deps: DealDeps, caller: Caller, session: CommandSes
   try {
     const { email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
     const account = replacing(emptyAccount(), { name, email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags })
-    await withClaimedName(run, { scope: ACCOUNT_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }, () =>
+    await withClaimedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }, () =>
       run(accountDecider, accountStream(ids.account_id), { type: 'CreateAccount', accountId: ids.account_id, orgId, fields: account, actorId: actor.profileId, at }),
     )
-    undo.push(() => withReleasedName(run, { scope: ACCOUNT_SCOPE, orgId, ownerId: ids.account_id, name }, () => run(accountDecider, accountStream(ids.account_id), { type: 'DeleteAccount', orgId, actor: admin, at })))
+    undo.push(() => withReleasedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name }, () => run(accountDecider, accountStream(ids.account_id), { type: 'DeleteAccount', orgId, actor: admin, at })))
 
     const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
-    await withOptionalClaim(run, { scope: CONTACT_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' }, () =>
+    await withOptionalClaim(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' }, () =>
       run(contactDecider, contactStream(ids.contact_id), { type: 'CreateContact', contactId: ids.contact_id, orgId, fields: contact, actorId: actor.profileId, at }),
     )
     const releaseContact = () => run(contactDecider, contactStream(ids.contact_id), { type: 'DeleteContact', orgId, actor: admin, at })
-    undo.push(() => (email ? withReleasedName(run, { scope: CONTACT_SCOPE, orgId, ownerId: ids.contact_id, name: email }, releaseContact) : releaseContact()))
+    undo.push(() => (email ? withReleasedName(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email }, releaseContact) : releaseContact()))
 
     const input = {
       name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,

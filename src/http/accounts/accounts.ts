@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
+import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { ACCOUNT_NOTES, accountOf, listAccounts } from '../../projections/accounts.ts'
@@ -49,7 +49,6 @@ const AccountDetail = z.object({
   assigned_to: z.array(ProfileRef),
   ...NoteLists,
 })
-const SCOPE = 'account'
 
 /**
  * Accounts (issue 4): any member of the organization reads, creates and edits them; deleting
@@ -86,7 +85,7 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
       stream: accountStream,
       found,
       checkRelations: (orgId, requested, current) => checkRelations(db, orgId, requested, {}, current),
-      unique: { scope: SCOPE, field: 'name' },
+      unique: { scope: ACCOUNT_NAME_SCOPE, field: 'name' },
     })
   }
 }

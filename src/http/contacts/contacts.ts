@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
+import { CONTACT_EMAIL_SCOPE, contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
+import type { RecordModule } from '../../commands/record-create.ts'
+import type { Db } from '../../db/database.ts'
 import type { ContactFields } from '../../commands/contact/contact.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
@@ -38,7 +40,27 @@ const ListQuery = PageQuery.extend({
 })
 const ContactList = pageOf(Contact).extend({ tags: z.array(TagRef).describe("The organization's tags, for the filter picker") })
 const ContactDetail = z.object({ contact_obj: Contact, account: Account.nullable().describe('The contact\'s account, when it has a live one'), tags: z.array(TagRef), assigned_to: z.array(ProfileRef), ...NoteLists })
-const SCOPE = 'contact_email'
+
+/**
+ * The contacts module as its use cases see it (create, CSV import): anything that creates contacts,
+ * over HTTP or not, takes this, so an imported row obeys the same rules as POST.
+ */
+export function contactModule(db: Db): RecordModule<ContactFields, 'email', typeof contactNames> {
+  return {
+    plural: 'contacts',
+    body: ContactBody,
+    empty: emptyContact,
+    decider: contactDecider,
+    commands: contactNames.commands,
+    stream: contactStream,
+    // Like tags and assignees, an account the contact already has may stay after it is deleted.
+    checkRelations: async (orgId, requested, current) => {
+      const accountMissing = requested.account && requested.account !== current?.account && !(await accountOf(db, orgId, requested.account))
+      await checkRelations(db, orgId, requested, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
+    },
+    unique: { scope: CONTACT_EMAIL_SCOPE, field: 'email' },
+  }
+}
 
 /**
  * Contacts (issue 4): the same conventions as accounts. Email, when given, is unique per
@@ -48,11 +70,6 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(contactOf(db, orgId, id))
-    // Like tags and assignees, an account the contact already has may stay after it is deleted.
-    const checkContactRelations = async (orgId: string, requested: Partial<ContactFields>, current?: ContactFields) => {
-      const accountMissing = requested.account && requested.account !== current?.account && !(await accountOf(db, orgId, requested.account))
-      await checkRelations(db, orgId, requested, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
-    }
 
     app.get('/api/contacts/', { schema: { tags: ['contacts'], summary: 'Contacts of the organization, by name', querystring: ListQuery, response: { 200: ContactList, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
@@ -73,19 +90,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
       return { contact_obj: recordBody(contact), account: account ? recordBody(account) : null, tags, assigned_to: assigned, ...notes }
     })
 
-    recordWriteRoutes(app, deps, {
-      plural: 'contacts',
-      noun: { title: 'Contact', indefinite: 'a contact' },
-      body: ContactBody,
-      patch: ContactPatch,
-      empty: emptyContact,
-      decider: contactDecider,
-      commands: contactNames.commands,
-      stream: contactStream,
-      found,
-      checkRelations: checkContactRelations,
-      unique: { scope: SCOPE, field: 'email' },
-    })
+    recordWriteRoutes(app, deps, { ...contactModule(db), noun: { title: 'Contact', indefinite: 'a contact' }, patch: ContactPatch, found })
   }
 }
 
