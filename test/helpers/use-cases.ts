@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
+import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
 import type { Caller } from '../../src/commands/caller.ts'
 import { callerOfIdentity } from '../../src/commands/caller.ts'
 import { commandSession } from '../../src/commands/command-session.ts'
@@ -71,6 +73,15 @@ export async function givenOrganization(deps: Pick<Deps, 'db'>, name: string): P
 export async function settled(deps: Pick<Deps, 'projections' | 'config'>, position: Position | null): Promise<void> {
   if (!position) throw new Error('Expected the use case to answer a position to wait for')
   await deps.projections.waitFor(position, deps.config.readYourWritesTimeoutMs)
+}
+
+/** An account of the caller's organization, created through the account decider in the caller's session and settled. */
+export async function givenAccount(deps: Deps, caller: Caller, name: string): Promise<string> {
+  const accountId = randomUUID()
+  const session = sessionOf(deps, caller)
+  await session.run(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId: caller.orgId, fields: { ...emptyAccount(), name }, actorId: caller.profileId, at: deps.clock().toISOString() })
+  await settled(deps, session.position())
+  return accountId
 }
 
 /** The end of the log as the store shows it now. */

@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import t from 'tap'
-import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
-import type { Caller } from '../../src/commands/caller.ts'
 import { IMPORT_TTL_MS, commitRecordImport, previewRecordImport } from '../../src/commands/imports/record-import.ts'
 import { createRecord } from '../../src/commands/record-create.ts'
 import { NotFoundError, ValidationError } from '../../src/errors.ts'
 import { listContacts } from '../../src/projections/contacts.ts'
-import { csvFile, eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, sessionOf, settled } from '../helpers/use-cases.ts'
+import { csvFile, eventsAfter, givenAccount, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, settled } from '../helpers/use-cases.ts'
 import { contactModule } from '../../src/http/contacts/contacts.ts'
 import { CONTACT_EMAIL_SCOPE } from '../../src/commands/contact/contact.ts'
 
@@ -20,15 +17,8 @@ t.test('contact CSV import, without an HTTP app', async (t) => {
   const bob = await acme.addMember('bob@acme.test')
   const contacts = contactModule(deps.db)
 
-  const givenAccount = async (caller: Caller, name: string) => {
-    const accountId = randomUUID()
-    const session = sessionOf(deps, caller)
-    await session.run(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId: caller.orgId, fields: { ...emptyAccount(), name }, actorId: caller.profileId, at: deps.clock().toISOString() })
-    await settled(deps, session.position())
-    return accountId
-  }
-  const initech = await givenAccount(acme.admin, 'Initech')
-  const foreign = await givenAccount(globex.admin, 'Globex Corp')
+  const initech = await givenAccount(deps, acme.admin, 'Initech')
+  const foreign = await givenAccount(deps, globex.admin, 'Globex Corp')
   const taken = await createRecord(deps, acme.admin, contacts, { first_name: 'Taken', email: 'taken@acme.test' })
   await settled(deps, taken.position)
   const acmeContacts = async (search?: string) => (await listContacts(deps.db, acme.orgId, { limit: 100, offset: 0, search })).rows

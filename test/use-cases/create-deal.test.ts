@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
 import { DEAL_NAME_SCOPE, createDeal } from '../../src/commands/opportunity/create-deal.ts'
 import { opportunityStreams } from '../../src/commands/opportunity/opportunity.ts'
 import { dealPipelines } from '../../src/commands/pipeline/kinds.ts'
-import type { Caller } from '../../src/commands/caller.ts'
 import { ValidationError } from '../../src/errors.ts'
 import { opportunityOf } from '../../src/projections/opportunities.ts'
 import { listPipelines } from '../../src/projections/pipelines.ts'
-import { eventsAfter, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, sessionOf, settled } from '../helpers/use-cases.ts'
+import { eventsAfter, givenAccount, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, settled } from '../helpers/use-cases.ts'
 
 /** Issue 16: createDeal runs from (deps, caller, input), with no HTTP app. */
 t.test('createDeal, without an HTTP app', async (t) => {
@@ -17,15 +14,7 @@ t.test('createDeal, without an HTTP app', async (t) => {
   const globex = await givenOrganization(deps, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
 
-  /** An account of the caller's organization, created through the account decider in the caller's session. */
-  const givenAccount = async (caller: Caller, name: string) => {
-    const accountId = randomUUID()
-    const session = sessionOf(deps, caller)
-    await session.run(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId: caller.orgId, fields: { ...emptyAccount(), name }, actorId: caller.profileId, at: deps.clock().toISOString() })
-    await settled(deps, session.position())
-    return accountId
-  }
-  const initech = await givenAccount(acme.admin, 'Initech')
+  const initech = await givenAccount(deps, acme.admin, 'Initech')
 
   t.test('given an organization with no pipeline, when a member creates a deal, then it lands in the default pipeline created on first use, its name claimed', async (t) => {
     const defaultId = dealPipelines.defaultId(acme.orgId)
@@ -81,7 +70,7 @@ t.test('createDeal, without an HTTP app', async (t) => {
     t.same(await eventsAfter(deps, before), [], 'no deal, no claim of its name')
     t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, globex.orgId, 'Spy Deal'), null)
 
-    const globexAccount = await givenAccount(globex.admin, 'Globex Corp')
+    const globexAccount = await givenAccount(deps, globex.admin, 'Globex Corp')
     const own = await createDeal(deps, globex.admin, { input: { name: 'Spy Deal', account: globexAccount } })
     await settled(deps, own.position)
     t.match(await opportunityOf(deps.db, globex.orgId, own.id), { name: 'Spy Deal', account: globexAccount }, 'its own account is accepted, and the name was left free')
