@@ -5,7 +5,7 @@
 import { BACKWARDS, END, EventStoreDBClient, StreamNotFoundError, WrongExpectedVersionError, eventTypeFilter, excludeSystemEvents, jsonEvent } from '@eventstore/db-client'
 import type { AllStreamRecordedEvent, AllStreamSubscription, JSONType } from '@eventstore/db-client'
 import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { eventTypesRegex, isWanted, toActualRevision, toReadAllPage, toReadPosition, toRecordedEvent, toStoredMetadata } from './kurrentdb-mapping.ts'
 
 export type KurrentDbEventStoreOptions = {
@@ -55,6 +55,16 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     // Local listeners need not wait for the wake-up subscription's round trip.
     fire()
     return { nextExpectedRevision: result.nextExpectedRevision, position: result.position ?? (await positionOf(streamName, result.nextExpectedRevision)) }
+  }
+
+  // NOT ATOMIC (see the port): each write after the previous one; the guard is checked with the first.
+  async function appendToStreams(writes: readonly StreamWrite[], opts: { guard?: StreamGuard } = {}): Promise<AppendResult> {
+    if (writes.length === 0) throw new Error('Expected at least one stream to append to')
+    let last: AppendResult | undefined
+    for (const [index, write] of writes.entries()) {
+      last = await appendToStream(write.streamName, write.events, { expectedRevision: write.expectedRevision, ...(index === 0 && opts.guard && { guard: opts.guard }) })
+    }
+    return last!
   }
 
   async function lastRevision(streamName: string): Promise<bigint | 'no_stream'> {
@@ -161,7 +171,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     await client.dispose()
   }
 
-  return { kind: 'kurrentdb', appendToStream, readStream, readAll, subscribeToAll, onAppended, visibilityLag, close }
+  return { kind: 'kurrentdb', appendToStream, appendToStreams, readStream, readAll, subscribeToAll, onAppended, visibilityLag, close }
 }
 
 /** A subscription that never reached the server has nothing to cancel, and its error was already reported. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { START, WrongExpectedRevisionError } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
@@ -52,7 +52,7 @@ const APPEND_SQL = `
 
 /*
  * A guarded append runs in an explicit READ COMMITTED transaction:
- *   1. GUARD_LOCK_SQL: the guard stream's lock shared, and the appended stream's lock exclusive
+ *   1. LOCK_STREAMS_SQL: the guard stream's lock shared, and the appended stream's lock exclusive
  *      (APPEND_SQL takes it again, which is a no-op for a lock already held). Shared, so guarded
  *      appends against one guard stream never wait for each other; an append to the guard stream
  *      needs it exclusive, so it waits for them to end, and those queued after it wait for it.
@@ -67,12 +67,14 @@ const APPEND_SQL = `
  * before it was granted its lock, so their positions precede its events in the log.
  * The ORDER BY makes PostgreSQL call the lock functions in key order (output expressions are
  * evaluated after sorting when ORDER BY does not reference them; SELECT reference page).
+ * A multi-stream append (a name claim with the record that holds it) is the same transaction with
+ * every appended stream's lock exclusive, then one APPEND_SQL per stream: all commit or none.
  */
-const GUARD_LOCK_SQL = `
+const LOCK_STREAMS_SQL = `
   SELECT CASE WHEN k.exclusive THEN pg_advisory_xact_lock(k.key) ELSE pg_advisory_xact_lock_shared(k.key) END AS locked
-  FROM (SELECT v.key, bool_or(v.exclusive) AS exclusive
-        FROM (VALUES (${streamLockKey('$1::text')}, true), (${streamLockKey('$2::text')}, false)) AS v(key, exclusive)
-        GROUP BY v.key) k
+  FROM (SELECT ${streamLockKey('v.name')} AS key, bool_or(v.exclusive) AS exclusive
+        FROM unnest($1::text[], $2::boolean[]) AS v(name, exclusive)
+        GROUP BY 1) k
   ORDER BY k.key`
 
 const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
@@ -133,24 +135,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const notifications = startNotifications(pool)
 
   async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
-    if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
     const expected = opts.expectedRevision ?? 'any'
     const mode = typeof expected === 'bigint' ? 'exact' : expected
-    const values = [
-      streamName,
-      mode,
-      typeof expected === 'bigint' ? expected.toString() : null,
-      events.map((e) => e.id ?? randomUUID()),
-      events.map((e) => e.type),
-      events.map((e) => e.schemaVersion ?? 1),
-      events.map((e) => JSON.stringify(e.data ?? null)),
-      events.map((e) => JSON.stringify(e.metadata ?? {})),
-    ]
-    const append = async (client: pg.PoolClient): Promise<AppendedRow[]> => {
-      const { rows } = await client.query<AppendedRow>({ name: 'es_append', text: APPEND_SQL, values })
-      if (rows.length === 0) throw await conflict(client, streamName, expected)
-      return rows
-    }
+    const append = appendOf({ streamName, events, expectedRevision: expected })
     const { guard } = opts
     // A checked-out client survives an expected error; pool.query() would discard the connection.
     const client = await pool.connect()
@@ -158,10 +145,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     try {
       for (;;) {
         try {
-          const rows = guard ? await guarded(client, streamName, guard, append, (error) => (broken = error)) : await append(client)
-          const last = rows.reduce((a, b) => (BigInt(a.prepare) > BigInt(b.prepare) ? a : b))
-          notifications.appended()
-          return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.commit), prepare: BigInt(last.prepare) } }
+          const rows = guard ? await lockedTransaction(client, [streamName], guard, append, (error) => (broken = error)) : await append(client)
+          return appended(rows)
         } catch (error) {
           const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
           // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry
@@ -174,6 +159,31 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     } finally {
       client.release(broken)
     }
+  }
+
+  async function appendToStreams(writes: readonly StreamWrite[], opts: { guard?: StreamGuard } = {}): Promise<AppendResult> {
+    if (writes.length === 1) return appendToStream(writes[0]!.streamName, writes[0]!.events, { expectedRevision: writes[0]!.expectedRevision, guard: opts.guard })
+    if (writes.length === 0) throw new Error('Expected at least one stream to append to')
+    const appends = writes.map(appendOf)
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      const rows = await lockedTransaction(client, writes.map((w) => w.streamName), opts.guard, async (c) => {
+        const all: AppendedRow[] = []
+        for (const append of appends) all.push(...(await append(c)))
+        return all
+      }, (error) => (broken = error))
+      return appended(rows)
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  /** The last row appended (the highest position) as the port answers it; listeners hear of the append. */
+  function appended(rows: AppendedRow[]): AppendResult {
+    const last = rows.reduce((a, b) => (BigInt(a.prepare) > BigInt(b.prepare) ? a : b))
+    notifications.appended()
+    return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.commit), prepare: BigInt(last.prepare) } }
   }
 
   async function readStream(streamName: string, opts: { fromRevision?: bigint; maxCount?: number } = {}): Promise<RecordedEvent[]> {
@@ -240,6 +250,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   return {
     kind: 'postgres',
     appendToStream,
+    appendToStreams,
     readStream,
     readAll,
     subscribeToAll,
@@ -251,20 +262,47 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
 type AppendedRow = { commit: string; prepare: string; revision: string }
 
-/** One guarded append transaction (see GUARD_LOCK_SQL); rolls back on any error, reporting a failed rollback to `onBroken`. */
-async function guarded(
+/** One stream's APPEND_SQL on a client, refused with WrongExpectedRevisionError when its expectation does not hold. */
+function appendOf({ streamName, events, expectedRevision: expected }: StreamWrite): (client: pg.PoolClient) => Promise<AppendedRow[]> {
+  if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
+  const values = [
+    streamName,
+    typeof expected === 'bigint' ? 'exact' : expected,
+    typeof expected === 'bigint' ? expected.toString() : null,
+    events.map((e) => e.id ?? randomUUID()),
+    events.map((e) => e.type),
+    events.map((e) => e.schemaVersion ?? 1),
+    events.map((e) => JSON.stringify(e.data ?? null)),
+    events.map((e) => JSON.stringify(e.metadata ?? {})),
+  ]
+  return async (client) => {
+    const { rows } = await client.query<AppendedRow>({ name: 'es_append', text: APPEND_SQL, values })
+    if (rows.length === 0) throw await conflict(client, streamName, expected)
+    return rows
+  }
+}
+
+/**
+ * One append transaction over `streams` (each locked exclusively) and an optional guard (locked
+ * shared, its revision checked under the lock): see LOCK_STREAMS_SQL. Rolls back on any error,
+ * reporting a failed rollback to `onBroken`.
+ */
+async function lockedTransaction(
   client: pg.PoolClient,
-  streamName: string,
-  guard: StreamGuard,
+  streams: readonly string[],
+  guard: StreamGuard | undefined,
   append: (client: pg.PoolClient) => Promise<AppendedRow[]>,
   onBroken: (error: Error) => void,
 ): Promise<AppendedRow[]> {
   // Explicitly READ COMMITTED: step 2 needs a snapshot taken after the lock, which REPEATABLE READ or SERIALIZABLE defaults would not give.
   await client.query('BEGIN ISOLATION LEVEL READ COMMITTED')
   try {
-    await client.query({ name: 'es_guard_lock', text: GUARD_LOCK_SQL, values: [streamName, guard.streamName] })
-    const actual = await streamRevision(client, guard.streamName)
-    if (actual !== guard.revision) throw new WrongExpectedRevisionError(guard.streamName, guard.revision, actual)
+    const names = guard ? [...streams, guard.streamName] : streams
+    await client.query({ name: 'es_lock_streams', text: LOCK_STREAMS_SQL, values: [names, names.map((_, i) => i < streams.length)] })
+    if (guard) {
+      const actual = await streamRevision(client, guard.streamName)
+      if (actual !== guard.revision) throw new WrongExpectedRevisionError(guard.streamName, guard.revision, actual)
+    }
     const rows = await append(client)
     await client.query('COMMIT')
     return rows

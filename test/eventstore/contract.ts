@@ -121,6 +121,53 @@ export function eventStoreContract(t: Test, makeStore: StoreFactory): void {
     })
   })
 
+  t.test('multi-stream appends', async (t) => {
+    const store = await makeStore(t)
+    const pipeline = stream('pipeline')
+    await store.appendToStream(pipeline, [event('PipelineCreated')], { expectedRevision: 'no_stream' })
+
+    t.test('appends to every stream at its expected revision; the answer is the latest position', async (t) => {
+      const claim = stream('name_claim')
+      const deal = stream('deal')
+      const result = await store.appendToStreams([
+        { streamName: claim, events: [event('NameClaimed')], expectedRevision: 'no_stream' },
+        { streamName: deal, events: [event('DealCreated'), event('DealMoved')], expectedRevision: 'no_stream' },
+      ], { guard: { streamName: pipeline, revision: 0n } })
+      const [claimed, created] = [await store.readStream(claim), await store.readStream(deal)]
+      t.same(claimed.map((e) => e.type), ['NameClaimed'])
+      t.same(created.map((e) => e.type), ['DealCreated', 'DealMoved'])
+      t.equal(result.nextExpectedRevision, 1n, "the last write's next revision")
+      t.same(result.position, created.at(-1)!.position)
+      t.ok(comparePositions(claimed[0]!.position, created[0]!.position) < 0, 'in the order given')
+    })
+    t.test(`a refused write (expected revision or guard) ${store.kind === 'postgres' ? 'leaves every stream untouched: one transaction' : 'leaves the writes before it: KurrentDB has no multi-stream transaction'}`, async (t) => {
+      const claim = stream('name_claim')
+      const deal = stream('deal')
+      await store.appendToStream(deal, [event('DealCreated')])
+      const stale = await store.appendToStreams([
+        { streamName: claim, events: [event('NameClaimed')], expectedRevision: 'no_stream' },
+        { streamName: deal, events: [event('DealRenamed')], expectedRevision: 'no_stream' },
+      ]).catch((e: unknown) => e)
+      t.type(stale, WrongExpectedRevisionError)
+      t.equal((stale as WrongExpectedRevisionError).streamName, deal, 'the error names the stream that moved')
+      t.same((await store.readStream(claim)).map((e) => e.type), store.kind === 'postgres' ? [] : ['NameClaimed'])
+      const guarded = stream('name_claim')
+      await t.rejects(store.appendToStreams([
+        { streamName: guarded, events: [event('NameClaimed')], expectedRevision: 'no_stream' },
+        { streamName: stream('deal'), events: [event('DealCreated')], expectedRevision: 'no_stream' },
+      ], { guard: { streamName: pipeline, revision: 5n } }), WrongExpectedRevisionError)
+      t.same(await store.readStream(guarded), [], 'a guard that moved refuses before anything is written')
+      t.same((await store.readStream(deal)).map((e) => e.type), ['DealCreated'])
+    })
+    t.test('concurrent multi-stream appends over crossing streams neither deadlock nor lose a write', async (t) => {
+      const [a, b] = [stream('a'), stream('b')]
+      const writes = Array.from({ length: 8 }, (_, i) => (i % 2 ? [a, b] : [b, a]).map((streamName) => ({ streamName, events: [event(`E${i}`)], expectedRevision: 'any' as const })))
+      await Promise.all(writes.map((w) => store.appendToStreams(w)))
+      t.equal((await store.readStream(a)).length, 8)
+      t.equal((await store.readStream(b)).length, 8)
+    })
+  })
+
   t.test('read a stream', async (t) => {
     const store = await makeStore(t)
     const s = stream('deal')
