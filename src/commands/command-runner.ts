@@ -1,10 +1,10 @@
 import type { Decider, DomainEvent } from './decider.ts'
-import type { CommandInput, CommandResult } from './handle-command.ts'
+import type { CommandInput, CommandResult, Companion } from './handle-command.ts'
 
 /** Runs one command on one stream with the caller's metadata already attached (see command-session.ts). */
 export type CommandRunner = <Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
   streamName: string,
   command: CommandInput<Command>,
-  options?: { ifRevision?: bigint; expectNew?: boolean },
+  options?: { ifRevision?: bigint; expectNew?: boolean; also?: readonly Companion[] },
 ) => Promise<CommandResult<State, Event>>

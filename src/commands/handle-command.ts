@@ -1,6 +1,6 @@
 import { ConflictError, PreconditionFailedError } from '../errors.ts'
 import { WrongExpectedRevisionError } from '../eventstore/event-store.ts'
-import type { EventMetadata, EventStore, Position, RecordedEvent, StreamGuard } from '../eventstore/event-store.ts'
+import type { EventMetadata, EventStore, NewEvent, Position, RecordedEvent, StreamGuard, StreamWrite } from '../eventstore/event-store.ts'
 import { currentVersion, decodeEvent } from '../events/versions.ts'
 import { fold } from './decider.ts'
 import type { Decider, DomainEvent } from './decider.ts'
@@ -23,6 +23,21 @@ export type CommandOptions<Event extends DomainEvent> = {
    * is stored, as after any concurrent writer, so the outcome is the same with one read fewer.
    */
   expectNew?: boolean
+  /**
+   * Commands on other streams decided in the same attempt and appended in the same append
+   * (appendToStreams, one transaction on PostgreSQL): a name claim with the record that holds it, so
+   * a failure between the two cannot leave one without the other. A refusal of any of them refuses
+   * the whole; a concurrent change to any of them retries the whole decision.
+   */
+  also?: readonly Companion[]
+}
+
+/** A command on another stream that travels with the main one (see CommandOptions.also). */
+export type Companion = { streamName: string; decide(recorded: readonly RecordedEvent[]): readonly DomainEvent[]; expectNew?: boolean }
+
+/** A companion command for `decider` on `streamName`, decided on its stream as stored at each attempt. */
+export function companion<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, streamName: string, command: Command, options: { expectNew?: boolean } = {}): Companion {
+  return { streamName, expectNew: options.expectNew, decide: (recorded) => decider.decide(command, fold(decider, recorded.map((e) => asDomainEvent(e) as Event))) }
 }
 
 /**
@@ -74,17 +89,38 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       if (guessed) continue
       throw error
     }
-    if (events.length === 0) return { state, events, position: null }
+    let companions: StreamWrite[]
     try {
-      const appended = await store.appendToStream(
-        streamName,
-        events.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata, schemaVersion: options.schemaVersion?.(e) ?? currentVersion(e.type) })),
-        { expectedRevision: revision ?? 'no_stream', ...(guard && { guard }) },
-      )
+      companions = await decideCompanions(store, options.also ?? [], guessed, (e) => newEvent(e, options.metadata))
+    } catch (error) {
+      if (guessed) continue
+      throw error
+    }
+    if (events.length === 0 && companions.length === 0) return { state, events, position: null }
+    try {
+      const own: StreamWrite[] = events.length ? [{ streamName, events: events.map((e) => newEvent(e, options.metadata, options.schemaVersion?.(e))), expectedRevision: revision ?? 'no_stream' }] : []
+      const appended = companions.length
+        ? await store.appendToStreams([...companions, ...own], guard ? { guard } : {})
+        : await store.appendToStream(streamName, own[0]!.events, { expectedRevision: own[0]!.expectedRevision, ...(guard && { guard }) })
       return { state: events.reduce(decider.evolve, state), events, position: appended.position }
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error
       if (attempt >= maxRetries) throw new ConflictError(`${streamName} kept changing concurrently; retry the request`)
     }
   }
+}
+
+function newEvent(event: DomainEvent, metadata: EventMetadata, schemaVersion = currentVersion(event.type)): NewEvent {
+  return { type: event.type, data: event.data, metadata, schemaVersion }
+}
+
+/** Each companion decided on its stream as stored (as new on an optimistic attempt, when it expects to be), as the writes it adds. */
+async function decideCompanions(store: EventStore, companions: readonly Companion[], optimistic: boolean, toNew: (event: DomainEvent) => NewEvent): Promise<StreamWrite[]> {
+  const writes: StreamWrite[] = []
+  for (const one of companions) {
+    const recorded = optimistic && one.expectNew ? [] : await store.readStream(one.streamName)
+    const events = one.decide(recorded)
+    if (events.length) writes.push({ streamName: one.streamName, events: events.map(toNew), expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' })
+  }
+  return writes
 }

@@ -45,6 +45,6 @@ export async function createRecord<Fields extends Record<Unique, string | null>,
   await module.checkRelations(caller.orgId, fields)
   // The command's id key is the module's own (`accountId`), which TypeScript cannot check through a computed key.
   const command = { type: names.create, [names.idKey]: id, orgId: caller.orgId, fields, actorId: caller.profileId, at: deps.clock().toISOString() } as RecordCommand<Fields, N>
-  await withOptionalClaim(session.run, { scope: unique.scope, orgId: caller.orgId, ownerId: id, name: fields[unique.field], field: unique.field }, () => session.run(module.decider, module.stream(id), command))
+  await withOptionalClaim(session.run, { scope: unique.scope, orgId: caller.orgId, ownerId: id, name: fields[unique.field], field: unique.field }, (run) => run(module.decider, module.stream(id), command))
   return { id, position: session.position() }
 }

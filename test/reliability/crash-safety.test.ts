@@ -5,8 +5,9 @@
  */
 import { sql } from 'kysely'
 import t from 'tap'
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { freshDatabase } from '../helpers/db.ts'
-import { onTeardown, assertLedgerInLog, errorBodies, assertReadModelsEqualRebuild, call, dealWorker, eventually, givenAdmin, newLedger, startServer, statusCounts, waitCaughtUp } from './harness.ts'
+import { onTeardown, orphansNow, assertLedgerInLog, errorBodies, assertReadModelsEqualRebuild, call, dealWorker, eventually, givenAdmin, newLedger, startServer, statusCounts, waitCaughtUp } from './harness.ts'
 
 const CLIENTS = 8
 const KILLS = 2
@@ -48,6 +49,11 @@ t.test('SIGKILL under load loses no acknowledged write and the read models conve
   t.same([...ledger.created].filter((id) => !ids.has(id)), [], 'every acknowledged deal is in the read model')
   const sample = [...ledger.created].slice(-5)
   for (const id of sample) t.equal((await call(server.base, admin.token, 'GET', `/api/opportunities/${id}/`)).status, 200, `GET ${id} after restart`)
+
+  // Issue 21: a kill between a name's claim and its deal's creation can no longer happen (one transaction).
+  const store = createPostgresEventStore({ pool })
+  onTeardown(t, () => store.close())
+  t.same(await orphansNow({ db, store, projections: { waitFor: async () => {} } }), [], 'no name left claimed by a create the kill interrupted')
 
   await server.kill('SIGTERM')
   await assertReadModelsEqualRebuild(t, db, pool)

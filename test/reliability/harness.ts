@@ -22,6 +22,7 @@ import { projectionsStatus } from '../../src/projections/status.ts'
 import type pg from 'pg'
 import { onTeardown } from '../helpers/cleanup.ts'
 import { envWithout, runEntry } from '../helpers/process.ts'
+import { findOrphanClaims } from '../../src/names/orphan-claims.ts'
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -270,6 +271,11 @@ export function statusCounts(answers: readonly Answer[]): Record<string, number>
   const counts: Record<string, number> = {}
   for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1
   return counts
+}
+
+/** Every name claim of the log judged at once (no grace period): the ones whose owner holds no live record of the name. */
+export async function orphansNow(deps: Parameters<typeof findOrphanClaims>[0]) {
+  return (await findOrphanClaims(deps, { now: new Date(Date.now() + 1000), graceMs: 0 })).orphans
 }
 
 export { onTeardown }

@@ -3,6 +3,7 @@ import { domainEventOf } from '../../projections/projector.ts'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountStream, emptyAccount } from '../account/account.ts'
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
+import type { CommandRunner } from '../command-runner.ts'
 import type { CommandSession } from '../command-session.ts'
 import { CONTACT_EMAIL_SCOPE, contactDecider, contactStream, emptyContact } from '../contact/contact.ts'
 import { fold } from '../decider.ts'
@@ -60,16 +61,16 @@ async function createRecords(deps: DealDeps, caller: Caller, session: CommandSes
   try {
     const { email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
     const account = replacing(emptyAccount(), { name, email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags })
-    await withClaimedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }, () =>
-      run(accountDecider, accountStream(ids.account_id), { type: 'CreateAccount', accountId: ids.account_id, orgId, fields: account, actorId: actor.profileId, at }),
+    await withClaimedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }, (withClaim) =>
+      withClaim(accountDecider, accountStream(ids.account_id), { type: 'CreateAccount', accountId: ids.account_id, orgId, fields: account, actorId: actor.profileId, at }),
     )
-    undo.push(() => withReleasedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name }, () => run(accountDecider, accountStream(ids.account_id), { type: 'DeleteAccount', orgId, actor: admin, at })))
+    undo.push(() => withReleasedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name }, (withRelease) => withRelease(accountDecider, accountStream(ids.account_id), { type: 'DeleteAccount', orgId, actor: admin, at })))
 
     const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
-    await withOptionalClaim(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' }, () =>
-      run(contactDecider, contactStream(ids.contact_id), { type: 'CreateContact', contactId: ids.contact_id, orgId, fields: contact, actorId: actor.profileId, at }),
+    await withOptionalClaim(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' }, (withClaim) =>
+      withClaim(contactDecider, contactStream(ids.contact_id), { type: 'CreateContact', contactId: ids.contact_id, orgId, fields: contact, actorId: actor.profileId, at }),
     )
-    const releaseContact = () => run(contactDecider, contactStream(ids.contact_id), { type: 'DeleteContact', orgId, actor: admin, at })
+    const releaseContact = (withRelease = run) => withRelease(contactDecider, contactStream(ids.contact_id), { type: 'DeleteContact', orgId, actor: admin, at })
     undo.push(() => (email ? withReleasedName(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email }, releaseContact) : releaseContact()))
 
     const input = {
@@ -78,7 +79,7 @@ async function createRecords(deps: DealDeps, caller: Caller, session: CommandSes
     }
     await createCheckedDeal(deps, caller, { id: ids.opportunity_id, input, field: 'company_name' }, session)
     undo.push(() =>
-      withReleasedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: ids.opportunity_id, name }, () => run(opportunityDecider, opportunityStreams.stream(ids.opportunity_id), { type: 'DeleteOpportunity', orgId, actor: { ...admin, isSuperuser: false }, at })),
+      withReleasedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: ids.opportunity_id, name }, (withRelease) => withRelease(opportunityDecider, opportunityStreams.stream(ids.opportunity_id), { type: 'DeleteOpportunity', orgId, actor: { ...admin, isSuperuser: false }, at })),
     )
   } catch (error) {
     await undoAll(undo)
@@ -94,17 +95,19 @@ async function undoAll(undo: (() => Promise<unknown>)[]): Promise<void> {
 /**
  * Runs a lead command on its stream in the caller's session, converting first when it converts:
  * the answer carries the ids conversion created (empty when the command converted nothing).
+ * The lead's own command runs through `runLead` (a runner that carries the lead's email claim into
+ * the lead's append); the records conversion creates carry their own claims.
  */
-export async function runLeadCommand(deps: DealDeps, caller: Caller, session: CommandSession, leadId: string, command: LeadCommand): Promise<Partial<Conversion>> {
+export async function runLeadCommand(deps: DealDeps, caller: Caller, session: CommandSession, leadId: string, command: LeadCommand, runLead: CommandRunner = session.run): Promise<Partial<Conversion>> {
   const stream = leadStreams.stream(leadId)
   const lead = await conversionNeeded(deps, leadId, command)
   if (!lead) {
-    await session.run(leadDecider, stream, command)
+    await runLead(leadDecider, stream, command)
     return {}
   }
   const created = await createRecords(deps, caller, session, lead)
   try {
-    await session.run(leadDecider, stream, { ...command, conversion: created.conversion } as LeadCommand)
+    await runLead(leadDecider, stream, { ...command, conversion: created.conversion } as LeadCommand)
   } catch (error) {
     await created.undo()
     throw error

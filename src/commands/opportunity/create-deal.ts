@@ -67,6 +67,6 @@ export async function createCheckedDeal(deps: DealDeps, caller: Caller, deal: Cr
   const prepare = () =>
     withPipeline(store, pipelineId, (pipeline) => ({ type: 'CreateOpportunity', opportunityId: id, orgId, actor, at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input: deal.input }))
   const { run } = session
-  await withClaimedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: id, name: deal.input.name!, field: deal.field ?? 'name' }, () => run(opportunityDecider, opportunityStreams.stream(id), prepare, { expectNew: true }))
+  await withClaimedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: id, name: deal.input.name!, field: deal.field ?? 'name' }, (withClaim) => withClaim(opportunityDecider, opportunityStreams.stream(id), prepare, { expectNew: true }))
   return { id, position: session.position() }
 }

@@ -64,8 +64,8 @@ export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { module, key, label, type, options, required, is_active } = request.body
       const commands = requestCommands(deps, request, reply)
       const fieldId = randomUUID()
-      await withClaimedName(commands.run, { scope: customFieldKeyScope(module), orgId: identity.orgId, ownerId: fieldId, name: key, field: 'key' }, () =>
-        commands.run(customFieldDecider, customFieldStreams.stream(fieldId), {
+      await withClaimedName(commands.run, { scope: customFieldKeyScope(module), orgId: identity.orgId, ownerId: fieldId, name: key, field: 'key' }, (run) =>
+        run(customFieldDecider, customFieldStreams.stream(fieldId), {
           type: 'DefineCustomField',
           fieldId,
           orgId: identity.orgId,
@@ -102,8 +102,8 @@ export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId } = requireAdmin(request)
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
-      await withReleasedName(commands.run, { scope: customFieldKeyScope(current.module), orgId, ownerId: current.id, name: current.key }, () =>
-        commands.run(customFieldDecider, customFieldStreams.stream(current.id), { type: 'RemoveCustomField', orgId, at: clock().toISOString() }),
+      await withReleasedName(commands.run, { scope: customFieldKeyScope(current.module), orgId, ownerId: current.id, name: current.key }, (run) =>
+        run(customFieldDecider, customFieldStreams.stream(current.id), { type: 'RemoveCustomField', orgId, at: clock().toISOString() }),
       )
       await commands.settle()
       return { error: false as const, message: 'Custom field deleted' }

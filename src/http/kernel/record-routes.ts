@@ -13,6 +13,7 @@ import { identityOf } from './auth.ts'
 import { importsListed, recordImportRoutes } from './record-import-routes.ts'
 import { IdParams, Message, authErrors } from './schemas/common.ts'
 import { Created } from './schemas/records.ts'
+import type { CommandRunner } from '../../commands/command-runner.ts'
 
 type App = Parameters<FastifyPluginAsyncZod>[0]
 
@@ -51,8 +52,8 @@ export function recordWriteRoutes<Fields extends Record<Unique, string | null>, 
     await options.checkRelations(orgId, requested, current)
     const commands = requestCommands(deps, request, reply)
     const value = requested[unique.field] === undefined ? current[unique.field] : (requested[unique.field] as string | null)
-    await withRenamedClaim(commands.run, { scope: unique.scope, orgId, ownerId: current.id, name: value, previousName: current[unique.field], field: unique.field }, () =>
-      commands.run(decider, stream(current.id), { type: names.update, orgId, changes: requested, at: at() }),
+    await withRenamedClaim(commands.run, { scope: unique.scope, orgId, ownerId: current.id, name: value, previousName: current[unique.field], field: unique.field }, (run) =>
+      run(decider, stream(current.id), { type: names.update, orgId, changes: requested, at: at() }),
     )
     await commands.settle()
     return { error: false as const, message: `${noun.title} updated` }
@@ -71,7 +72,7 @@ export function recordWriteRoutes<Fields extends Record<Unique, string | null>, 
     const identity = identityOf(request)
     const current = await found(identity.orgId, request.params.id)
     const commands = requestCommands(deps, request, reply)
-    const remove = () => commands.run(decider, stream(current.id), { type: names.delete, orgId: identity.orgId, actor: { profileId: identity.profileId, isAdmin: isAdmin(identity) }, at: at() })
+    const remove = (run: CommandRunner = commands.run) => run(decider, stream(current.id), { type: names.delete, orgId: identity.orgId, actor: { profileId: identity.profileId, isAdmin: isAdmin(identity) }, at: at() })
     const value = current[unique.field]
     await (value === null ? remove() : withReleasedName(commands.run, { scope: unique.scope, orgId: identity.orgId, ownerId: current.id, name: value }, remove))
     await commands.settle()

@@ -26,6 +26,7 @@ import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, 
 import { adoptUpload } from '../kernel/uploads.ts'
 import { leadNoteRoutes } from './lead-notes.ts'
 import { changeLead, visibleLead } from '../../commands/lead/change-lead.ts'
+import type { CommandRunner } from '../../commands/command-runner.ts'
 
 const TAGS = ['leads']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody, 409: ErrorBody } as const
@@ -120,7 +121,7 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const current = await orNotFound(leadOf(db, identity.orgId, request.params.id))
       const actor = { ...actorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
       const commands = requestCommands(deps, request, reply)
-      const remove = () => commands.run(leadDecider, leadStreams.stream(current.id), { type: 'DeleteLead', orgId: identity.orgId, actor, at: clock().toISOString() })
+      const remove = (run: CommandRunner = commands.run) => run(leadDecider, leadStreams.stream(current.id), { type: 'DeleteLead', orgId: identity.orgId, actor, at: clock().toISOString() })
       await (current.email === null ? remove() : withReleasedName(commands.run, { scope: LEAD_EMAIL_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.email }, remove))
       await commands.settle()
       return { error: false as const, message: 'Lead deleted' }

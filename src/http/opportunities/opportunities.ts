@@ -31,6 +31,7 @@ import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/comm
 import { Created } from '../kernel/schemas/records.ts'
 import { AsOfQuery } from './history-schemas.ts'
 import { MoveAnswer, MoveBody, OpportunityBody, OpportunityDetail, OpportunityPatch } from './schemas.ts'
+import type { CommandRunner } from '../../commands/command-runner.ts'
 
 const TAGS = ['opportunities']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -80,7 +81,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
     const prepare = () =>
       withPipeline(store, input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input, replace }))
     const claim = { scope: DEAL_NAME_SCOPE, orgId, ownerId: current.id, name: input.name ?? current.name, previousName: current.name, field: 'name' }
-    await withRenamedClaim(commands.run, claim, () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(ifMatch) }))
+    await withRenamedClaim(commands.run, claim, (run) => run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(ifMatch) }))
     if (upload) await attachUpload(commands.run, files, { orgId, id: current.id }, actorOf(request), upload, clock().toISOString())
     await commands.settle()
     return { error: false as const, message: 'Opportunity updated' }
@@ -168,7 +169,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
       const current = await orNotFound(opportunityOf(db, identity.orgId, request.params.id))
       const actor = { ...actorOf(request), isSuperuser: await isSuperuser(db, identity.userId) }
       const commands = requestCommands(deps, request, reply)
-      const remove = () => commands.run(opportunityDecider, opportunityStreams.stream(current.id), { type: 'DeleteOpportunity', orgId: identity.orgId, actor, at: clock().toISOString() })
+      const remove = (run: CommandRunner = commands.run) => run(opportunityDecider, opportunityStreams.stream(current.id), { type: 'DeleteOpportunity', orgId: identity.orgId, actor, at: clock().toISOString() })
       await withReleasedName(commands.run, { scope: DEAL_NAME_SCOPE, orgId: identity.orgId, ownerId: current.id, name: current.name }, remove)
       await commands.settle()
       return { error: false as const, message: 'Opportunity deleted' }

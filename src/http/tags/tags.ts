@@ -43,8 +43,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
       const commands = requestCommands(deps, request, reply)
       const tagId = randomUUID()
       const { name, color } = request.body
-      await withClaimedName(commands.run, { scope: SCOPE, orgId: identity.orgId, ownerId: tagId, name, field: 'name' }, () =>
-        commands.run(tagDecider, tagStream(tagId), { type: 'CreateTag', tagId, orgId: identity.orgId, name, color: color ?? null, actorId: identity.profileId, at: clock().toISOString() }),
+      await withClaimedName(commands.run, { scope: SCOPE, orgId: identity.orgId, ownerId: tagId, name, field: 'name' }, (run) =>
+        run(tagDecider, tagStream(tagId), { type: 'CreateTag', tagId, orgId: identity.orgId, name, color: color ?? null, actorId: identity.profileId, at: clock().toISOString() }),
       )
       await commands.settle()
       return reply.code(201).send(tagBody(await found(identity.orgId, tagId)))
@@ -57,8 +57,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
       const { name, color } = request.body
-      await withRenamedClaim(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name, previousName: current.name, field: 'name' }, () =>
-        commands.run(tagDecider, tagStream(current.id), { type: 'UpdateTag', orgId, name, color, at: clock().toISOString() }),
+      await withRenamedClaim(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name, previousName: current.name, field: 'name' }, (run) =>
+        run(tagDecider, tagStream(current.id), { type: 'UpdateTag', orgId, name, color, at: clock().toISOString() }),
       )
       await commands.settle()
       return tagBody(await found(orgId, current.id))
@@ -68,8 +68,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId } = requireAdmin(request)
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
-      await withReleasedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name }, () =>
-        commands.run(tagDecider, tagStream(current.id), { type: 'DeleteTag', orgId, at: clock().toISOString() }),
+      await withReleasedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name }, (run) =>
+        run(tagDecider, tagStream(current.id), { type: 'DeleteTag', orgId, at: clock().toISOString() }),
       )
       await commands.settle()
       return { error: false as const, message: 'Tag deleted' }
@@ -80,8 +80,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
       if (current.is_deleted) {
-        await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name, field: 'name' }, () =>
-          commands.run(tagDecider, tagStream(current.id), { type: 'RestoreTag', orgId, at: clock().toISOString() }),
+        await withClaimedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name, field: 'name' }, (run) =>
+          run(tagDecider, tagStream(current.id), { type: 'RestoreTag', orgId, at: clock().toISOString() }),
         )
       }
       await commands.settle()

@@ -70,8 +70,8 @@ export function teamRoutes(deps: Deps): FastifyPluginAsyncZod {
     if (changes.users) await checkMembers(orgId, changes.users, (await membersOf(db, [current.id])).map((m) => m.id))
     const commands = requestCommands(deps, request, reply)
     const name = changes.name ?? current.name
-    await withRenamedClaim(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name, previousName: current.name, field: 'name' }, () =>
-      commands.run(teamDecider, teamStreams.stream(current.id), { type: 'UpdateTeam', orgId, ...changes, at: clock().toISOString() }),
+    await withRenamedClaim(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name, previousName: current.name, field: 'name' }, (run) =>
+      run(teamDecider, teamStreams.stream(current.id), { type: 'UpdateTeam', orgId, ...changes, at: clock().toISOString() }),
     )
     await commands.settle()
     return detail(orgId, current.id)
@@ -92,8 +92,8 @@ export function teamRoutes(deps: Deps): FastifyPluginAsyncZod {
       await checkMembers(identity.orgId, users)
       const commands = requestCommands(deps, request, reply)
       const teamId = randomUUID()
-      await withClaimedName(commands.run, { scope: SCOPE, orgId: identity.orgId, ownerId: teamId, name, field: 'name' }, () =>
-        commands.run(teamDecider, teamStreams.stream(teamId), { type: 'CreateTeam', teamId, orgId: identity.orgId, name, description: description ?? null, users, actorId: identity.profileId, at: clock().toISOString() }),
+      await withClaimedName(commands.run, { scope: SCOPE, orgId: identity.orgId, ownerId: teamId, name, field: 'name' }, (run) =>
+        run(teamDecider, teamStreams.stream(teamId), { type: 'CreateTeam', teamId, orgId: identity.orgId, name, description: description ?? null, users, actorId: identity.profileId, at: clock().toISOString() }),
       )
       await commands.settle()
       return reply.code(201).send(await detail(identity.orgId, teamId))
@@ -111,8 +111,8 @@ export function teamRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId } = requireAdmin(request)
       const current = await found(orgId, request.params.id)
       const commands = requestCommands(deps, request, reply)
-      await withReleasedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name }, () =>
-        commands.run(teamDecider, teamStreams.stream(current.id), { type: 'DeleteTeam', orgId, at: clock().toISOString() }),
+      await withReleasedName(commands.run, { scope: SCOPE, orgId, ownerId: current.id, name: current.name }, (run) =>
+        run(teamDecider, teamStreams.stream(current.id), { type: 'DeleteTeam', orgId, at: clock().toISOString() }),
       )
       await commands.settle()
       return { error: false as const, message: 'Team deleted' }
