@@ -5,7 +5,7 @@ import { CUSTOM_FIELD_MODULES, customFieldKeyScope } from '../commands/custom-fi
 /**
  * Where each claim scope's holders live: the read model (its projector, table and name column)
  * that has a live row for every record holding a name of that scope. The scopes are those passed
- * to withClaimedName / withOptionalClaim / withRenamedClaim in src/http (test/names/claim-scopes.test.ts
+ * to withClaimedName / withOptionalClaim / withRenamedClaim in src/ (test/names/claim-scopes.test.ts
  * fails when a new one appears without an entry here). "Live" is what keeps the claim: a deleted
  * record released it, a merged tag too, a deleted team leaves no row.
  */
