@@ -25,6 +25,8 @@ const EnvSchema = z.object({
   PROJECTION_POLL_MS: positiveMs.default(500),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
   PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
+  CLAIM_SWEEP_INTERVAL_MS: positiveMs.default(60_000),
+  CLAIM_SWEEP_GRACE_MS: positiveMs.default(300_000),
   READY_MAX_LAG_MS: positiveMs.default(10000),
   SHUTDOWN_TIMEOUT_MS: positiveMs.default(10000),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' }).optional(),
@@ -64,6 +66,9 @@ export type Config = Readonly<{
   projectionPollMs: number
   projectionBatchSize: number
   projectionLeaderRetryMs: number
+  /** How often the projections' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
+  claimSweepIntervalMs: number
+  claimSweepGraceMs: number
   readyMaxLagMs: number
   shutdownTimeoutMs: number
   /** Unset: magic-link mail goes to the log in development and test, and magic-link sign-in is off in production. */
@@ -137,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     projectionPollMs: e.PROJECTION_POLL_MS,
     projectionBatchSize: e.PROJECTION_BATCH_SIZE,
     projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,
+    claimSweepIntervalMs: e.CLAIM_SWEEP_INTERVAL_MS,
+    claimSweepGraceMs: e.CLAIM_SWEEP_GRACE_MS,
     readyMaxLagMs: e.READY_MAX_LAG_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     smtpUrl: e.SMTP_URL,

@@ -12,6 +12,8 @@ import { createPostgresEventStore } from './eventstore/postgres.ts'
 import { allProjectors } from './projections/index.ts'
 import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
+import { createClaimSweeper } from './processes/claim-sweeper.ts'
+import type { ClaimSweeper } from './processes/claim-sweeper.ts'
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
 import { webhookDispatcherSettings } from './webhooks/settings.ts'
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
@@ -23,9 +25,11 @@ export type Runtime = {
   projections: ProjectionRunner
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
   webhooks: WebhookDispatcher
+  /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
+  claims: ClaimSweeper
   /**
    * The server's background work: the projections, then the webhook deliveries, which wait for the
-   * read model they list subscriptions from. The migrations are already done (openRuntime returns
+   * read model they list subscriptions from, and the claim sweeper (which sweeps only on the leader). The migrations are already done (openRuntime returns
    * after them), so nothing here can run against a schema that is not there yet.
    */
   start(): void
@@ -67,17 +71,21 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     leaderRetryMs: config.projectionLeaderRetryMs,
   })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })
+  const claims = createClaimSweeper({ db, store, projections, logger, clock: () => new Date(), graceMs: config.claimSweepGraceMs, intervalMs: config.claimSweepIntervalMs })
   return {
     db,
     pool,
     store,
     projections,
     webhooks,
+    claims,
     start() {
       projections.start()
       webhooks.start()
+      claims.start()
     },
     async close() {
+      await claims.stop()
       await webhooks.stop()
       await projections.stop()
       await store.close()

@@ -77,10 +77,10 @@ export type ReleaseOutcome = { claim: Claim; released: boolean; reason?: string 
  * Releases each orphan through the normal command path, at the revision it was read at: a claim
  * that changed since (released, re-claimed) is left alone and reported.
  */
-export async function releaseOrphans(store: EventStore, orphans: readonly Claim[]): Promise<ReleaseOutcome[]> {
+export async function releaseOrphans(store: EventStore, orphans: readonly Claim[], reason = 'orphan name claim released by the operator (names orphans --release)'): Promise<ReleaseOutcome[]> {
   const outcomes: ReleaseOutcome[] = []
   for (const claim of orphans) {
-    const metadata = { actorId: null, orgId: claim.orgId, reason: 'orphan name claim released by the operator (names orphans --release)' }
+    const metadata = { actorId: null, orgId: claim.orgId, reason }
     try {
       const result = await handleCommand(store, nameClaimDecider, claim.streamName, { type: 'Release', ownerId: claim.ownerId! }, { metadata, ifRevision: claim.revision })
       outcomes.push(result.events.length ? { claim, released: true } : { claim, released: false, reason: 'no longer held by this owner' })
