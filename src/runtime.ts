@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.ts'
 import type { EventStore } from './eventstore/event-store.ts'
 import { createKurrentDbEventStore } from './eventstore/kurrentdb.ts'
 import { createPostgresEventStore } from './eventstore/postgres.ts'
+import { CHECKPOINT_CHANNEL, startNotifications } from './eventstore/postgres-notifications.ts'
 import { allProjectors } from './projections/index.ts'
 import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
@@ -60,8 +61,10 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     config.eventStore === 'kurrentdb'
       ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
+  const checkpointNotices = startNotifications(pool, CHECKPOINT_CHANNEL)
   const projections = createProjectionRunner({
     db,
+    checkpointNotices,
     poolOptions: pool.options,
     store,
     projectors: allProjectors,
@@ -88,6 +91,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
       await claims.stop()
       await webhooks.stop()
       await projections.stop()
+      await checkpointNotices.close()
       await store.close()
       await db.destroy()
       await stopEmbedded()

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { endQuietly } from '../db/quiet-end.ts'
 
+/** Appends to the event log; the projections' leader announces its checkpoints on CHECKPOINT_CHANNEL. */
 const CHANNEL = 'crm_events'
+export const CHECKPOINT_CHANNEL = 'crm_checkpoints'
 const RECONNECT_MS = 1000
 
 export type Notifications = {
@@ -18,7 +20,7 @@ export type Notifications = {
  * each process coalesces its appends into at most one NOTIFY in flight, sent after they committed,
  * and other processes LISTEN on a dedicated connection (started on first subscription).
  */
-export function startNotifications(pool: pg.Pool): Notifications {
+export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notifications {
   const instanceId = randomUUID()
   const listeners = new Set<() => void>()
   let closed = false
@@ -35,7 +37,7 @@ export function startNotifications(pool: pg.Pool): Notifications {
     do {
       notifyAgain = false
       // Lost notifications only cost latency: every subscriber also polls.
-      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, instanceId]).catch(() => {})
+      await pool.query('SELECT pg_notify($1, $2)', [channel, instanceId]).catch(() => {})
     } while (notifyAgain && !closed)
     notifying = null
   }
@@ -62,7 +64,7 @@ export function startNotifications(pool: pg.Pool): Notifications {
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${CHANNEL}`)
+      await client.query(`LISTEN ${channel}`)
       // Anything committed while we were not listening is picked up by the wake-up itself.
       fire()
     } catch {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Database } from '../db/database.ts'
 import { START, comparePositions, formatPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
+import type { Notifications } from '../eventstore/postgres-notifications.ts'
 import { delay, untilAborted } from '../eventstore/wakeup.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { followLog } from './follow.ts'
@@ -21,6 +22,12 @@ export type ProjectionRunnerOptions = {
   batchSize: number
   pollMs: number
   leaderRetryMs: number
+  /**
+   * Checkpoint announcements between processes (a NOTIFY channel): the leader announces each page
+   * it commits, and a process that does not lead reads the checkpoints when told, so its writes
+   * wait as briefly as the leader's. Without it, such a process polls the checkpoint table.
+   */
+  checkpointNotices?: Notifications
 }
 
 export type ProjectionRunner = {
@@ -50,9 +57,11 @@ export class ProjectionLagError extends Error {
 type Waiter = { position: Position; resolve: () => void }
 
 const FOLLOWER_POLL_MS = 20
+/** With announcements, polling only covers one that was lost (a dropped LISTEN connection). */
+const FOLLOWER_FALLBACK_POLL_MS = 250
 
 export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
-  const { db, store, projectors, logger, batchSize, pollMs } = options
+  const { db, store, projectors, logger, batchSize, pollMs, checkpointNotices: notices } = options
   assertValidProjectors(projectors)
   const log = logger.child({ component: 'projections' })
   const leadership = createLeadership(options.poolOptions, options.leaderRetryMs)
@@ -72,20 +81,29 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   function markReached(name: string, position: Position): void {
     reached.set(name, position)
     for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+    // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
+    if (leadership.isLeader) notices?.appended()
   }
 
-  // A process that does not lead learns progress from the checkpoint table, only while someone waits.
-  function pollCheckpointsWhileWaiting(): void {
+  async function readReached(): Promise<void> {
+    const checkpoints = await readCheckpoints(db).catch(() => [])
+    for (const c of checkpoints) if (c.version === projectors.find((p) => p.name === c.name)?.version) markReached(c.name, c.position)
+  }
+
+  // A process that does not lead learns progress from the checkpoint table, only while someone waits:
+  // when the leader announces a commit, and by polling as the fallback.
+  function followCheckpointsWhileWaiting(): void {
     if (followerPoll || leadership.isLeader) return
+    const unsubscribe = notices?.subscribe(() => void readReached())
     followerPoll = setInterval(async () => {
       if (waiters.size === 0 || leadership.isLeader) {
         clearInterval(followerPoll)
         followerPoll = undefined
+        unsubscribe?.()
         return
       }
-      const checkpoints = await readCheckpoints(db).catch(() => [])
-      for (const c of checkpoints) if (c.version === projectors.find((p) => p.name === c.name)?.version) markReached(c.name, c.position)
-    }, FOLLOWER_POLL_MS)
+      await readReached()
+    }, notices ? FOLLOWER_FALLBACK_POLL_MS : FOLLOWER_POLL_MS)
   }
 
   function waitFor(position: Position, timeoutMs: number): Promise<void> {
@@ -104,7 +122,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         reject(new ProjectionLagError(position, timeoutMs))
       }, timeoutMs)
       waiters.add(waiter)
-      pollCheckpointsWhileWaiting()
+      followCheckpointsWhileWaiting()
     })
   }
 

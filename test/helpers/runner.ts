@@ -1,6 +1,7 @@
 import pino from 'pino'
 import type { Test } from 'tap'
 import type { EventStore } from '../../src/eventstore/event-store.ts'
+import type { Notifications } from '../../src/eventstore/postgres-notifications.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { createProjectionRunner } from '../../src/projections/runner.ts'
 import type { Projector } from '../../src/projections/projector.ts'
@@ -15,7 +16,7 @@ export function testStore(t: Test, database: TestDatabase): EventStore {
   return store
 }
 
-export function testRunner(t: Test, database: TestDatabase, store: EventStore, projectors: Projector[], options: { leaderRetryMs?: number } = {}) {
+export function testRunner(t: Test, database: TestDatabase, store: EventStore, projectors: Projector[], options: { leaderRetryMs?: number; checkpointNotices?: Notifications } = {}) {
   const runner = createProjectionRunner({
     db: database.db,
     poolOptions: database.pool.options,
@@ -25,6 +26,7 @@ export function testRunner(t: Test, database: TestDatabase, store: EventStore, p
     batchSize: 7,
     pollMs: 50,
     leaderRetryMs: options.leaderRetryMs ?? 100,
+    checkpointNotices: options.checkpointNotices,
   })
   onTeardown(t, () => runner.stop())
   return runner

@@ -8,6 +8,9 @@ import { projectionsStatus } from '../../src/projections/status.ts'
 import { counterProjector, counterRows } from '../helpers/counter-projector.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { testRunner, testStore } from '../helpers/runner.ts'
+import { CHECKPOINT_CHANNEL, startNotifications } from '../../src/eventstore/postgres-notifications.ts'
+import type { Notifications } from '../../src/eventstore/postgres-notifications.ts'
+import { onTeardown } from '../helpers/cleanup.ts'
 
 async function count(store: EventStore, stream: string, amounts: string[]): Promise<Position> {
   let last: Position = START
@@ -187,6 +190,29 @@ t.test('two runners on one database: one applies, the other takes over when it s
   t.ok(b.isLeader, 'the second runner leads')
   t.ok(takeoverMs < 2000, `took over within the bound (${takeoverMs} ms, retry interval 100 ms)`)
   t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 4, total: '10' }], 'each event applied once')
+})
+
+t.test("a follower hears of each page the leader commits (NOTIFY), instead of polling for it", async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const counted = (notices: Notifications) => {
+    const seen = { announced: 0, heard: 0 }
+    const wrapped: Notifications = { ...notices, appended: () => (seen.announced++, notices.appended()), subscribe: (listener) => notices.subscribe(() => (seen.heard++, listener())) }
+    onTeardown(t, () => notices.close())
+    return { seen, wrapped }
+  }
+  const leader = counted(startNotifications(database.pool, CHECKPOINT_CHANNEL))
+  const follower = counted(startNotifications(database.pool, CHECKPOINT_CHANNEL))
+  const a = testRunner(t, database, store, [counterProjector()], { checkpointNotices: leader.wrapped })
+  const b = testRunner(t, database, store, [counterProjector()], { checkpointNotices: follower.wrapped })
+  a.start()
+  await a.waitFor(await count(store, 's', ['1']), 5000)
+  b.start()
+  t.notOk(b.isLeader, 'the second runner follows')
+  for (const amount of ['2', '3', '4']) await b.waitFor(await count(store, 's', [amount]), 5000)
+  t.ok(leader.seen.announced > 0, `the leader announced its commits (${leader.seen.announced})`)
+  t.ok(follower.seen.heard > 0, `the follower heard them (${follower.seen.heard}) while its writes waited`)
+  t.equal(follower.seen.announced, 0, 'a follower announces nothing')
 })
 
 t.test('waitFor gives up with ProjectionLagError rather than serving a stale read', async (t) => {
