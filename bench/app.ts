@@ -17,11 +17,12 @@ import { readCheckpoints } from '../src/projections/checkpoints.ts'
 
 export type Member = { profileId: string; headers: { authorization: string } }
 
-export type FromParent = { type: 'ryw-start'; since: string } | { type: 'ryw-collect' } | { type: 'stop' }
+export type FromParent = { type: 'ryw-start'; since: string } | { type: 'ryw-collect' } | { type: 'leader?' } | { type: 'stop' }
 export type ToParent =
   | { type: 'ready'; url: string; orgId: string; admin: Member; member: Member }
   | { type: 'ryw-started' }
   | { type: 'ryw-samples'; samples: number[] }
+  | { type: 'leader'; isLeader: boolean }
   | { type: 'stopped'; log: [string, number][] }
 
 export type BenchApp = {
@@ -41,6 +42,8 @@ export type BenchApp = {
    */
   startRywWaits(since: Position): Promise<void>
   collectRywWaits(): Promise<number[]>
+  /** Whether this server leads the projections now (several may share one database). */
+  isLeader(): Promise<boolean>
   /** Server warnings and errors logged: message → count (complete once stopped). */
   serverLog: Map<string, number>
   /** Sends one JSON request as the admin; throws unless 2xx. Answers the body and the event position header. */
@@ -83,6 +86,11 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
       const samples = nextMessage(child, 'ryw-samples')
       child.send({ type: 'ryw-collect' } satisfies FromParent)
       return ((await samples) as Extract<ToParent, { type: 'ryw-samples' }>).samples
+    },
+    async isLeader() {
+      const answer = nextMessage(child, 'leader')
+      child.send({ type: 'leader?' } satisfies FromParent)
+      return ((await answer) as Extract<ToParent, { type: 'leader' }>).isLeader
     },
     async call(method, path, body) {
       const response = await fetch(`${ready.url}${path}`, { method, headers: { ...ready.admin.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })

@@ -26,6 +26,7 @@ import { tagsProjector } from '../src/projections/tags.ts'
 import { startBenchApp } from './app.ts'
 import { failures } from './cannon.ts'
 import { httpCells } from './http.ts'
+import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
 import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
 import { PARALLEL, QUERY_CLIENTS, queryCells } from './queries.ts'
@@ -74,13 +75,23 @@ async function onFreshDatabase<T>(server: string, work: (url: string) => Promise
 
 /** The app on its own database (the append cells' events are not deals), stopped before the database is dropped. */
 const onBenchApp = <T>(server: string, work: (bench: Awaited<ReturnType<typeof startBenchApp>>) => Promise<T>) =>
+  onBenchApps(server, async (start) => work(await start()))
+
+/** Bench servers started on demand on one fresh database, all stopped (their logs kept) before it is dropped. */
+const onBenchApps = <T>(server: string, work: (start: () => ReturnType<typeof startBenchApp>) => Promise<T>) =>
   onFreshDatabase(server, async (url) => {
-    const bench = await startBenchApp(url)
+    const started: Awaited<ReturnType<typeof startBenchApp>>[] = []
     try {
-      return await work(bench)
+      return await work(async () => {
+        const bench = await startBenchApp(url)
+        started.push(bench)
+        return bench
+      })
     } finally {
-      await bench.stop()
-      for (const [message, count] of bench.serverLog) serverLog.set(message, (serverLog.get(message) ?? 0) + count)
+      for (const bench of started.reverse()) {
+        await bench.stop()
+        for (const [message, count] of bench.serverLog) serverLog.set(message, (serverLog.get(message) ?? 0) + count)
+      }
     }
   })
 const serverLog = new Map<string, number>()
@@ -225,6 +236,13 @@ function targets(cells: Cell[]): string[] {
       if (c) lines.push(`- ${c.workload}, ${clients} client${clients > 1 ? 's' : ''}: p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k deals): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${DEALS === 100_000 ? '' : ` (at ${DEALS} deals)`}.`)
     }
   }
+  for (const clients of [8, 32]) {
+    const [leader, follower] = [cell(LEADER, clients), cell(FOLLOWER, clients)]
+    if (leader?.rywP99Ms !== undefined && follower?.rywP99Ms !== undefined) {
+      const ratio = follower.rywP99Ms / leader.rywP99Ms
+      lines.push(`- Two processes, ${clients} clients: RYW wait p99 on the follower ${follower.rywP99Ms.toFixed(1)} ms vs ${leader.rywP99Ms.toFixed(1)} ms on the leader = ${ratio.toFixed(2)}× (target ≤ 1.5×): ${ratio <= 1.5 ? 'met' : 'NOT met'}.`)
+    }
+  }
   return lines
 }
 
@@ -241,6 +259,7 @@ const { cells, rebuild, seeding } = await onCluster(async (server) => {
       if (runs('rebuild')) rebuild = await rebuildMeasure(url)
     })
   if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
+  if (runs('two-processes')) await onBenchApps(server, async (start) => cells.push(...(await twoProcessCells(start, SECONDS, [8, 32])).cells))
   if (runs('queries'))
     await onBenchApp(server, async (bench) => {
       const result = await queryCells(bench, DEALS, SECONDS)

@@ -3,7 +3,8 @@
  * alone and its event loop is not shared with the load generator. openRuntime as src/main.ts wires
  * it, on the bench database given as DATABASE_URL; buildApp; projections started; listening on
  * 127.0.0.1 at a random port. One organization with an admin and a second member, with JWT access
- * tokens. Talks to the parent over IPC (messages in bench/app.ts).
+ * tokens (an organization of its own: several servers may share a database). Talks to the parent
+ * over IPC (messages in bench/app.ts).
  */
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
@@ -45,8 +46,9 @@ const projections = {
 const app = await buildApp({ ...runtime, projections, config, logger, clock: () => new Date() })
 runtime.projections.start()
 await app.listen({ host: '127.0.0.1', port: 0 })
-const org = await bootstrapOrganization(runtime.db, { name: 'Bench Inc', email: 'admin@bench.test' })
-const memberUser = await ensureUser(runtime.db, 'rep@bench.test')
+const tag = randomBytes(3).toString('hex')
+const org = await bootstrapOrganization(runtime.db, { name: `Bench Inc ${tag}`, email: `admin-${tag}@bench.test` })
+const memberUser = await ensureUser(runtime.db, `rep-${tag}@bench.test`)
 const memberProfile = await addProfile(runtime.db, memberUser, org.org_id, 'USER')
 const sign = (userId: string) => ({ authorization: `Bearer ${app.jwt.sign({ sub: userId, org_id: org.org_id, typ: 'access' })}` })
 
@@ -59,6 +61,8 @@ process.on('message', async (message: FromParent) => {
     send({ type: 'ryw-samples', samples: ryw.samples })
     ryw.since = null
     ryw.samples = []
+  } else if (message.type === 'leader?') {
+    send({ type: 'leader', isLeader: runtime.projections.isLeader })
   } else if (message.type === 'stop') {
     await app.close()
     await runtime.close()

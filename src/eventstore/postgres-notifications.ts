@@ -8,9 +8,13 @@ export const CHECKPOINT_CHANNEL = 'crm_checkpoints'
 const RECONNECT_MS = 1000
 
 export type Notifications = {
-  /** Called after a local append commits: wakes local listeners now, other processes through NOTIFY. */
-  appended(): void
-  subscribe(listener: () => void): () => void
+  /**
+   * Called after a local commit: wakes local listeners now, other processes through NOTIFY. A
+   * `message` (e.g. the position the projections' leader has reached) travels with it; when
+   * several are sent meanwhile, the latest is what the coalesced NOTIFY carries.
+   */
+  appended(message?: string): void
+  subscribe(listener: (message: string | undefined) => void): () => void
   close(): Promise<void>
 }
 
@@ -22,28 +26,31 @@ export type Notifications = {
  */
 export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notifications {
   const instanceId = randomUUID()
-  const listeners = new Set<() => void>()
+  const listeners = new Set<(message: string | undefined) => void>()
   let closed = false
   let listenClient: pg.Client | null = null
   let reconnectTimer: NodeJS.Timeout | undefined
   let notifying: Promise<void> | null = null
   let notifyAgain = false
+  let latest: string | undefined
 
-  const fire = () => {
-    for (const listener of [...listeners]) listener()
+  const fire = (message?: string) => {
+    for (const listener of [...listeners]) listener(message)
   }
 
   async function sendNotifications(): Promise<void> {
     do {
       notifyAgain = false
+      const payload = latest === undefined ? instanceId : `${instanceId} ${latest}`
       // Lost notifications only cost latency: every subscriber also polls.
-      await pool.query('SELECT pg_notify($1, $2)', [channel, instanceId]).catch(() => {})
+      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]).catch(() => {})
     } while (notifyAgain && !closed)
     notifying = null
   }
 
-  function appended(): void {
-    fire()
+  function appended(message?: string): void {
+    latest = message
+    fire(message)
     if (closed) return
     if (notifying) notifyAgain = true
     else notifying = sendNotifications()
@@ -59,8 +66,9 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
       if (!closed) reconnectTimer = setTimeout(() => void listen(), RECONNECT_MS)
     }
     client.on('error', retry)
-    client.on('notification', (message) => {
-      if (message.payload !== instanceId) fire()
+    client.on('notification', (notification) => {
+      const [sender, ...message] = (notification.payload ?? '').split(' ')
+      if (sender !== instanceId) fire(message.length ? message.join(' ') : undefined)
     })
     try {
       await client.connect()
@@ -72,7 +80,7 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     }
   }
 
-  function subscribe(listener: () => void): () => void {
+  function subscribe(listener: (message: string | undefined) => void): () => void {
     listeners.add(listener)
     void listen()
     return () => listeners.delete(listener)

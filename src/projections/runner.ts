@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Database } from '../db/database.ts'
-import { START, comparePositions, formatPosition } from '../eventstore/event-store.ts'
+import { START, comparePositions, formatPosition, parsePosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
 import type { Notifications } from '../eventstore/postgres-notifications.ts'
 import { delay, untilAborted } from '../eventstore/wakeup.ts'
@@ -81,8 +81,33 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   function markReached(name: string, position: Position): void {
     reached.set(name, position)
     for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+    // What every read model reflects now, from memory: a projector with nothing to apply saves its
+    // checkpoint only when idle, so the checkpoint table alone would keep a follower waiting for it.
     // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
-    if (leadership.isLeader) notices?.appended()
+    if (leadership.isLeader && notices) {
+      const all = reachedByAll()
+      if (all) notices.appended(formatPosition(all))
+    }
+  }
+
+  /** The position every projector has reached, or undefined while one has not started. */
+  function reachedByAll(): Position | undefined {
+    let lowest: Position | undefined
+    for (const p of projectors) {
+      const at = reached.get(p.name)
+      if (!at) return undefined
+      if (!lowest || comparePositions(at, lowest) < 0) lowest = at
+    }
+    return lowest
+  }
+
+  /** A follower told by the leader that every read model reflects the log up to `position`. */
+  function markAllReached(position: Position): void {
+    for (const p of projectors) {
+      const at = reached.get(p.name)
+      if (!at || comparePositions(at, position) < 0) reached.set(p.name, position)
+    }
+    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
   }
 
   async function readReached(): Promise<void> {
@@ -94,7 +119,11 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   // when the leader announces a commit, and by polling as the fallback.
   function followCheckpointsWhileWaiting(): void {
     if (followerPoll || leadership.isLeader) return
-    const unsubscribe = notices?.subscribe(() => void readReached())
+    const unsubscribe = notices?.subscribe((message) => {
+      const position = message === undefined ? undefined : parsePosition(message)
+      if (position) markAllReached(position)
+      else void readReached()
+    })
     followerPoll = setInterval(async () => {
       if (waiters.size === 0 || leadership.isLeader) {
         clearInterval(followerPoll)

@@ -197,7 +197,7 @@ t.test("a follower hears of each page the leader commits (NOTIFY), instead of po
   const store = testStore(t, database)
   const counted = (notices: Notifications) => {
     const seen = { announced: 0, heard: 0 }
-    const wrapped: Notifications = { ...notices, appended: () => (seen.announced++, notices.appended()), subscribe: (listener) => notices.subscribe(() => (seen.heard++, listener())) }
+    const wrapped: Notifications = { ...notices, appended: (message) => (seen.announced++, notices.appended(message)), subscribe: (listener) => notices.subscribe((message) => (seen.heard++, listener(message))) }
     onTeardown(t, () => notices.close())
     return { seen, wrapped }
   }
