@@ -33,12 +33,27 @@ export type CommandOptions<Event extends DomainEvent> = {
 }
 
 /** A command on another stream that travels with the main one (see CommandOptions.also). */
-export type Companion = { streamName: string; decide(recorded: readonly RecordedEvent[]): readonly DomainEvent[]; expectNew?: boolean }
-
-/** A companion command for `decider` on `streamName`, decided on its stream as stored at each attempt. */
-export function companion<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, streamName: string, command: Command, options: { expectNew?: boolean } = {}): Companion {
-  return { streamName, expectNew: options.expectNew, decide: (recorded) => decider.decide(command, fold(decider, recorded.map((e) => asDomainEvent(e) as Event))) }
+export type Companion = {
+  streamName: string
+  expectNew?: boolean
+  /** At each attempt: the command prepared afresh (facts re-read, e.g. a deal's pipeline), how it decides on its stream, and the guard of its facts. */
+  prepare(): Promise<{ decide(recorded: readonly RecordedEvent[]): readonly DomainEvent[]; guard?: StreamGuard }>
 }
+
+/** A companion command for `decider` on `streamName`, prepared and decided on its stream as stored at each attempt. */
+export function companion<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, streamName: string, input: CommandInput<Command>, options: { expectNew?: boolean } = {}): Companion {
+  return {
+    streamName,
+    expectNew: options.expectNew,
+    async prepare() {
+      const { command, guard } = await prepared(input)
+      return { guard, decide: (recorded) => decider.decide(command, fold(decider, recorded.map((e) => asDomainEvent(e) as Event))) }
+    },
+  }
+}
+
+const prepared = async <Command>(input: CommandInput<Command>): Promise<PreparedCommand<Command>> =>
+  typeof input === 'function' ? (input as () => Promise<PreparedCommand<Command>>)() : { command: input }
 
 /**
  * A command whose facts come from other streams (a deal's pipeline): prepared again on every
@@ -74,7 +89,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   // The optimistic first attempt of `expectNew` is not a retry: a stream found to exist gets the usual ones.
   let optimistic = options.expectNew === true && options.ifRevision === undefined
   for (let attempt = optimistic ? -1 : 0; ; attempt++) {
-    const { command, guard } = typeof input === 'function' ? await (input as () => Promise<PreparedCommand<Command>>)() : { command: input, guard: undefined }
+    const { command, guard } = await prepared(input)
     const guessed = optimistic
     optimistic = false
     const recorded = guessed ? [] : await store.readStream(streamName)
@@ -89,18 +104,19 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       if (guessed) continue
       throw error
     }
-    let companions: StreamWrite[]
+    let companions: Awaited<ReturnType<typeof decideCompanions>>
     try {
       companions = await decideCompanions(store, options.also ?? [], guessed, (e) => newEvent(e, options.metadata))
     } catch (error) {
       if (guessed) continue
       throw error
     }
-    if (events.length === 0 && companions.length === 0) return { state, events, position: null }
+    if (events.length === 0 && companions.writes.length === 0) return { state, events, position: null }
     try {
       const own: StreamWrite[] = events.length ? [{ streamName, events: events.map((e) => newEvent(e, options.metadata, options.schemaVersion?.(e))), expectedRevision: revision ?? 'no_stream' }] : []
-      const appended = companions.length
-        ? await store.appendToStreams([...companions, ...own], guard ? { guard } : {})
+      const guards = [...(guard ? [guard] : []), ...companions.guards]
+      const appended = companions.writes.length
+        ? await store.appendToStreams([...companions.writes, ...own], { guards })
         : await store.appendToStream(streamName, own[0]!.events, { expectedRevision: own[0]!.expectedRevision, ...(guard && { guard }) })
       return { state: events.reduce(decider.evolve, state), events, position: appended.position }
     } catch (error) {
@@ -114,13 +130,20 @@ function newEvent(event: DomainEvent, metadata: EventMetadata, schemaVersion = c
   return { type: event.type, data: event.data, metadata, schemaVersion }
 }
 
-/** Each companion decided on its stream as stored (as new on an optimistic attempt, when it expects to be), as the writes it adds. */
-async function decideCompanions(store: EventStore, companions: readonly Companion[], optimistic: boolean, toNew: (event: DomainEvent) => NewEvent): Promise<StreamWrite[]> {
+/**
+ * Each companion prepared and decided on its stream as stored (as new on an optimistic attempt,
+ * when it expects to be): the writes it adds, and the guards of the facts it was decided on.
+ */
+async function decideCompanions(store: EventStore, companions: readonly Companion[], optimistic: boolean, toNew: (event: DomainEvent) => NewEvent): Promise<{ writes: StreamWrite[]; guards: StreamGuard[] }> {
   const writes: StreamWrite[] = []
+  const guards: StreamGuard[] = []
   for (const one of companions) {
+    const { decide, guard } = await one.prepare()
     const recorded = optimistic && one.expectNew ? [] : await store.readStream(one.streamName)
-    const events = one.decide(recorded)
-    if (events.length) writes.push({ streamName: one.streamName, events: events.map(toNew), expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' })
+    const events = decide(recorded)
+    if (!events.length) continue
+    writes.push({ streamName: one.streamName, events: events.map(toNew), expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' })
+    if (guard) guards.push(guard)
   }
-  return writes
+  return { writes, guards }
 }

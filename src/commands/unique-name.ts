@@ -8,7 +8,8 @@ export type NameClaim = { scope: string; orgId: string; ownerId: string; name: s
 /** The record's command: the first one run through the runner the helpers below hand to their action. */
 type Action<T> = (run: CommandRunner) => Promise<T>
 
-const claimOf = (claim: NameClaim): Companion =>
+/** The claim of `name` as a companion command, for a use case that assembles several records' commands into one append (lead conversion). */
+export const nameClaim = (claim: NameClaim): Companion =>
   // Most claims are of a name nobody holds yet (a taken one costs one more round trip).
   companion(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Claim', ownerId: claim.ownerId, name: claim.name, field: claim.field }, { expectNew: true })
 const releaseOf = (claim: Omit<NameClaim, 'field'>): Companion => companion(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Release', ownerId: claim.ownerId })
@@ -43,7 +44,7 @@ async function withCompanions<T>(run: CommandRunner, companions: readonly Compan
  * are two appends: a process killed between them leaves a claim, which the orphan sweeper frees.)
  */
 export async function withClaimedName<T>(run: CommandRunner, claim: NameClaim, action: Action<T>): Promise<T> {
-  const outcome = await withCompanions(run, [claimOf(claim)], action)
+  const outcome = await withCompanions(run, [nameClaim(claim)], action)
   if ('result' in outcome) return outcome.result
   // Releasing is idempotent (nothing to release after an atomic append that failed), and frees what a non-atomic store kept.
   if (outcome.sent) await releaseName(run, claim)
@@ -62,7 +63,7 @@ export async function releaseName(run: CommandRunner, claim: Omit<NameClaim, 'fi
 export async function withRenamedClaim<T>(run: CommandRunner, claim: Omit<NameClaim, 'name'> & { name: string | null; previousName: string | null }, action: Action<T>): Promise<T> {
   const { name, previousName } = claim
   if (name?.trim().toLowerCase() === previousName?.trim().toLowerCase()) return action(run)
-  const companions = [...(name === null ? [] : [claimOf({ ...claim, name })]), ...(previousName === null ? [] : [releaseOf({ ...claim, name: previousName })])]
+  const companions = [...(name === null ? [] : [nameClaim({ ...claim, name })]), ...(previousName === null ? [] : [releaseOf({ ...claim, name: previousName })])]
   const outcome = await withCompanions(run, companions, action)
   if ('result' in outcome) return outcome.result
   if (outcome.sent && name !== null) await releaseName(run, { ...claim, name })

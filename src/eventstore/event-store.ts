@@ -124,13 +124,13 @@ export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb'
   appendToStream(streamName: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>
   /**
-   * Appends to several streams, each at its expected revision (and the guard's, when given): on
+   * Appends to several streams, each at its expected revision (and each guard at its own): on
    * PostgreSQL in one transaction, so the store holds all of them or none (a name claim and the
    * record that holds it). KurrentDB has no multi-stream transaction: there the writes are appended
    * one after another, and a failure between them leaves the earlier ones (the claim sweeper's case).
    * Answers the last write's next revision and the latest position.
    */
-  appendToStreams(writes: readonly StreamWrite[], options?: { guard?: StreamGuard }): Promise<AppendResult>
+  appendToStreams(writes: readonly StreamWrite[], options?: { guards?: readonly StreamGuard[] }): Promise<AppendResult>
   /** Events of one stream in revision order; an empty list when the stream does not exist. */
   readStream(streamName: string, options?: { fromRevision?: bigint; maxCount?: number }): Promise<RecordedEvent[]>
   /** One page of the global log in commit order. */

@@ -57,13 +57,15 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     return { nextExpectedRevision: result.nextExpectedRevision, position: result.position ?? (await positionOf(streamName, result.nextExpectedRevision)) }
   }
 
-  // NOT ATOMIC (see the port): each write after the previous one; the guard is checked with the first.
-  async function appendToStreams(writes: readonly StreamWrite[], opts: { guard?: StreamGuard } = {}): Promise<AppendResult> {
+  // NOT ATOMIC (see the port): the guards are read first, then each write appended after the previous one.
+  async function appendToStreams(writes: readonly StreamWrite[], opts: { guards?: readonly StreamGuard[] } = {}): Promise<AppendResult> {
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
-    let last: AppendResult | undefined
-    for (const [index, write] of writes.entries()) {
-      last = await appendToStream(write.streamName, write.events, { expectedRevision: write.expectedRevision, ...(index === 0 && opts.guard && { guard: opts.guard }) })
+    for (const { streamName: guardStream, revision } of opts.guards ?? []) {
+      const actual = await lastRevision(guardStream)
+      if (actual !== revision) throw new WrongExpectedRevisionError(guardStream, revision, actual)
     }
+    let last: AppendResult | undefined
+    for (const write of writes) last = await appendToStream(write.streamName, write.events, { expectedRevision: write.expectedRevision })
     return last!
   }
 

@@ -145,7 +145,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     try {
       for (;;) {
         try {
-          const rows = guard ? await lockedTransaction(client, [streamName], guard, append, (error) => (broken = error)) : await append(client)
+          const rows = guard ? await lockedTransaction(client, [streamName], [guard], append, (error) => (broken = error)) : await append(client)
           return appended(rows)
         } catch (error) {
           const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
@@ -161,14 +161,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
-  async function appendToStreams(writes: readonly StreamWrite[], opts: { guard?: StreamGuard } = {}): Promise<AppendResult> {
-    if (writes.length === 1) return appendToStream(writes[0]!.streamName, writes[0]!.events, { expectedRevision: writes[0]!.expectedRevision, guard: opts.guard })
+  async function appendToStreams(writes: readonly StreamWrite[], opts: { guards?: readonly StreamGuard[] } = {}): Promise<AppendResult> {
+    const guards = opts.guards ?? []
+    if (writes.length === 1 && guards.length <= 1) return appendToStream(writes[0]!.streamName, writes[0]!.events, { expectedRevision: writes[0]!.expectedRevision, guard: guards[0] })
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
     const appends = writes.map(appendOf)
     const client = await pool.connect()
     let broken: Error | undefined
     try {
-      const rows = await lockedTransaction(client, writes.map((w) => w.streamName), opts.guard, async (c) => {
+      const rows = await lockedTransaction(client, writes.map((w) => w.streamName), guards, async (c) => {
         const all: AppendedRow[] = []
         for (const append of appends) all.push(...(await append(c)))
         return all
@@ -283,23 +284,23 @@ function appendOf({ streamName, events, expectedRevision: expected }: StreamWrit
 }
 
 /**
- * One append transaction over `streams` (each locked exclusively) and an optional guard (locked
- * shared, its revision checked under the lock): see LOCK_STREAMS_SQL. Rolls back on any error,
+ * One append transaction over `streams` (each locked exclusively) and guards (locked shared, each
+ * revision checked under the lock): see LOCK_STREAMS_SQL. Rolls back on any error,
  * reporting a failed rollback to `onBroken`.
  */
 async function lockedTransaction(
   client: pg.PoolClient,
   streams: readonly string[],
-  guard: StreamGuard | undefined,
+  guards: readonly StreamGuard[],
   append: (client: pg.PoolClient) => Promise<AppendedRow[]>,
   onBroken: (error: Error) => void,
 ): Promise<AppendedRow[]> {
   // Explicitly READ COMMITTED: step 2 needs a snapshot taken after the lock, which REPEATABLE READ or SERIALIZABLE defaults would not give.
   await client.query('BEGIN ISOLATION LEVEL READ COMMITTED')
   try {
-    const names = guard ? [...streams, guard.streamName] : streams
+    const names = [...streams, ...guards.map((g) => g.streamName)]
     await client.query({ name: 'es_lock_streams', text: LOCK_STREAMS_SQL, values: [names, names.map((_, i) => i < streams.length)] })
-    if (guard) {
+    for (const guard of guards) {
       const actual = await streamRevision(client, guard.streamName)
       if (actual !== guard.revision) throw new WrongExpectedRevisionError(guard.streamName, guard.revision, actual)
     }

@@ -10,6 +10,7 @@ import type { ProjectionRunner } from '../projections/runner.ts'
 import { CLAIM_SCOPES, liveNamesOf } from './claim-scopes.ts'
 import { classifyClaims, foldClaims } from './orphans.ts'
 import type { Claim, ClaimEventRecord, Classified } from './orphans.ts'
+import { delay, nextHiddenRetryMs } from '../eventstore/wakeup.ts'
 
 /**
  * Finding and releasing orphan name claims (see orphans.ts) against the real log and read models.
@@ -20,6 +21,8 @@ export type OrphanOptions = { orgId?: string; now: Date; graceMs: number; settle
 
 const CLAIM_EVENT_TYPES = ['NameClaimed', 'NameReleased']
 const PAGE = 1000
+/** How long a scan waits for committed claims hidden behind an older open transaction. */
+const HIDDEN_WAIT_MS = 5000
 
 export class ReadModelsBehindError extends Error {}
 
@@ -40,11 +43,16 @@ function claimEvents(events: readonly RecordedEvent[]): ClaimEventRecord[] {
 export async function scanClaims(store: EventStore, orgId?: string): Promise<{ claims: Claim[]; end: Position }> {
   const claims = new Map<string, Claim>()
   let cursor = START
+  let hiddenRetryMs = 0
+  const deadline = Date.now() + HIDDEN_WAIT_MS
   for (;;) {
     const page = await store.readAll({ after: cursor, maxCount: PAGE, eventTypes: CLAIM_EVENT_TYPES })
     foldClaims(claimEvents(page.events), claims)
     cursor = page.scannedTo
-    if (page.isEnd) break
+    // Committed claims can hide behind an older open transaction (of any database of the cluster):
+    // wait for them a little, or a claim made a moment ago would be missing from the scan.
+    if (page.isEnd && !(page.moreHidden && Date.now() < deadline)) break
+    if (page.isEnd) await delay((hiddenRetryMs = nextHiddenRetryMs(hiddenRetryMs, 100)))
   }
   const all = [...claims.values()]
   return { claims: orgId ? all.filter((c) => c.orgId === orgId.toLowerCase()) : all, end: cursor }

@@ -132,7 +132,7 @@ export function eventStoreContract(t: Test, makeStore: StoreFactory): void {
       const result = await store.appendToStreams([
         { streamName: claim, events: [event('NameClaimed')], expectedRevision: 'no_stream' },
         { streamName: deal, events: [event('DealCreated'), event('DealMoved')], expectedRevision: 'no_stream' },
-      ], { guard: { streamName: pipeline, revision: 0n } })
+      ], { guards: [{ streamName: pipeline, revision: 0n }] })
       const [claimed, created] = [await store.readStream(claim), await store.readStream(deal)]
       t.same(claimed.map((e) => e.type), ['NameClaimed'])
       t.same(created.map((e) => e.type), ['DealCreated', 'DealMoved'])
@@ -155,7 +155,7 @@ export function eventStoreContract(t: Test, makeStore: StoreFactory): void {
       await t.rejects(store.appendToStreams([
         { streamName: guarded, events: [event('NameClaimed')], expectedRevision: 'no_stream' },
         { streamName: stream('deal'), events: [event('DealCreated')], expectedRevision: 'no_stream' },
-      ], { guard: { streamName: pipeline, revision: 5n } }), WrongExpectedRevisionError)
+      ], { guards: [{ streamName: pipeline, revision: 5n }] }), WrongExpectedRevisionError)
       t.same(await store.readStream(guarded), [], 'a guard that moved refuses before anything is written')
       t.same((await store.readStream(deal)).map((e) => e.type), ['DealCreated'])
     })

@@ -21,6 +21,7 @@ t.test('a failure between the claim and the record inside their append leaves th
   await sql`CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF NEW.event_type IN ('AccountCreated', 'AccountUpdated') AND NEW.data::text LIKE '%Doomed%' THEN RAISE EXCEPTION 'injected failure after the claim'; END IF;
+      IF NEW.event_type = 'LeadConverted' THEN RAISE EXCEPTION 'injected failure at the last event of a conversion'; END IF;
       RETURN NEW;
     END $$`.execute(db)
   await sql`CREATE TRIGGER refuse_doomed BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_doomed()`.execute(db)
@@ -43,6 +44,17 @@ t.test('a failure between the claim and the record inside their append leaves th
     t.equal(renamed.statusCode, 500)
     t.equal(await claimsOf('Doomed Rename'), 0, 'no claim of the new name')
     t.equal((await accounts.create(admin, { name: 'steady inc' })).statusCode, 400, 'the old name is still held by its account')
+    t.same(await orphansNow({ db, store, projections }), [], 'no orphan claim')
+  })
+
+  t.test("a lead's conversion: its account, contact, deal and their names are written with LeadConverted or not at all", async (t) => {
+    const leads = collectionClient(app, '/api/leads/')
+    const lead = await leads.create(admin, { first_name: 'Dee', email: 'dee@straw.test', company_name: 'Last Straw Holdings' })
+    t.equal(lead.statusCode, 200)
+    const converted = await leads.inject('PATCH', `/api/leads/${lead.json().id}/`, admin, { status: 'converted' })
+    t.equal(converted.statusCode, 500, 'the injected failure hits the last event of the append, LeadConverted')
+    const written = await sql<{ event_type: string }>`SELECT event_type FROM events WHERE data::text LIKE '%Last Straw Holdings%' OR data::text LIKE '%dee@straw.test%' ORDER BY global_position`.execute(db)
+    t.same(written.rows.map((r) => r.event_type), ['NameClaimed', 'LeadCreated'], "only the lead's own create and its email claim, from before")
     t.same(await orphansNow({ db, store, projections }), [], 'no orphan claim')
   })
 })

@@ -38,6 +38,6 @@ export async function changeLead(deps: DealDeps, caller: Caller, leadId: string,
   const command: LeadCommand = { type: 'UpdateLead', orgId, actor: actorOfCaller(caller), at: clock().toISOString(), customFields, input, replace }
   const email = input.email === undefined ? (replace ? null : current.email) : input.email
   const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }
-  const converted = await withRenamedClaim(session.run, claim, (runLead) => runLeadCommand(deps, caller, session, current.id, command, runLead))
+  const converted = await withRenamedClaim(session.run, claim, (run) => runLeadCommand(deps, caller, run, current.id, command))
   return { converted, position: session.position() }
 }

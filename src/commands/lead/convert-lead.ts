@@ -4,26 +4,25 @@ import { ACCOUNT_NAME_SCOPE, accountDecider, accountStream, emptyAccount } from 
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import type { CommandRunner } from '../command-runner.ts'
-import type { CommandSession } from '../command-session.ts'
 import { CONTACT_EMAIL_SCOPE, contactDecider, contactStream, emptyContact } from '../contact/contact.ts'
 import { fold } from '../decider.ts'
-import { DEAL_NAME_SCOPE, createCheckedDeal } from '../opportunity/create-deal.ts'
+import { companion } from '../handle-command.ts'
+import type { Companion } from '../handle-command.ts'
+import { dealCreation } from '../opportunity/create-deal.ts'
 import type { DealDeps } from '../opportunity/create-deal.ts'
 import type { LEAD_SOURCES as DEAL_SOURCES } from '../opportunity/enums.ts'
-import { opportunityDecider, opportunityStreams } from '../opportunity/opportunity.ts'
+import { opportunityDecider } from '../opportunity/opportunity.ts'
 import { replacing } from '../record.ts'
-import { withClaimedName, withOptionalClaim, withReleasedName } from '../unique-name.ts'
+import { nameClaim } from '../unique-name.ts'
 import { evolveLead, leadDecider, leadStreams } from './lead.ts'
 import type { Conversion, LeadCommand, LeadEvent, LeadFields } from './lead.ts'
 
 /**
  * Lead conversion (§3.3): a status change to `converted` creates the account, contact and deal the
- * lead describes, through their own deciders and name claims, then the lead's command records
- * `LeadConverted` with their ids. What the lead's decider would refuse is refused before anything
- * is created (a dry run of the same decision); if the lead's command still fails afterwards (a
- * concurrent change), what was created is deleted again (soft, its names freed).
+ * lead describes, through their own deciders and name claims, in the same append as the lead's
+ * `LeadConverted` with their ids. A dry run of the lead's decision first tells whether the command
+ * converts (and refuses what the decider would refuse, e.g. no email).
  */
-
 
 /** The lead's source in the deal's uppercase list (§2.1 vs §2.5). */
 const DEAL_SOURCE: Record<NonNullable<LeadFields['source']>, (typeof DEAL_SOURCES)[number]> = {
@@ -45,72 +44,52 @@ export async function conversionNeeded(deps: Pick<DealDeps, 'store'>, leadId: st
 const fullName = (lead: LeadFields) => [lead.first_name, lead.last_name].filter(Boolean).join(' ')
 
 /**
- * Creates the account (named after company_name, else the person; 400 under company_name when an
- * account has that name), the contact (400 under email when a contact has it) and the deal (named
- * like the account; 400 under company_name when taken). Answers their ids and how to undo them.
+ * The account (named after company_name, else the person; 400 under company_name when an account
+ * has that name), the contact (400 under email when a contact has it) and the deal (named like the
+ * account; 400 under company_name when taken) a lead converts into, with their names' claims, as
+ * companion commands of the lead's own: the store appends all of them with the lead's
+ * LeadConverted, or none (one transaction on PostgreSQL), so a refusal, a failure or a crash leaves
+ * nothing half-converted.
  */
-async function createRecords(deps: DealDeps, caller: Caller, session: CommandSession, lead: LeadFields) {
-  const { run } = session
+async function conversionOf(deps: DealDeps, caller: Caller, lead: LeadFields): Promise<{ conversion: Conversion; companions: Companion[] }> {
   const { orgId } = caller
-  const actor = actorOfCaller(caller)
+  const actorId = actorOfCaller(caller).profileId
   const at = deps.clock().toISOString()
   const name = lead.company_name ?? fullName(lead)
   const ids: Conversion = { account_id: randomUUID(), contact_id: randomUUID(), opportunity_id: randomUUID() }
-  const undo: (() => Promise<unknown>)[] = []
-  const admin = { profileId: actor.profileId, isAdmin: true }
-  try {
-    const { email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
-    const account = replacing(emptyAccount(), { name, email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags })
-    await withClaimedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }, (withClaim) =>
-      withClaim(accountDecider, accountStream(ids.account_id), { type: 'CreateAccount', accountId: ids.account_id, orgId, fields: account, actorId: actor.profileId, at }),
-    )
-    undo.push(() => withReleasedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name }, (withRelease) => withRelease(accountDecider, accountStream(ids.account_id), { type: 'DeleteAccount', orgId, actor: admin, at })))
-
-    const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
-    await withOptionalClaim(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' }, (withClaim) =>
-      withClaim(contactDecider, contactStream(ids.contact_id), { type: 'CreateContact', contactId: ids.contact_id, orgId, fields: contact, actorId: actor.profileId, at }),
-    )
-    const releaseContact = (withRelease = run) => withRelease(contactDecider, contactStream(ids.contact_id), { type: 'DeleteContact', orgId, actor: admin, at })
-    undo.push(() => (email ? withReleasedName(run, { scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email }, releaseContact) : releaseContact()))
-
-    const input = {
-      name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
-      description, tags, teams: lead.teams, assigned_to, custom: { cfFields: {} },
-    }
-    await createCheckedDeal(deps, caller, { id: ids.opportunity_id, input, field: 'company_name' }, session)
-    undo.push(() =>
-      withReleasedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: ids.opportunity_id, name }, (withRelease) => withRelease(opportunityDecider, opportunityStreams.stream(ids.opportunity_id), { type: 'DeleteOpportunity', orgId, actor: { ...admin, isSuperuser: false }, at })),
-    )
-  } catch (error) {
-    await undoAll(undo)
-    throw error
+  const { email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
+  const account = replacing(emptyAccount(), { name, email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags })
+  const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
+  const input = {
+    name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
+    description, tags, teams: lead.teams, assigned_to, custom: { cfFields: {} },
   }
-  return { conversion: ids, undo: () => undoAll(undo) }
-}
-
-async function undoAll(undo: (() => Promise<unknown>)[]): Promise<void> {
-  for (const step of [...undo].reverse()) await step()
+  const deal = await dealCreation(deps, caller, { id: ids.opportunity_id, input, field: 'company_name' })
+  const fresh = { expectNew: true }
+  const companions = [
+    nameClaim({ scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: ids.account_id, name, field: 'company_name' }),
+    companion(accountDecider, accountStream(ids.account_id), { type: 'CreateAccount', accountId: ids.account_id, orgId, fields: account, actorId, at }, fresh),
+    ...(email ? [nameClaim({ scope: CONTACT_EMAIL_SCOPE, orgId, ownerId: ids.contact_id, name: email, field: 'email' })] : []),
+    companion(contactDecider, contactStream(ids.contact_id), { type: 'CreateContact', contactId: ids.contact_id, orgId, fields: contact, actorId, at }, fresh),
+    nameClaim(deal.claim),
+    companion(opportunityDecider, deal.create.streamName, deal.create.prepare, fresh),
+  ]
+  return { conversion: ids, companions }
 }
 
 /**
- * Runs a lead command on its stream in the caller's session, converting first when it converts:
- * the answer carries the ids conversion created (empty when the command converted nothing).
- * The lead's own command runs through `runLead` (a runner that carries the lead's email claim into
- * the lead's append); the records conversion creates carry their own claims.
+ * Runs a lead command on its stream through `run` (the runner that carries the lead's own email
+ * claim), converting when it converts: the answer carries the ids of what conversion created
+ * (empty when the command converted nothing).
  */
-export async function runLeadCommand(deps: DealDeps, caller: Caller, session: CommandSession, leadId: string, command: LeadCommand, runLead: CommandRunner = session.run): Promise<Partial<Conversion>> {
+export async function runLeadCommand(deps: DealDeps, caller: Caller, run: CommandRunner, leadId: string, command: LeadCommand): Promise<Partial<Conversion>> {
   const stream = leadStreams.stream(leadId)
   const lead = await conversionNeeded(deps, leadId, command)
   if (!lead) {
-    await runLead(leadDecider, stream, command)
+    await run(leadDecider, stream, command)
     return {}
   }
-  const created = await createRecords(deps, caller, session, lead)
-  try {
-    await runLead(leadDecider, stream, { ...command, conversion: created.conversion } as LeadCommand)
-  } catch (error) {
-    await created.undo()
-    throw error
-  }
-  return created.conversion
+  const { conversion, companions } = await conversionOf(deps, caller, lead)
+  await run(leadDecider, stream, { ...command, conversion } as LeadCommand, { also: companions })
+  return conversion
 }

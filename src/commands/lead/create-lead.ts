@@ -35,6 +35,6 @@ export async function createLead(deps: DealDeps, caller: Caller, input: LeadInpu
   const id = randomUUID()
   const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString(), customFields: definitions, input }
   const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
-  const converted = await withOptionalClaim(session.run, claim, (runLead) => runLeadCommand(deps, caller, session, id, command, runLead))
+  const converted = await withOptionalClaim(session.run, claim, (run) => runLeadCommand(deps, caller, run, id, command))
   return { id, converted, position: session.position() }
 }

@@ -15,6 +15,7 @@ import type { PreparedCommand } from '../handle-command.ts'
 import { ensureDefaultPipeline, withPipelineOf } from '../pipeline/default-pipeline.ts'
 import { dealPipelines } from '../pipeline/kinds.ts'
 import { withClaimedName } from '../unique-name.ts'
+import type { NameClaim } from '../unique-name.ts'
 import { opportunityDecider, opportunityStreams } from './opportunity.ts'
 import type { DealInput, OpportunityCommand, PipelineFacts } from './opportunity.ts'
 
@@ -35,7 +36,7 @@ export type DealDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'projections' | 'co
 
 export type CreateDeal = {
   input: DealInput
-  /** A chosen id (lead conversion names its records up front); a fresh one by default. */
+  /** A chosen id; a fresh one by default. */
   id?: string
   /** The body field a taken name is reported under (`name`; conversion's `company_name`). */
   field?: string
@@ -50,14 +51,19 @@ export type CreateDeal = {
  */
 export async function createDeal(deps: DealDeps, caller: Caller, deal: CreateDeal, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
   await checkDealRelations(deps.db, caller.orgId, deal.input)
-  return createCheckedDeal(deps, caller, deal, session)
+  const { id, claim, create } = await dealCreation(deps, caller, deal)
+  await withClaimedName(session.run, claim, (run) => run(opportunityDecider, create.streamName, create.prepare, { expectNew: true }))
+  return { id, position: session.position() }
 }
 
 /**
- * createDeal for relations already known to be the organization's: lead conversion's deal points at
- * the account and contact it has just created, inside the conversion's session.
+ * A deal's create as the commands it takes, for createDeal and for a use case that appends it with
+ * other records (lead conversion, whose deal points at the account and contact it creates in the
+ * same append, so its relations need no check): the name's claim, and the create decided against
+ * its pipeline (the default one when the input names none) folded afresh at each attempt, with the
+ * guard that fails the append if that pipeline moves meanwhile.
  */
-export async function createCheckedDeal(deps: DealDeps, caller: Caller, deal: CreateDeal, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
+export async function dealCreation(deps: DealDeps, caller: Caller, deal: CreateDeal): Promise<{ id: string; claim: NameClaim; create: { streamName: string; prepare: () => Promise<PreparedCommand<OpportunityCommand>> } }> {
   const { db, store, clock } = deps
   const { orgId } = caller
   const id = deal.id ?? randomUUID()
@@ -65,8 +71,6 @@ export async function createCheckedDeal(deps: DealDeps, caller: Caller, deal: Cr
   const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
   const actor = actorOfCaller(caller)
   const prepare = () =>
-    withPipeline(store, pipelineId, (pipeline) => ({ type: 'CreateOpportunity', opportunityId: id, orgId, actor, at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input: deal.input }))
-  const { run } = session
-  await withClaimedName(run, { scope: DEAL_NAME_SCOPE, orgId, ownerId: id, name: deal.input.name!, field: deal.field ?? 'name' }, (withClaim) => withClaim(opportunityDecider, opportunityStreams.stream(id), prepare, { expectNew: true }))
-  return { id, position: session.position() }
+    withPipeline(store, pipelineId, (pipeline): OpportunityCommand => ({ type: 'CreateOpportunity', opportunityId: id, orgId, actor, at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input: deal.input }))
+  return { id, claim: { scope: DEAL_NAME_SCOPE, orgId, ownerId: id, name: deal.input.name!, field: deal.field ?? 'name' }, create: { streamName: opportunityStreams.stream(id), prepare } }
 }
