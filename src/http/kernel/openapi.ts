@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { API_SECURITY, routeSecurity, withOperationIds } from './operations.ts'
 
 // ReDoc has no lightweight npm bundle; the page loads its standalone script from the official CDN.
 const REDOC_PAGE = `<!DOCTYPE html>
@@ -18,8 +19,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'CRM deals API',
         version: '0.1.0',
-        description: 'Event-sourced CRM deals (opportunities) API. Every change is an event; reads are served from projections.',
+        description: 'Event-sourced CRM deals (opportunities) API. Every change is an event; reads are served from projections. A personal access token with scopes may call an operation when it holds the scope in the operation\'s `x-scopes` (`<resource>:<read|write>`, or `*:<read|write>`); a token without scopes may call every operation.',
+        license: { name: 'Proprietary' },
       },
+      servers: [{ url: '/', description: 'This server (the document is served by the API it describes)' }],
+      // Every operation needs a credential unless it says `security: []` (operations.ts).
+      security: API_SECURITY,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Interactive sign-in JWT, or a personal access token (svc_pat_...)' },
@@ -27,7 +32,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => {
+      const transformed = jsonSchemaTransform(input)
+      const schema = transformed.schema as Record<string, unknown>
+      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url) } }
+    },
+    // The dynamic mode with an `openapi` option hands over an OpenAPI 3 document.
+    transformObject: (documentObject) => withOperationIds('openapiObject' in documentObject ? documentObject.openapiObject : {}),
   })
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/schema/?format=json' } })
   app.get('/schema/', { schema: { hide: true } }, async () => app.swagger())
