@@ -14,8 +14,8 @@ import { createHttpSender } from './http-sender.ts'
 import type { Sender } from './http-sender.ts'
 import { DEFAULT_PRUNE, pruneDeliveries } from './pruning.ts'
 import type { PrunePolicy } from './pruning.ts'
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signDelivery } from './signing.ts'
-import { completeDelivery, pendingRedeliveries, positionOf, recordDelivery, saveWebhookCheckpoint, webhookCheckpoint, webhookSecret } from './store.ts'
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureHeader } from './signing.ts'
+import { completeDelivery, pendingRedeliveries, positionOf, recordDelivery, saveWebhookCheckpoint, webhookCheckpoint, webhookSecrets } from './store.ts'
 import type { DeliveryRow } from './store.ts'
 import { DEFAULT_RETRY, backoffMs, deliveryBody, typeMatcher, wants } from './delivery-rules.ts'
 import type { RetryPolicy } from './delivery-rules.ts'
@@ -87,9 +87,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let running: Promise<void> | undefined
   let leader = false
 
-  async function post(hook: WebhookRow, secret: string, event: RecordedEvent, deliveryId: string, signal: AbortSignal): Promise<Outcome> {
+  // The secrets are read at each delivery, so a rotation signs the very next one with both.
+  async function post(hook: WebhookRow, event: RecordedEvent, deliveryId: string, signal: AbortSignal): Promise<Outcome> {
     const body = deliveryBody(event)
-    const timestamp = String(Math.floor(clock().getTime() / 1000))
+    const now = clock()
+    const timestamp = String(Math.floor(now.getTime() / 1000))
+    const secrets = await webhookSecrets(db, hook.id, now)
     const started = Date.now()
     try {
       const response = await send(hook.url, {
@@ -99,7 +102,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           'content-type': 'application/json',
           'user-agent': 'crm-deals-webhooks/1',
           [TIMESTAMP_HEADER]: timestamp,
-          [SIGNATURE_HEADER]: signDelivery(secret, timestamp, body),
+          [SIGNATURE_HEADER]: signatureHeader(secrets, timestamp, body),
           'x-webhook-id': hook.id,
           'x-webhook-delivery-id': deliveryId,
           'x-webhook-event-id': event.id,
@@ -153,8 +156,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     async function follow(id: string): Promise<void> {
       let hook = await webhookById(db, id)
-      const secret = await webhookSecret(db, id)
-      if (!hook || !secret) return
+      if (!hook || !(await webhookSecrets(db, id, clock())).length) return
       const stored = await webhookCheckpoint(db, id)
       let cursor = cursors.get(id)?.position ?? (stored ? positionOf(stored) : createdPositionOf(hook))
       let failures = stored && stored.activation === hook.activation ? stored.consecutive_failures : 0
@@ -168,7 +170,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         for (const event of page.events) {
           if (!wants(hook, matches, event)) continue
           const deliveryId = randomUUID()
-          const outcome = await post(hook, secret, event, deliveryId, term.signal)
+          const outcome = await post(hook, event, deliveryId, term.signal)
           if (term.signal.aborted && !outcome.ok) return
           await recordDelivery(db, { id: deliveryId, webhookId: id, orgId: hook.org_id, event, kind: 'delivery', attempt: failures + 1, status: outcome.ok ? 'succeeded' : 'failed', statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs })
           if (!outcome.ok) {
@@ -201,13 +203,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     async function redeliver(row: DeliveryRow): Promise<void> {
       const hook = await webhookById(db, row.webhook_id)
-      const secret = await webhookSecret(db, row.webhook_id)
+      const signs = (await webhookSecrets(db, row.webhook_id, clock())).length > 0
       const [event] = await store.readStream(row.stream, { fromRevision: BigInt(row.revision), maxCount: 1 })
-      if (!hook || !secret || !event || event.id !== row.event_id) {
+      if (!hook || !signs || !event || event.id !== row.event_id) {
         await completeDelivery(db, row.id, { status: 'failed', statusCode: null, error: hook ? 'The event is no longer in the log' : 'The webhook was deleted', durationMs: 0 })
         return
       }
-      const outcome = await post(hook, secret, event, row.id, term.signal)
+      const outcome = await post(hook, event, row.id, term.signal)
       if (term.signal.aborted && !outcome.ok) return
       await completeDelivery(db, row.id, { status: outcome.ok ? 'succeeded' : 'failed', statusCode: outcome.statusCode, error: outcome.error, durationMs: outcome.durationMs })
     }

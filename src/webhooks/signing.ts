@@ -13,9 +13,21 @@ export function signDelivery(secret: string, timestamp: string, body: string): s
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')}`
 }
 
-/** What a receiver does (and the tests do): recompute and compare in constant time. Receivers should also refuse old timestamps. */
-export function verifyDelivery(secret: string, timestamp: string, body: string, signature: string): boolean {
+/**
+ * The X-Webhook-Signature of a delivery signed with each secret (the current one first):
+ * `sha256=<hex>`, or during a rotation's grace period `sha256=<new>, sha256=<old>`, so a receiver
+ * still holding the old secret verifies as well as one holding the new.
+ */
+export const signatureHeader = (secrets: readonly string[], timestamp: string, body: string): string => secrets.map((secret) => signDelivery(secret, timestamp, body)).join(', ')
+
+/**
+ * What a receiver does (and the tests do): recompute and compare in constant time with each
+ * signature of the header. Receivers should also refuse old timestamps.
+ */
+export function verifyDelivery(secret: string, timestamp: string, body: string, header: string): boolean {
   const expected = Buffer.from(signDelivery(secret, timestamp, body))
-  const given = Buffer.from(signature)
-  return expected.length === given.length && timingSafeEqual(expected, given)
+  return header.split(',').some((signature) => {
+    const given = Buffer.from(signature.trim())
+    return expected.length === given.length && timingSafeEqual(expected, given)
+  })
 }

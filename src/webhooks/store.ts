@@ -40,7 +40,7 @@ export type DeliveryRow = {
 }
 
 type Tables = {
-  webhook_secrets: { webhook_id: string; org_id: string; secret: string }
+  webhook_secrets: { webhook_id: string; org_id: string; secret: string; previous_secret: string | null; previous_expires_at: Date | null }
   webhook_checkpoints: WebhookCheckpointRow
   webhook_deliveries: DeliveryRow
 }
@@ -51,8 +51,21 @@ export async function saveWebhookSecret(db: Kysely<any>, webhookId: string, orgI
   await tables(db).insertInto('webhook_secrets').values({ webhook_id: webhookId, org_id: orgId, secret }).execute()
 }
 
-export async function webhookSecret(db: Kysely<any>, webhookId: string): Promise<string | undefined> {
-  return (await tables(db).selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', webhookId).executeTakeFirst())?.secret
+/** The secrets a delivery is signed with now: the current one, and the one it replaced while its rotation's grace period lasts. */
+export async function webhookSecrets(db: Kysely<any>, webhookId: string, now: Date): Promise<string[]> {
+  const row = await tables(db).selectFrom('webhook_secrets').select(['secret', 'previous_secret', 'previous_expires_at']).where('webhook_id', '=', webhookId).executeTakeFirst()
+  if (!row) return []
+  const previousValid = row.previous_secret !== null && row.previous_expires_at !== null && row.previous_expires_at.getTime() > now.getTime()
+  return previousValid ? [row.secret, row.previous_secret!] : [row.secret]
+}
+
+/** Makes `secret` the current one; the one it replaces still signs until `previousExpiresAt`. */
+export async function rotateWebhookSecret(db: Kysely<any>, webhookId: string, secret: string, previousExpiresAt: Date): Promise<void> {
+  await tables(db)
+    .updateTable('webhook_secrets')
+    .set((eb) => ({ previous_secret: eb.ref('secret'), previous_expires_at: previousExpiresAt, secret }))
+    .where('webhook_id', '=', webhookId)
+    .execute()
 }
 
 export const positionOf = (row: { position_commit: string; position_prepare: string }): Position => ({ commit: BigInt(row.position_commit), prepare: BigInt(row.position_prepare) })

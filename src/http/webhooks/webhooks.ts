@@ -8,7 +8,7 @@ import { listWebhooks, webhookOf } from '../../projections/webhooks.ts'
 import type { WebhookRow } from '../../projections/webhooks.ts'
 import { newWebhookSecret } from '../../webhooks/signing.ts'
 import { refusedWebhookUrl, systemResolver } from '../../webhooks/url-policy.ts'
-import { deleteWebhookSecret, deliveryOf, listDeliveries, positionOf, recordDelivery, saveWebhookSecret, webhookCheckpoints } from '../../webhooks/store.ts'
+import { deleteWebhookSecret, deliveryOf, listDeliveries, positionOf, recordDelivery, rotateWebhookSecret, saveWebhookSecret, webhookCheckpoints } from '../../webhooks/store.ts'
 import type { DeliveryRow, WebhookCheckpointRow } from '../../webhooks/store.ts'
 import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../kernel/commands.ts'
@@ -32,7 +32,20 @@ const EventTypes = z
   .max(50)
   .transform((types) => [...new Set(types)])
   .describe('Event type names, `*` matching any run of characters (`Opportunity*`); empty: every event of the organization')
-const CreateBody = z.object({ url: Url, event_types: EventTypes.default([]) })
+const Secret = z
+  .string()
+  .min(32, 'Expected a secret of at least 32 characters (a shorter one is too easy to guess); leave it out to have one generated.')
+  .max(256)
+  .describe('Your own signing secret, at least 32 characters; left out, one is generated. Answered once, never stored in the event log')
+/** A rotation's grace period: how long deliveries are also signed with the secret it replaces. */
+const GRACE_DEFAULT_SECONDS = 24 * 60 * 60
+const GRACE_MAX_SECONDS = 7 * 24 * 60 * 60
+const CreateBody = z.object({ url: Url, event_types: EventTypes.default([]), secret: Secret.optional() })
+const RotateBody = z.object({
+  secret: Secret.optional(),
+  grace_seconds: z.number().int().min(0).max(GRACE_MAX_SECONDS).default(GRACE_DEFAULT_SECONDS).describe('How long deliveries are signed with the old secret too (default a day, at most a week; 0 ends it now)'),
+})
+const RotatedSecret = z.object({ secret: z.string().describe('Shown only in this answer'), previous_valid_until: z.string().describe('Until then every delivery carries two signatures: `sha256=<new>, sha256=<old>`') })
 const ChangeBody = z.object({ url: Url.optional(), event_types: EventTypes.optional(), is_active: z.boolean().optional().describe('true re-enables a disabled webhook: delivery resumes at its checkpoint') })
 
 const Webhook = z.object({
@@ -111,18 +124,31 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post(
       '/api/webhooks/',
-      { schema: { tags: TAGS, summary: 'Create a webhook (admins); the answer carries its signing secret, once', description: 'Every event of the organization appended from now on whose type matches `event_types` is POSTed as JSON `{id, type, position, stream, revision, data, at}`, in log order, at least once, with `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>`.', body: CreateBody, response: { 201: CreatedWebhook, 400: ErrorBody, ...authErrors } } },
+      { schema: { tags: TAGS, summary: 'Create a webhook (admins); the answer carries its signing secret, once', description: 'Every event of the organization appended from now on whose type matches `event_types` is POSTed as JSON `{id, type, position, stream, revision, data, at}`, in log order, at least once, with `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` (two, comma-separated, during a secret rotation's grace period).', body: CreateBody, response: { 201: CreatedWebhook, 400: ErrorBody, ...authErrors } } },
       async (request, reply) => {
         const identity = requireAdmin(request)
         await checkTarget(request.body.url)
         const commands = requestCommands(deps, request, reply)
         const webhookId = randomUUID()
-        const secret = newWebhookSecret()
+        const secret = request.body.secret ?? newWebhookSecret()
         await saveWebhookSecret(db, webhookId, identity.orgId, secret)
         const { url, event_types } = request.body
         await commands.run(webhookDecider, webhookStream(webhookId), { type: 'CreateWebhook', webhookId, orgId: identity.orgId, url, eventTypes: event_types, actorId: identity.profileId, at: clock().toISOString() })
         await commands.settle()
         return reply.code(201).send({ ...(await withCheckpoint(await found(identity.orgId, webhookId))), secret })
+      },
+    )
+
+    app.post(
+      '/api/webhooks/:id/rotate-secret/',
+      { schema: { tags: TAGS, summary: "Replace a webhook's signing secret (admins); the old one keeps signing for a grace period", description: 'The new secret (yours, at least 32 characters, or generated) signs every delivery from now on. Until `previous_valid_until`, deliveries carry both signatures in X-Webhook-Signature, `sha256=<new>, sha256=<old>`, so receivers switch over without losing one; verify against any of them.', params: IdParams, body: RotateBody, response: { 200: RotatedSecret, 400: ErrorBody, ...errors } } },
+      async (request) => {
+        const { orgId } = requireAdmin(request)
+        const hook = await found(orgId, request.params.id)
+        const secret = request.body.secret ?? newWebhookSecret()
+        const previousValidUntil = new Date(clock().getTime() + request.body.grace_seconds * 1000)
+        await rotateWebhookSecret(db, hook.id, secret, previousValidUntil)
+        return { secret, previous_valid_until: previousValidUntil.toISOString() }
       },
     )
 
