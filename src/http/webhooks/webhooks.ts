@@ -124,7 +124,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post(
       '/api/webhooks/',
-      { schema: { tags: TAGS, summary: 'Create a webhook (admins); the answer carries its signing secret, once', description: 'Every event of the organization appended from now on whose type matches `event_types` is POSTed as JSON `{id, type, position, stream, revision, data, at}`, in log order, at least once, with `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` (two, comma-separated, during a secret rotation's grace period).', body: CreateBody, response: { 201: CreatedWebhook, 400: ErrorBody, ...authErrors } } },
+      { schema: { tags: TAGS, summary: 'Create a webhook (admins); the answer carries its signing secret, once', description: 'Every event of the organization appended from now on whose type matches `event_types` is POSTed as JSON `{id, type, position, stream, revision, data, at}`, in log order, at least once, with `X-Webhook-Timestamp` and `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` (two, comma-separated, during the grace period of a secret rotation).', body: CreateBody, response: { 201: CreatedWebhook, 400: ErrorBody, ...authErrors } } },
       async (request, reply) => {
         const identity = requireAdmin(request)
         await checkTarget(request.body.url)
