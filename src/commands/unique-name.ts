@@ -12,7 +12,8 @@ type Action<T> = (run: CommandRunner) => Promise<T>
 export const nameClaim = (claim: NameClaim): Companion =>
   // Most claims are of a name nobody holds yet (a taken one costs one more round trip).
   companion(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Claim', ownerId: claim.ownerId, name: claim.name, field: claim.field }, { expectNew: true })
-const releaseOf = (claim: Omit<NameClaim, 'field'>): Companion => companion(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Release', ownerId: claim.ownerId })
+/** The release of a name as a companion command (a tag merge frees the source's name in its own append). */
+export const nameRelease = (claim: Omit<NameClaim, 'field'>): Companion => companion(nameClaimDecider, nameClaimStream(claim.scope, claim.orgId, claim.name), { type: 'Release', ownerId: claim.ownerId })
 
 /**
  * Runs `action` with a runner whose first command carries `companions` into its own append (on
@@ -63,7 +64,7 @@ export async function releaseName(run: CommandRunner, claim: Omit<NameClaim, 'fi
 export async function withRenamedClaim<T>(run: CommandRunner, claim: Omit<NameClaim, 'name'> & { name: string | null; previousName: string | null }, action: Action<T>): Promise<T> {
   const { name, previousName } = claim
   if (name?.trim().toLowerCase() === previousName?.trim().toLowerCase()) return action(run)
-  const companions = [...(name === null ? [] : [nameClaim({ ...claim, name })]), ...(previousName === null ? [] : [releaseOf({ ...claim, name: previousName })])]
+  const companions = [...(name === null ? [] : [nameClaim({ ...claim, name })]), ...(previousName === null ? [] : [nameRelease({ ...claim, name: previousName })])]
   const outcome = await withCompanions(run, companions, action)
   if ('result' in outcome) return outcome.result
   if (outcome.sent && name !== null) await releaseName(run, { ...claim, name })
@@ -80,7 +81,7 @@ export function withOptionalClaim<T>(run: CommandRunner, claim: Omit<NameClaim, 
  * nothing when the owner no longer holds the name, so a repeated delete releases nothing.
  */
 export async function withReleasedName<T>(run: CommandRunner, claim: Omit<NameClaim, 'field'>, action: Action<T>): Promise<T> {
-  const outcome = await withCompanions(run, [releaseOf(claim)], action)
+  const outcome = await withCompanions(run, [nameRelease(claim)], action)
   if ('result' in outcome) return outcome.result
   throw outcome.error
 }

@@ -7,6 +7,7 @@
  */
 import { sql } from 'kysely'
 import t from 'tap'
+import { accountStream } from '../../src/commands/account/account.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
@@ -22,6 +23,7 @@ t.test('a failure between the claim and the record inside their append leaves th
     BEGIN
       IF NEW.event_type IN ('AccountCreated', 'AccountUpdated') AND NEW.data::text LIKE '%Doomed%' THEN RAISE EXCEPTION 'injected failure after the claim'; END IF;
       IF NEW.event_type = 'LeadConverted' THEN RAISE EXCEPTION 'injected failure at the last event of a conversion'; END IF;
+      IF NEW.event_type = 'TagMerged' THEN RAISE EXCEPTION 'injected failure at the merge, after the retagging'; END IF;
       RETURN NEW;
     END $$`.execute(db)
   await sql`CREATE TRIGGER refuse_doomed BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_doomed()`.execute(db)
@@ -56,6 +58,18 @@ t.test('a failure between the claim and the record inside their append leaves th
     const written = await sql<{ event_type: string }>`SELECT event_type FROM events WHERE data::text LIKE '%Last Straw Holdings%' OR data::text LIKE '%dee@straw.test%' ORDER BY global_position`.execute(db)
     t.same(written.rows.map((r) => r.event_type), ['NameClaimed', 'LeadCreated'], "only the lead's own create and its email claim, from before")
     t.same(await orphansNow({ db, store, projections }), [], 'no orphan claim')
+  })
+
+  t.test('a tag merge: the records are retagged with TagMerged or not at all', async (t) => {
+    const tag = async (name: string) => (await accounts.inject('POST', '/api/tags/', admin, { name })).json().id as string
+    const [source, target] = [await tag('Merging source'), await tag('Merging target')]
+    const tagged = (await accounts.create(admin, { name: 'Tagged Inc', tags: [source] })).json().id as string
+    const merged = await accounts.inject('POST', `/api/tags/${source}/merge/`, admin, { into: target })
+    t.equal(merged.statusCode, 500, 'the injected failure hits TagMerged, after the retagging events in the same append')
+    const written = await sql<{ event_type: string }>`SELECT event_type FROM events WHERE stream_name = ${accountStream(tagged)} ORDER BY global_position`.execute(db)
+    t.same(written.rows.map((r) => r.event_type), ['AccountCreated'], 'the account was not retagged')
+    const row = await sql<{ tags: string[] }>`SELECT tags FROM accounts WHERE id = ${tagged}`.execute(db)
+    t.same(row.rows[0]!.tags, [source], 'it still carries the source tag')
   })
 })
 

@@ -1,5 +1,6 @@
 import { accountDecider, accountNames, accountStream } from '../account/account.ts'
-import type { CommandRunner } from '../command-runner.ts'
+import { companion } from '../handle-command.ts'
+import type { Companion } from '../handle-command.ts'
 import { contactDecider, contactNames, contactStream } from '../contact/contact.ts'
 import type { Decider } from '../decider.ts'
 import { leadDecider, leadStreams } from '../lead/lead.ts'
@@ -49,13 +50,18 @@ const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.init
 }
 
 /**
- * A tag merge's first half (issue 4): every live account, contact, deal and lead of the organization tagged
- * `from` gets one update event carrying `into` instead. The merge records TagMerged only after
- * this, so a merge that fails half-way can be repeated and finds the records left.
+ * A tag merge's retagging (issue 4), as companion commands of the merge: every live account,
+ * contact, deal and lead of the organization tagged `from` gets one update event carrying `into`
+ * instead, in the same append as TagMerged (one transaction on PostgreSQL), so a merge is done
+ * whole or not at all. Each is decided on its stream as stored, so a record retagged or deleted
+ * since the read models were read decides nothing.
  */
-export async function retagRecords(db: Db, run: CommandRunner, retag: Retag): Promise<void> {
-  for (const { id } of await accountsTagged(db, retag.orgId, retag.from)) await run(retagAccount, accountStream(id), retag)
-  for (const { id } of await contactsTagged(db, retag.orgId, retag.from)) await run(retagContact, contactStream(id), retag)
-  for (const { id } of await opportunitiesTagged(db, retag.orgId, retag.from)) await run(retagOpportunity, opportunityStreams.stream(id), retag)
-  for (const { id } of await leadsTagged(db, retag.orgId, retag.from)) await run(retagLead, leadStreams.stream(id), retag)
+export async function retagsOf(db: Db, retag: Retag): Promise<Companion[]> {
+  const [accounts, contacts, deals, leads] = await Promise.all([accountsTagged(db, retag.orgId, retag.from), contactsTagged(db, retag.orgId, retag.from), opportunitiesTagged(db, retag.orgId, retag.from), leadsTagged(db, retag.orgId, retag.from)])
+  return [
+    ...accounts.map(({ id }) => companion(retagAccount, accountStream(id), retag)),
+    ...contacts.map(({ id }) => companion(retagContact, contactStream(id), retag)),
+    ...deals.map(({ id }) => companion(retagOpportunity, opportunityStreams.stream(id), retag)),
+    ...leads.map(({ id }) => companion(retagLead, leadStreams.stream(id), retag)),
+  ]
 }
