@@ -1,3 +1,4 @@
+import type { Deps } from '../deps.ts'
 import { maxPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
 import type { Caller } from './caller.ts'
@@ -27,4 +28,12 @@ export function commandSession(store: EventStore, caller: Caller): CommandSessio
     },
     position: () => last,
   }
+}
+
+/**
+ * Read-your-writes: waits until the read models have applied `position` (nothing to wait for when
+ * null), or fails with ProjectionLagError after READ_YOUR_WRITES_TIMEOUT_MS.
+ */
+export async function readModelsAt({ projections, config }: Pick<Deps, 'projections' | 'config'>, position: Position | null): Promise<void> {
+  if (position) await projections.waitFor(position, config.readYourWritesTimeoutMs)
 }

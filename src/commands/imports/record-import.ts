@@ -10,7 +10,7 @@ import { ForbiddenError, NotFoundError } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { diskFileStore } from '../../files/file-store.ts'
 import type { Caller } from '../caller.ts'
-import { commandSession } from '../command-session.ts'
+import { commandSession, readModelsAt } from '../command-session.ts'
 import { createRecord } from '../record-create.ts'
 import type { RecordModule } from '../record-create.ts'
 import { replacing } from '../record.ts'
@@ -142,14 +142,11 @@ export async function commitRecordImport<Fields extends Record<Unique, string | 
     uniqueField: unique.field,
     unique: (body) => body[unique.field],
     create: (body, row) => createRecord(deps, caller, module, body, { id: rowRecordId(id, row), session }).then(() => undefined),
-    settle: () => waitForSession(deps, session.position()),
+    // A long import never runs far ahead of the read models.
+    settle: () => readModelsAt(deps, session.position()),
   }).finally(() => file.destroy())
   // Removed only once every row was tried: a commit that failed midway (a 503) may be retried, and creates each row once.
   await files.remove(key)
   return { ...outcome, position: session.position() }
 }
 
-/** Waits until the read models hold what a session appended, so a long import never runs far ahead of them. */
-export async function waitForSession({ projections, config }: Pick<Deps, 'projections' | 'config'>, position: Position | null): Promise<void> {
-  if (position) await projections.waitFor(position, config.readYourWritesTimeoutMs)
-}

@@ -2,10 +2,9 @@ import { createReadStream } from 'node:fs'
 import type { Position } from '../../eventstore/event-store.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import type { Caller } from '../caller.ts'
-import { commandSession } from '../command-session.ts'
+import { commandSession, readModelsAt } from '../command-session.ts'
 import { checkCsv, createRows, csvRows } from '../imports/csv.ts'
 import type { CsvColumns, CsvShape, ImportOutcome } from '../imports/csv.ts'
-import { waitForSession } from '../imports/record-import.ts'
 import type { DealDeps } from '../opportunity/create-deal.ts'
 import { createLead } from './create-lead.ts'
 import type { LeadInput } from './lead.ts'
@@ -33,7 +32,7 @@ export async function importLeads<Row>(deps: DealDeps, caller: Caller, path: str
     uniqueField: 'email',
     unique: rows.emailOf,
     create: (row) => createLead(deps, caller, rows.inputOf(row), { customFields, session }).then(() => undefined),
-    settle: () => waitForSession(deps, session.position()),
+    settle: () => readModelsAt(deps, session.position()),
   })
   return { ...outcome, columns, position: session.position() }
 }

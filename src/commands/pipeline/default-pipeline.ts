@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts'
 import type { EventStore } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../projections/projector.ts'
 import type { Caller } from '../caller.ts'
-import { commandSession } from '../command-session.ts'
+import { commandSession, readModelsAt } from '../command-session.ts'
 import { fold } from '../decider.ts'
 import type { PreparedCommand } from '../handle-command.ts'
 import { dealPipelines } from './kinds.ts'
@@ -21,7 +21,7 @@ export const newStageIds = (kind: PipelineKind = dealPipelines) => kind.rules.se
  * being built at startup), so what it reads next about the pipeline is there.
  */
 export async function ensureDefaultPipeline(deps: Pick<Deps, 'store' | 'projections' | 'config' | 'clock'>, caller: Caller, kind: PipelineKind = dealPipelines): Promise<string> {
-  const { store, projections, config, clock } = deps
+  const { store, clock } = deps
   const { orgId } = caller
   const id = kind.defaultId(orgId)
   const stream = kind.streams.stream(id)
@@ -33,12 +33,12 @@ export async function ensureDefaultPipeline(deps: Pick<Deps, 'store' | 'projecti
     const at = clock().toISOString()
     const result = await commandSession(store, caller).run(kind.decider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: kind.defaultName, isDefault: true, stageIds: newStageIds(kind), actorId: null, at })
     if (result.position) {
-      await projections.waitFor(result.position, config.readYourWritesTimeoutMs)
+      await readModelsAt(deps, result.position)
       return remember(known, stream, id)
     }
     last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   }
-  if (last) await projections.waitFor(last.position, config.readYourWritesTimeoutMs)
+  if (last) await readModelsAt(deps, last.position)
   return last ? remember(known, stream, id) : id
 }
 

@@ -3,7 +3,7 @@ import type { Caller } from '../../commands/caller.ts'
 import { actorOfCaller, callerOfIdentity } from '../../commands/caller.ts'
 import type { Actor } from '../../commands/caller.ts'
 import type { CommandRunner } from '../../commands/command-runner.ts'
-import { commandSession } from '../../commands/command-session.ts'
+import { commandSession, readModelsAt } from '../../commands/command-session.ts'
 import type { CommandSession } from '../../commands/command-session.ts'
 import type { Deps } from '../../deps.ts'
 import { formatPosition } from '../../eventstore/event-store.ts'
@@ -19,10 +19,9 @@ export const callerOf = (request: FastifyRequest): Caller => callerOfIdentity(id
  * Read-your-writes: waits until the read models have applied `position` (or fails with 503 after
  * READ_YOUR_WRITES_TIMEOUT_MS), and reports the position in a header. Nothing to wait for when null.
  */
-export async function settle({ projections, config }: Pick<Deps, 'projections' | 'config'>, reply: FastifyReply, position: Position | null): Promise<void> {
-  if (!position) return
-  reply.header(EVENT_POSITION_HEADER, formatPosition(position))
-  await projections.waitFor(position, config.readYourWritesTimeoutMs)
+export async function settle(deps: Pick<Deps, 'projections' | 'config'>, reply: FastifyReply, position: Position | null): Promise<void> {
+  if (position) reply.header(EVENT_POSITION_HEADER, formatPosition(position))
+  await readModelsAt(deps, position)
 }
 
 export type RequestCommands = {

@@ -3,6 +3,7 @@ import { maxPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { ValidationError } from '../../errors.ts'
 import type { Deps } from '../../deps.ts'
+import { readModelsAt } from '../../commands/command-session.ts'
 
 export const MIN_POSITION_HEADER = 'x-min-position'
 const FIELD = 'min_position'
@@ -28,10 +29,10 @@ export function minPositionOf(request: FastifyRequest): Position | undefined {
  * to READ_YOUR_WRITES_TIMEOUT_MS, then answers 503 (ProjectionLagError). Requests without one are
  * untouched. Added on the root instance after authentication, so only callers with a credential wait.
  */
-export function registerMinPosition(app: FastifyInstance, { projections, config }: Pick<Deps, 'projections' | 'config'>): void {
+export function registerMinPosition(app: FastifyInstance, deps: Pick<Deps, 'projections' | 'config'>): void {
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'GET' || !request.routeOptions.url?.startsWith('/api/')) return
     const position = minPositionOf(request)
-    if (position) await projections.waitFor(position, config.readYourWritesTimeoutMs)
+    await readModelsAt(deps, position ?? null)
   })
 }
