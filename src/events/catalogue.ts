@@ -3,7 +3,7 @@ import type { AccountEvent } from '../commands/account/account.ts'
 import type { ContactEvent } from '../commands/contact/contact.ts'
 import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent } from '../commands/custom-field/custom-field.ts'
-import { OWNER_TYPES } from '../commands/goal/goal.ts'
+import { GOAL_TYPES, OWNER_TYPES, PERIOD_TYPES } from '../commands/goal/goal.ts'
 import type { GoalEvent } from '../commands/goal/goal.ts'
 import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
 import type { LeadEvent } from '../commands/lead/lead.ts'
@@ -109,11 +109,25 @@ const Stage = z.strictObject({
 const accountShape = {
   name: z.string(),
   ...texts('email', 'phone', 'website', 'industry', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  // v2 (issue 22): the original's business fields.
+  number_of_employees: z.number().int().min(0).nullable(),
+  annual_revenue: Decimal.nullable(),
+  currency: z.string().nullable(),
   is_active: z.boolean(),
   assigned_to: Ids,
   tags: Ids,
 }
-const contactShape = { first_name: z.string(), ...texts('last_name', 'email', 'phone', 'title', 'description'), account: Id.nullable(), assigned_to: Ids, tags: Ids }
+const contactShape = {
+  first_name: z.string(),
+  ...texts('last_name', 'email', 'phone', 'title', 'description'),
+  // v2 (issue 22): the original's professional, communication and address fields.
+  ...texts('organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country'),
+  do_not_call: z.boolean(),
+  is_active: z.boolean(),
+  account: Id.nullable(),
+  assigned_to: Ids,
+  tags: Ids,
+}
 
 // Solutions (solution-<id>): knowledge-base articles, commands/record.ts events.
 const solutionShape = { title: z.string(), description: z.string().nullable(), status: z.enum(SOLUTION_STATUSES), is_published: z.boolean() }
@@ -121,7 +135,7 @@ const solutionShape = { title: z.string(), description: z.string().nullable(), s
 // Leads (lead-<id>).
 const leadShape = {
   first_name: z.string(),
-  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'website', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
   status: z.enum(LEAD_STATUSES),
   source: z.enum(LEAD_LEAD_SOURCES).nullable(),
   rating: z.enum(LEAD_RATINGS).nullable(),
@@ -139,12 +153,15 @@ const leadShape = {
 // Goals (goal-<id>).
 const goalShape = {
   name: z.string(),
+  goal_type: z.enum(GOAL_TYPES),
   owner_type: z.enum(OWNER_TYPES),
-  owner_id: Id,
+  owner_id: Id.nullable(),
+  period_type: z.enum(PERIOD_TYPES),
   period_start: Day,
   period_end: Day,
   target_amount: Decimal,
   currency: z.string(),
+  is_active: z.boolean(),
 }
 
 /** Every stored event type: where it is written, what it means, and its data's schema at the current version. */
@@ -176,10 +193,10 @@ const DEFINITIONS = {
   PipelineLocked: { stream: 'pipeline', description: 'A whole pipeline was closed to deals while its deals are counted (before deletion).', data: z.strictObject(at) },
   PipelineUnlocked: { stream: 'pipeline', description: 'A locked pipeline was opened to deals again.', data: z.strictObject(at) },
   // account-<id>, contact-<id>
-  AccountCreated: { stream: 'account', description: 'An account (customer organization) was created.', data: z.strictObject({ account_id: Id, org_id: Id, ...accountShape, created_by: By, ...at }) },
+  AccountCreated: { stream: 'account', description: 'An account (customer organization) was created (v2: with employees, annual revenue and currency).', data: z.strictObject({ account_id: Id, org_id: Id, ...accountShape, created_by: By, ...at }) },
   AccountUpdated: { stream: 'account', description: 'Fields of an account changed: the new values of those only.', data: z.strictObject({ ...z.object(accountShape).partial().shape, ...at }) },
   AccountDeleted: { stream: 'account', description: 'An account was (soft) deleted.', data: z.strictObject(at) },
-  ContactCreated: { stream: 'contact', description: 'A contact (a person) was created.', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
+  ContactCreated: { stream: 'contact', description: 'A contact (a person) was created (v2: with organization, department, LinkedIn, address, do_not_call and is_active).', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
   ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }) },
   ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at) },
   ...noteDefinitions('Account', 'account', 'account'),
@@ -212,7 +229,7 @@ const DEFINITIONS = {
   TeamMembersChanged: { stream: 'team', description: "A team's members changed (the whole new set, sorted).", data: z.strictObject({ users: Ids, ...at }) },
   TeamDeleted: { stream: 'team', description: 'A team was deleted for good.', data: z.strictObject(at) },
   // goal-<id>
-  GoalSet: { stream: 'goal', description: 'A sales goal was set for a profile or team.', data: z.strictObject({ goal_id: Id, org_id: Id, ...goalShape, created_by: By, ...at }) },
+  GoalSet: { stream: 'goal', description: 'A sales goal was set for a profile, a team or the organization (v2: with its goal type, period type and active flag).', data: z.strictObject({ goal_id: Id, org_id: Id, ...goalShape, created_by: By, ...at }) },
   GoalChanged: { stream: 'goal', description: 'A goal changed: the new values of the changed fields.', data: z.strictObject({ changes: z.strictObject(goalShape).partial(), ...at }) },
   GoalDeleted: { stream: 'goal', description: 'A goal was deleted.', data: z.strictObject(at) },
   // custom_field-<id>

@@ -21,6 +21,29 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
       (data) => ({ ...data, custom_fields: data.custom_fields ?? {} }),
     ],
   ],
+  // v1 → v2: goals have a type (a won amount, or a number of won deals), a period type and an active flag (the original's SalesGoal).
+  ['GoalSet', [(data) => ({ ...data, goal_type: data.goal_type ?? 'REVENUE', period_type: data.period_type ?? 'CUSTOM', is_active: data.is_active ?? true })]],
+  [
+    'AccountCreated',
+    [
+      // v1 → v2: accounts carry employees, annual revenue and currency (issue 22). An older account has none.
+      (data) => ({ number_of_employees: null, annual_revenue: null, currency: null, ...data }),
+    ],
+  ],
+  [
+    'ContactCreated',
+    [
+      // v1 → v2: contacts carry the original's professional and address fields (issue 22); an older contact is active and may be called.
+      (data) => ({ organization: null, department: null, linkedin_url: null, address_line: null, city: null, state: null, postcode: null, country: null, do_not_call: false, is_active: true, ...data }),
+    ],
+  ],
+  [
+    'LeadCreated',
+    [
+      // v1 → v2: leads carry an industry (issue 22). A lead created before it has none.
+      (data) => ({ ...data, industry: data.industry ?? null }),
+    ],
+  ],
 ])
 
 /** The version new events of `type` are written with. */

@@ -30,15 +30,19 @@ export const solutionsProjector = recordProjector({
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 const live = (db: Kysely<any>, orgId: string) => readDb(db).selectFrom('solutions').where('org_id', '=', orgId).where('is_deleted', '=', false)
 
-export type SolutionListFilter = { limit: number; offset: number; title?: string; status?: string; isPublished?: boolean }
+export type SolutionListFilter = { limit: number; offset: number; title?: string; search?: string; status?: string; isPublished?: boolean }
 
-/** A page of the organization's solutions, by title; unknown status values match nothing. */
+/** A page of the organization's solutions, most recently changed first (then by title); unknown status values match nothing. */
 export function listSolutions(db: Kysely<any>, orgId: string, filter: SolutionListFilter): Promise<{ count: number; rows: SolutionRow[] }> {
   let query = live(db, orgId)
   if (filter.title) query = query.where('title', 'ilike', containsPattern(filter.title))
+  if (filter.search) {
+    const pattern = containsPattern(filter.search)
+    query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
+  }
   if (filter.status !== undefined) query = query.where(sql<boolean>`status = ${filter.status}`)
   if (filter.isPublished !== undefined) query = query.where('is_published', '=', filter.isPublished)
-  return fetchPage<SolutionRow>(query, filter, (q) => q.orderBy(sql`lower(title)`).orderBy('id'))
+  return fetchPage<SolutionRow>(query, filter, (q) => q.orderBy('updated_at', 'desc').orderBy(sql`lower(title)`).orderBy('id'))
 }
 
 export type SolutionTotals = { count: number; published: number; draft: number; reviewed: number; approved_unpublished: number }

@@ -159,7 +159,7 @@ function decidedEvents(): StoredEvent[] {
     { type: 'UpdateTeam', orgId: org, name: 'Sales EU', description: 'Europe', users: ids(1), at },
     { type: 'DeleteTeam', orgId: org, at },
   ]
-  const goalFields = { name: 'Q4', owner_type: 'profile' as const, owner_id: admin.profileId!, period_start: '2026-10-01', period_end: '2026-12-31', target_amount: '10', currency: 'EUR' }
+  const goalFields = { name: 'Q4', goal_type: 'REVENUE' as const, owner_type: 'profile' as const, owner_id: admin.profileId!, period_type: 'QUARTERLY' as const, period_start: '2026-10-01', period_end: '2026-12-31', target_amount: '10', currency: 'EUR', is_active: true }
   const goalCommands: GoalCommand[] = [
     { type: 'SetGoal', goalId: randomUUID(), orgId: org, fields: goalFields, actorId: admin.profileId, at },
     { type: 'ChangeGoal', orgId: org, fields: { ...goalFields, target_amount: '20.5' }, at },
@@ -243,6 +243,14 @@ t.test('the upcaster: OpportunityCreated v1 (no custom_fields) reads as v2', asy
   t.equal(upcast('OpportunityCreated', 3, v1), v1, 'a newer version than this code knows is left as stored')
   t.same(upcast('OpportunityCreated', undefined, v1), { ...v1, custom_fields: {} }, 'no version reads as 1')
   t.equal(upcast('TagDeleted', 1, v1), v1, 'a type at version 1 is untouched')
+})
+
+t.test('the upcaster: LeadCreated v1 (no industry) reads as v2', async (t) => {
+  t.equal(currentVersion('LeadCreated'), 2)
+  const v1 = { lead_id: 'l1', first_name: 'Old lead' }
+  t.same(upcast('LeadCreated', 1, v1), { ...v1, industry: null })
+  t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE' })
+  t.equal(upcast('LeadCreated', 2, v1), v1, 'the current version is read as stored')
 })
 
 /** A deal as a version-1 writer stored it: everything but custom_fields. */

@@ -29,7 +29,7 @@ t.test('POST /api/leads/create-from-site/', async (t) => {
   t.test('the key in the Token header works too; the lead rules apply', async (t) => {
     const res = await post({ first_name: 'Json', email: 'json@visitor.test', source: 'email', title: 'CTO' }, { token: globexKey })
     t.equal(res.statusCode, 200, res.body)
-    t.match((await leads.detail(globex.admin.headers, res.json().id)).lead_obj, { source: 'email', title: 'CTO' })
+    t.match((await leads.detail(globex.admin.headers, res.json().id)).lead_obj, { source: 'email', title: 'CTO', job_title: 'CTO' })
     const dup = await post({ apikey: acmeKey, first_name: 'Again', email: 'WEB@visitor.test' })
     t.equal(dup.statusCode, 400)
     t.match(dup.json(), { error: true, errors: { email: [/already in use/] } })

@@ -31,7 +31,17 @@ t.test('solutions: /api/cases/solutions/ (§4.1 envelope, where-the-spec-is-sile
     t.equal((await list(admin, '?status=approved')).count, 1)
     t.equal((await list(admin, '?status=nonsense')).count, 0, 'an unknown status matches nothing')
     t.equal((await list(admin, '?title=EXPORT')).count, 1)
+    t.match((await list(admin, '?search=STEPS')).results, [{ id: a.id }], 'search: the title or the description')
+    t.equal((await list(admin, '?search=export')).count, 1)
     t.equal((await list(globex.admin.headers)).count, 1, 'another organization sees only its own')
+  })
+
+  t.test("what the web app reads (issue 22): author, case_count; the detail's linked_cases", async (t) => {
+    t.match(a, { author: 'alice@acme.test', case_count: 0 }, 'a creator without a name: their email')
+    await inject('PATCH', `/api/user/${alice.profileId}/`, alice.headers, { first_name: 'Alice', last_name: 'Able' })
+    const detail = (await inject('GET', `${BASE}${a.id}/`, admin)).json()
+    t.match(detail, { id: a.id, author: 'Alice Able', case_count: 0, linked_cases: [] })
+    t.match((await list(admin, '?search=steps')).results, [{ author: 'Alice Able' }])
   })
 
   t.test('bare data: create 201, PATCH/PUT answer the record, DELETE 204; validation by status', async (t) => {

@@ -57,8 +57,8 @@ async function conversionOf(deps: DealDeps, caller: Caller, lead: LeadFields): P
   const at = deps.clock().toISOString()
   const name = lead.company_name ?? fullName(lead)
   const ids: Conversion = { account_id: randomUUID(), contact_id: randomUUID(), opportunity_id: randomUUID() }
-  const { email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
-  const account = replacing(emptyAccount(), { name, email, phone, website, address_line, city, state, postcode, country, description, assigned_to, tags })
+  const { email, phone, website, industry, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
+  const account = replacing(emptyAccount(), { name, email, phone, website, industry, address_line, city, state, postcode, country, description, assigned_to, tags })
   const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
   const input = {
     name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,

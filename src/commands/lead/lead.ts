@@ -35,12 +35,14 @@ export type LeadFields = {
   salutation: string | null
   first_name: string
   last_name: string | null
-  /** The person's job title. */
+  /** The person's job title (answered as `job_title`, the original's name, and as `title`). */
   title: string | null
   /** Unique per organization, case-insensitively, when given (a name claim of scope `lead_email`). */
   email: string | null
   phone: string | null
   company_name: string | null
+  /** Free text; the original offers its INDCHOICES list (e.g. "SOFTWARE"). */
+  industry: string | null
   website: string | null
   address_line: string | null
   city: string | null
@@ -66,7 +68,7 @@ export type LeadFields = {
 }
 
 export const emptyLead = (): LeadFields => ({
-  salutation: null, first_name: '', last_name: null, title: null, email: null, phone: null, company_name: null, website: null, address_line: null, city: null, state: null, postcode: null, country: null,
+  salutation: null, first_name: '', last_name: null, title: null, email: null, phone: null, company_name: null, industry: null, website: null, address_line: null, city: null, state: null, postcode: null, country: null,
   status: 'assigned', source: null, rating: null, description: null, opportunity_amount: null, probability: null, close_date: null, account: null, contacts: [], tags: [], teams: [], assigned_to: [], custom_fields: {},
 })
 

@@ -17,6 +17,7 @@ export const CaptureBody = z
     last_name: lead.last_name,
     email: lead.email.describe('Required: a lead from the web must be reachable. Unique per organization among leads (400 naming email)'),
     phone: lead.phone,
+    job_title: lead.job_title,
     title: lead.title,
     company_name: lead.company_name,
     company: lead.company_name.describe(same('company_name')),
@@ -28,8 +29,8 @@ export const CaptureBody = z
   .superRefine((body, context) => {
     if (!body.email) context.addIssue({ code: 'custom', path: ['email'], message: 'This field is required.' })
   })
-  .transform(({ apikey, ...body }): { apikey: string | undefined; input: LeadInput } => {
-    const fields: Record<string, unknown> = { ...body }
+  .transform(({ apikey, job_title, ...body }): { apikey: string | undefined; input: LeadInput } => {
+    const fields: Record<string, unknown> = { ...body, title: job_title !== undefined ? job_title : body.title }
     for (const [alias, field] of Object.entries(LEAD_FIELD_ALIASES)) {
       fields[field] ??= fields[alias]
       delete fields[alias]

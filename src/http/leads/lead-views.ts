@@ -36,6 +36,7 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
     const { org_id: _org, is_deleted: _deleted, worked_at: _worked, pipeline_id, stage_id: _stage, stage_changed_at, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
     return {
       ...fields,
+      job_title: fields.title,
       account: row.account ? (accounts.get(row.account) ?? null) : null,
       contacts: picked(contactsById, row.contacts),
       tags: picked(tagsById, row.tags),

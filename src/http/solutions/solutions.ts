@@ -7,6 +7,8 @@ import { SOLUTION_STATUSES, emptySolution, solutionDecider, solutionNames, solut
 import type { SolutionCommand, SolutionFields } from '../../commands/solution/solution.ts'
 import { orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
+import { membersByIds } from '../../identity/users.ts'
+import type { Db } from '../../db/database.ts'
 import { listSolutions, solutionOf, solutionTotals } from '../../projections/solutions.ts'
 import type { SolutionRow } from '../../projections/solutions.ts'
 import type { Deps } from '../../deps.ts'
@@ -24,9 +26,16 @@ const Solution = z.object({
   description: z.string().nullable(),
   status: Status.describe('Review status; independent of publication'),
   is_published: z.boolean(),
-  created_by: z.uuid().nullable(),
+  created_by: z.uuid().nullable().describe("The creator's profile id"),
+  author: z.string().describe("The creator's name (first and last), or their email when they have none; empty when unknown"),
+  case_count: z.number().int().describe('Cases this solution is linked to (cases are not built yet: 0)'),
   created_at: z.string(),
   updated_at: z.string(),
+})
+const SolutionDetail = Solution.extend({
+  linked_cases: z
+    .array(z.object({ id: z.uuid(), name: z.string(), status: z.string(), priority: z.string(), created_at: z.string().nullable() }))
+    .describe('The linked cases the caller may open, newest first, at most 10 (cases are not built yet: empty)'),
 })
 const SolutionBody = z.object({
   title: z.string().trim().min(1, 'This field may not be blank.').max(255),
@@ -39,6 +48,7 @@ const Totals = z
   .describe('Of the whole knowledge base, whatever the filters')
 const ListQuery = PageQuery.extend({
   title: z.string().optional().describe('Case-insensitive contains'),
+  search: z.string().optional().describe('Case-insensitive contains on the title or the description'),
   status: z.string().optional().describe('Exact; an unknown status matches nothing'),
   is_published: z.enum(['true', 'false']).optional(),
 })
@@ -51,16 +61,27 @@ const SolutionList = z.object({
 })
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 
-const solutionBody = (row: SolutionRow): z.infer<typeof Solution> => ({
+type Authors = ReadonlyMap<string, string>
+
+const solutionBody = (row: SolutionRow, authors: Authors): z.infer<typeof Solution> => ({
   id: row.id,
   title: row.title,
   description: row.description,
   status: row.status,
   is_published: row.is_published,
   created_by: row.created_by,
+  author: (row.created_by && authors.get(row.created_by)) ?? '',
+  case_count: 0,
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
 })
+
+/** The creators' display names by profile id: name, else email (deactivated members included). */
+async function authorsOf(db: Db, orgId: string, rows: readonly SolutionRow[]): Promise<Authors> {
+  const ids = [...new Set(rows.flatMap((row) => (row.created_by ? [row.created_by] : [])))]
+  const members = await membersByIds(db, orgId, ids)
+  return new Map(members.map((m) => [m.id, `${m.first_name} ${m.last_name}`.trim() || m.email]))
+}
 
 /** The same list URL at another offset, keeping the other query parameters (the standard envelope's next/previous). */
 function pageUrl(request: FastifyRequest, offset: number): string {
@@ -79,6 +100,7 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const at = () => clock().toISOString()
   const found = (orgId: string, id: string) => orNotFound(solutionOf(db, orgId, id))
+  const answer = async (orgId: string, row: SolutionRow) => solutionBody(row, await authorsOf(db, orgId, [row]))
   const run = async (request: FastifyRequest, reply: FastifyReply, id: string, command: SolutionCommand) => {
     const commands = requestCommands(deps, request, reply)
     await commands.run(solutionDecider, solutionStreams.stream(id), command)
@@ -88,22 +110,23 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
     const { orgId } = identityOf(request)
     const current = await found(orgId, id)
     await run(request, reply, current.id, { type: solutionNames.commands.update, orgId, changes, at: at() })
-    return solutionBody(await found(orgId, current.id))
+    return answer(orgId, await found(orgId, current.id))
   }
 
   return async (app) => {
-    app.get('/api/cases/solutions/', { schema: { tags: TAGS, summary: 'Solutions, by title, with totals of the whole knowledge base', querystring: ListQuery, response: { 200: SolutionList, ...authErrors } } }, async (request) => {
+    app.get('/api/cases/solutions/', { schema: { tags: TAGS, summary: 'Solutions, most recently changed first (then by title), with totals of the whole knowledge base', querystring: ListQuery, response: { 200: SolutionList, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
-      const { limit, offset, title, status, is_published } = request.query
+      const { limit, offset, title, search, status, is_published } = request.query
       const [{ count, rows }, totals] = await Promise.all([
-        listSolutions(db, orgId, { limit, offset, title, status, isPublished: is_published === undefined ? undefined : is_published === 'true' }),
+        listSolutions(db, orgId, { limit, offset, title, search, status, isPublished: is_published === undefined ? undefined : is_published === 'true' }),
         solutionTotals(db, orgId),
       ])
+      const authors = await authorsOf(db, orgId, rows)
       return {
         count,
         next: offset + limit < count && limit > 0 ? pageUrl(request, offset + limit) : null,
         previous: offset > 0 ? pageUrl(request, Math.max(0, offset - limit)) : null,
-        results: rows.map(solutionBody),
+        results: rows.map((row) => solutionBody(row, authors)),
         totals,
       }
     })
@@ -113,10 +136,13 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
       const id = randomUUID()
       const fields = replacing(emptySolution(), request.body)
       await run(request, reply, id, { type: solutionNames.commands.create, solutionId: id, orgId: identity.orgId, fields, actorId: identity.profileId, at: at() })
-      return reply.code(201).send(solutionBody(await found(identity.orgId, id)))
+      return reply.code(201).send(await answer(identity.orgId, await found(identity.orgId, id)))
     })
 
-    app.get('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'One solution', params: IdParams, response: { 200: Solution, ...errors } } }, async (request) => solutionBody(await found(identityOf(request).orgId, request.params.id)))
+    app.get('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'One solution, with the cases it is linked to', params: IdParams, response: { 200: SolutionDetail, ...errors } } }, async (request) => {
+      const { orgId } = identityOf(request)
+      return { ...(await answer(orgId, await found(orgId, request.params.id))), linked_cases: [] }
+    })
 
     app.put('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'Replace a solution (fields left out take their defaults)', params: IdParams, body: SolutionBody, response: { 200: Solution, ...errors } } }, (request, reply) =>
       change(request, reply, request.params.id, replacing(emptySolution(), request.body)),
