@@ -2,8 +2,10 @@ import fastifyJwt from '@fastify/jwt'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
+import type { DisplayClaims } from './session-claims.ts'
 
-export type AccessClaims = { sub: string; org_id: string; typ: 'access' }
+/** What authentication reads (`sub`, `org_id`, `typ`) and, on session tokens, what clients display. */
+export type AccessClaims = { sub: string; org_id: string; typ: 'access' } & Partial<DisplayClaims>
 
 /** HS256 access tokens: `sub` is the user id, `org_id` the organization they act in. */
 export async function registerJwt(app: FastifyInstance, config: Config): Promise<void> {

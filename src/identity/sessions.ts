@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Config } from '../config.ts'
-import type { Db } from '../db/database.ts'
+import type { Db, Role } from '../db/database.ts'
 import { ForbiddenError, UnauthorizedError } from '../errors.ts'
 import type { AccessClaims } from './jwt.ts'
 import { activeMembershipsOfUser, membershipOf } from './queries.ts'
 import { REFRESH_TOKEN_PREFIX, hashSecret, newSecret } from './secrets.ts'
+import { sessionDisplay, userDetail } from './session-claims.ts'
+import type { CurrentOrg, UserDetail } from './session-claims.ts'
 
 /** What every interactive sign-in answers: an access JWT and an opaque refresh token for one membership. */
 export type TokenPair = {
@@ -15,7 +17,14 @@ export type TokenPair = {
   expires_in: number
   org_id: string
   profile_id: string
+  /** The original service's names for the same pair (its web app refreshes with these). */
+  access: string
+  refresh: string
+  current_org: CurrentOrg
 }
+
+/** What a sign-in answers beyond the pair: the user with their organizations and the profile acted as. */
+export type SignIn = TokenPair & { user: UserDetail; profile: { id: string; role: Role; is_organization_admin: boolean } }
 
 /** The membership a session acts as. */
 export type SessionSubject = { user_id: string; org_id: string; profile_id: string }
@@ -77,14 +86,27 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
     const secret = newSecret(REFRESH_TOKEN_PREFIX)
     const expiresAt = new Date(clock().getTime() + config.refreshTokenTtlDays * DAY_MS)
     await trx.insertInto('refresh_tokens').values({ id: randomUUID(), profile_id: subject.profile_id, family_id: familyId, token_hash: secret.hash, expires_at: expiresAt, revoked_at: null }).execute()
+    const { claims, currentOrg } = await sessionDisplay(trx, subject)
+    const access = jwt.sign({ sub: subject.user_id, org_id: subject.org_id, typ: 'access', ...claims })
     return {
-      access_token: jwt.sign({ sub: subject.user_id, org_id: subject.org_id, typ: 'access' }),
+      access_token: access,
       refresh_token: secret.raw,
       token_type: 'Bearer',
       expires_in: config.accessTokenTtlSeconds,
       org_id: subject.org_id,
       profile_id: subject.profile_id,
+      access,
+      refresh: secret.raw,
+      current_org: currentOrg,
     }
+  }
+
+  /** {@link issue} for a sign-in or an organization switch: also the user and the profile now acted as. */
+  async function signIn(trx: Db, subject: SessionSubject): Promise<SignIn> {
+    const pair = await issue(trx, subject)
+    const user = (await userDetail(trx, subject.user_id))!
+    const role = user.organizations.find((org) => org.id === subject.org_id)?.role ?? 'USER'
+    return { ...pair, user, profile: { id: subject.profile_id, role, is_organization_admin: role === 'ADMIN' } }
   }
 
   async function rotate(raw: string): Promise<TokenPair> {
@@ -117,22 +139,20 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
   }
 
   /**
-   * Ends the sign-in the token belongs to, if it is one of `userId`'s: its whole family, so no
-   * sibling survives. Unknown tokens and other users' tokens are ignored, which keeps it idempotent
-   * and says nothing about tokens the caller does not hold.
+   * Ends the sign-in the token belongs to: its whole family, so no sibling survives. Holding the
+   * token is the credential (a signed-out client's access token has often expired already); with
+   * `userId`, only a token of that user is touched, so a caller cannot end someone else's sign-in
+   * with a token they happened to see. Unknown tokens are ignored, which keeps it idempotent and
+   * says nothing about tokens the caller does not hold.
    */
-  async function logout(raw: string, userId: string): Promise<void> {
-    const token = await db
-      .selectFrom('refresh_tokens as r')
-      .innerJoin('profiles as p', 'p.id', 'r.profile_id')
-      .select('r.family_id')
-      .where('r.token_hash', '=', hashSecret(raw))
-      .where('p.user_id', '=', userId)
-      .executeTakeFirst()
+  async function logout(raw: string, userId?: string): Promise<void> {
+    let query = db.selectFrom('refresh_tokens as r').innerJoin('profiles as p', 'p.id', 'r.profile_id').select('r.family_id').where('r.token_hash', '=', hashSecret(raw))
+    if (userId) query = query.where('p.user_id', '=', userId)
+    const token = await query.executeTakeFirst()
     if (token) await revokeFamily(db, token.family_id, clock())
   }
 
-  return { issue, rotate, logout }
+  return { issue, signIn, rotate, logout }
 }
 
 export type Sessions = ReturnType<typeof createSessions>

@@ -18,6 +18,37 @@ t.test('/api/auth/ sessions', async (t) => {
     clock.now = FIXED_NOW
   })
 
+  t.test("the original service's names: {refresh} in, {access, refresh} out; the access token's display claims; /me's organizations", async (t) => {
+    const first = await signIn(app, mail, alice.email, acme.orgId)
+    const res = await app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: { refresh: first.refresh_token } })
+    t.equal(res.statusCode, 200)
+    const second = res.json()
+    t.equal(second.access, second.access_token)
+    t.equal(second.refresh, second.refresh_token)
+    t.equal((await app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: { refresh: first.refresh_token } })).statusCode, 401, 'reuse detection kept')
+    const claims = JSON.parse(Buffer.from(second.access.split('.')[1], 'base64url').toString())
+    t.match(claims, {
+      sub: alice.userId,
+      typ: 'access',
+      token_type: 'access',
+      jti: /^[0-9a-f-]{36}$/,
+      user_id: alice.userId,
+      user_email: alice.email,
+      user_name: String,
+      user_profile_pic: '',
+      org_id: acme.orgId,
+      org_name: String,
+      role: 'USER',
+      org_settings: { default_currency: String, currency_symbol: String, default_country: null },
+    })
+    const adminClaims = JSON.parse(Buffer.from((await signIn(app, mail, acme.admin.email)).access_token.split('.')[1], 'base64url').toString())
+    t.equal(adminClaims.role, 'ADMIN', "an admin's token says so")
+    const detail = (await me(bearer(second))).json()
+    t.match(detail, { id: alice.userId, email: alice.email, is_active: true, org_id: acme.orgId, role: 'USER', credential: 'jwt' })
+    t.same(detail.organizations.map((o: { id: string }) => o.id).sort(), [acme.orgId, beta.orgId].sort(), 'every active organization of the user')
+    t.match(detail.organizations.find((o: { id: string }) => o.id === acme.orgId), { role: 'USER', is_organization_admin: false })
+  })
+
   t.test('POST /api/auth/refresh-token/ rotates: a new pair in the same family, the old token revoked', async (t) => {
     const first = await signIn(app, mail, alice.email)
     t.match(first, { token_type: 'Bearer', expires_in: 900, org_id: acme.orgId, profile_id: alice.profileId, refresh_token: /^svc_rt_/ })
@@ -64,20 +95,28 @@ t.test('/api/auth/ sessions', async (t) => {
     t.equal((await refresh(pair.refresh_token)).statusCode, 200)
   })
 
-  t.test('POST /api/auth/logout/', async (t) => {
+  t.test('POST /api/auth/logout/: the refresh token is the credential', async (t) => {
     const pair = await signIn(app, mail, bob.email)
     const alicePair = await signIn(app, mail, alice.email)
-    t.equal((await logout(pair.refresh_token, {})).statusCode, 401, 'needs a credential')
-    const pat = (await app.inject({ method: 'POST', url: '/api/profile/tokens/', headers: bearer(pair), payload: { name: 'agent' } })).json().token
-    t.equal((await logout(pair.refresh_token, { authorization: `Bearer ${pat}` })).statusCode, 403, 'needs an interactive sign-in')
-    t.same((await logout(alicePair.refresh_token, bearer(pair))).json(), { error: false, message: 'Signed out' }, "someone else's token: 200")
+    const signedOut = { error: false, message: 'Signed out', detail: 'Signed out.' }
+    t.same((await logout(alicePair.refresh_token, bearer(pair))).json(), signedOut, "someone else's token beside a bearer: 200")
     t.equal((await refresh(alicePair.refresh_token)).statusCode, 200, '... and left alone')
     const res = await logout(pair.refresh_token, bearer(pair))
     t.equal(res.statusCode, 200)
-    t.same(res.json(), { error: false, message: 'Signed out' })
+    t.same(res.json(), signedOut)
     t.equal((await refresh(pair.refresh_token)).statusCode, 401, 'the token is revoked')
     t.equal((await logout(pair.refresh_token, bearer(pair))).statusCode, 200, 'idempotent')
     t.equal((await logout('svc_rt_unknown', bearer(pair))).statusCode, 200, 'unknown token: 200')
+
+    // The web app signs out without a bearer (its access token has often expired): possession of the refresh token suffices.
+    const noBearer = await signIn(app, mail, bob.email)
+    const res2 = await app.inject({ method: 'POST', url: '/api/auth/logout/', payload: { refresh: noBearer.refresh_token } })
+    t.equal(res2.statusCode, 200, '{refresh} without a bearer')
+    t.equal((await refresh(noBearer.refresh_token)).statusCode, 401, 'revoked')
+    const expired = await signIn(app, mail, bob.email)
+    t.equal((await logout(expired.refresh_token, { authorization: 'Bearer expired.or.garbage' })).statusCode, 200, 'an unusable bearer is no reason to refuse')
+    t.equal((await refresh(expired.refresh_token)).statusCode, 401)
+    t.equal((await app.inject({ method: 'POST', url: '/api/auth/logout/', payload: {} })).statusCode, 400, 'no token: 400')
   })
 
   t.test('logout revokes the whole sign-in, not only the presented token', async (t) => {
@@ -97,6 +136,15 @@ t.test('/api/auth/ sessions', async (t) => {
     t.match((await me(bearer(switched))).json(), { org_id: beta.orgId, user_id: alice.userId, credential: 'jwt' })
     t.equal((await refresh(switched.refresh_token)).json().org_id, beta.orgId, 'its refresh token stays in the new org')
     t.equal((await refresh(pair.refresh_token)).statusCode, 200, 'the previous sign-in stays valid')
+    t.match(switched, { current_org: { id: beta.orgId, default_currency: String, currency_symbol: String, timezone: String }, profile: { role: String }, user: { id: alice.userId } })
+
+    const retiring = await signIn(app, mail, alice.email, acme.orgId)
+    const retired = await app.inject({ method: 'POST', url: '/api/auth/switch-org/', headers: bearer(retiring), payload: { org_id: beta.orgId, refresh: retiring.refresh_token } })
+    t.equal(retired.statusCode, 200)
+    t.equal((await refresh(retiring.refresh_token)).statusCode, 401, 'the presented refresh token is retired')
+    const bobs = await signIn(app, mail, bob.email)
+    await app.inject({ method: 'POST', url: '/api/auth/switch-org/', headers: bearer(pair), payload: { org_id: beta.orgId, refresh: bobs.refresh_token } })
+    t.equal((await refresh(bobs.refresh_token)).statusCode, 200, "someone else's refresh token is left alone")
 
     t.same((await switchOrg(beta.orgId, bearer(await signIn(app, mail, bob.email)))).json(), { error: true, errors: 'You have no active profile in that organization' }, 'not a member: 403')
     t.equal((await switchOrg('6f1c1a8e-0000-4000-8000-000000000000', bearer(pair))).statusCode, 403, 'unknown org: 403')

@@ -5,7 +5,9 @@ import { RefreshTokenReusedError, createSessions, signInSubject } from '../../id
 import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { ErrorBody, Message, authErrors } from '../kernel/schemas/common.ts'
-import { RefreshTokenBody, TokenPair } from './session-schemas.ts'
+
+const SignedOut = Message.extend({ detail: z.string().describe('The original service\'s field for the same message') })
+import { RefreshTokenBody, SignIn, TokenPair } from './session-schemas.ts'
 
 /**
  * Sessions after sign-in: refresh-token rotation, logout and switching organization. Access
@@ -23,7 +25,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
           tags: ['auth'],
           summary: 'Exchange a refresh token for a new token pair',
           description:
-            'The presented refresh token is revoked and a new one issued in the same sign-in (family). Presenting a refresh token that was already used ' +
+            'Send `{refresh}` (the original name; `{refresh_token}` is accepted too); the answer carries the pair under both names, `access`/`refresh` and `access_token`/`refresh_token`. The presented refresh token is revoked and a new one issued in the same sign-in (family). Presenting a refresh token that was already used ' +
             'is treated as theft: every token of that sign-in is revoked and the answer is 401. Expired, revoked or unknown tokens and inactive profiles or organizations are 401.',
           body: RefreshTokenBody,
           response: { 200: TokenPair, 400: ErrorBody, 401: ErrorBody },
@@ -31,7 +33,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
       },
       async (request) => {
         try {
-          return await sessions.rotate(request.body.refresh_token)
+          return await sessions.rotate(request.body.refresh)
         } catch (error) {
           if (error instanceof RefreshTokenReusedError) request.log.warn({ familyId: error.familyId }, 'refresh token reused; revoked its family')
           throw error
@@ -42,21 +44,21 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.post(
       '/api/auth/logout/',
       {
-        config: { auth: 'interactive' },
+        config: { auth: 'optional', rateLimit: perIp(deps.config.authRateLimitMax) },
         schema: {
           tags: ['auth'],
           summary: 'End the sign-in a refresh token belongs to',
           description:
-            "Revokes the caller's refresh token and every token of the same sign-in. Idempotent: an unknown, already revoked or someone else's token " +
-            'is answered 200 and left alone. The access token stays valid until it expires (`expires_in`), so clients should drop it.',
+            'Revokes the presented refresh token (`{refresh}`, or `{refresh_token}`) and every token of the same sign-in. No bearer is needed: holding the refresh token ' +
+            "proves possession, and a signed-out client's access token has often expired. With a bearer, only a token of that user is revoked. " +
+            'Idempotent: an unknown or already revoked token is answered 200 and left alone. The access token stays valid until it expires (`expires_in`), so clients should drop it.',
           body: RefreshTokenBody,
-          response: { 200: Message, 400: ErrorBody, ...authErrors },
+          response: { 200: SignedOut, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
         },
       },
       async (request) => {
-        const identity = identityOf(request)
-        await sessions.logout(request.body.refresh_token, identity.userId!)
-        return { error: false as const, message: 'Signed out' }
+        await sessions.logout(request.body.refresh, request.identity?.userId ?? undefined)
+        return { error: false as const, message: 'Signed out', detail: 'Signed out.' }
       },
     )
 
@@ -69,14 +71,18 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
           summary: 'A new token pair for another organization of the caller',
           description:
             'Needs an interactive sign-in. The caller must have an active profile in an active organization `org_id` (403 otherwise). ' +
-            'Starts a new sign-in (refresh-token family); the current one stays valid until logged out.',
-          body: z.object({ org_id: z.uuid() }),
-          response: { 200: TokenPair, 400: ErrorBody, ...authErrors },
+            'Starts a new sign-in (refresh-token family). `refresh`, when given and one of the caller\'s, is the token being replaced: its sign-in ends ' +
+            'in the same transaction; otherwise the current sign-in stays valid until logged out. Answers the pair, `current_org`, `user` and `profile`.',
+          body: z.object({ org_id: z.uuid(), refresh: z.string().min(1).max(200).optional() }),
+          response: { 200: SignIn, 400: ErrorBody, ...authErrors },
         },
       },
       async (request) => {
-        const subject = await signInSubject(deps.db, identityOf(request).userId!, request.body.org_id)
-        return sessions.issue(deps.db, subject)
+        const userId = identityOf(request).userId!
+        const subject = await signInSubject(deps.db, userId, request.body.org_id)
+        const { refresh } = request.body
+        if (refresh) await sessions.logout(refresh, userId)
+        return sessions.signIn(deps.db, subject)
       },
     )
   }

@@ -6,7 +6,7 @@ import { createGoogleVerifier } from '../../identity/google.ts'
 import { createSessions, signInSubject, userByEmail } from '../../identity/sessions.ts'
 import type { Deps } from '../../deps.ts'
 import { ErrorBody } from '../kernel/schemas/common.ts'
-import { OptionalOrg, TokenPair, signInErrors } from './session-schemas.ts'
+import { OptionalOrg, SignIn, signInErrors } from './session-schemas.ts'
 
 const GoogleSignIn = OptionalOrg.extend({ id_token: z.string().min(1).max(8192).describe('The ID token (JWT) Google Identity Services gave the client') })
 
@@ -31,7 +31,7 @@ export function googleRoutes(deps: Deps): FastifyPluginAsyncZod {
         route.url,
         {
           config: { auth: 'public', rateLimit: perIp(deps.config.authRateLimitMax) },
-          schema: { tags: ['auth'], summary: route.summary, description: DESCRIPTION, body: GoogleSignIn, response: { 200: TokenPair, ...signInErrors, 429: ErrorBody, 501: ErrorBody, 503: ErrorBody } },
+          schema: { tags: ['auth'], summary: route.summary, description: DESCRIPTION, body: GoogleSignIn, response: { 200: SignIn, ...signInErrors, 429: ErrorBody, 501: ErrorBody, 503: ErrorBody } },
         },
         async (request) => {
           if (!verify) throw new DomainError(501, 'Google sign-in is not configured')
@@ -40,7 +40,7 @@ export function googleRoutes(deps: Deps): FastifyPluginAsyncZod {
           const user = await userByEmail(deps.db, google.email)
           if (!user) throw new ForbiddenError('No account uses the email of this Google account; ask an administrator to invite you')
           const subject = await signInSubject(deps.db, user.id, request.body.org_id)
-          return sessions.issue(deps.db, subject)
+          return sessions.signIn(deps.db, subject)
         },
       )
     }

@@ -10,7 +10,7 @@ import { createSessions } from '../../identity/sessions.ts'
 import type { Deps } from '../../deps.ts'
 import { perIpAndEmail } from '../kernel/rate-limit.ts'
 import { ErrorBody, Message } from '../kernel/schemas/common.ts'
-import { OptionalOrg, TokenPair, signInErrors } from './session-schemas.ts'
+import { OptionalOrg, SignIn, signInErrors } from './session-schemas.ts'
 
 const Email = z.email().max(254)
 const SENT = 'If this address belongs to an account, a sign-in link and code have been sent to it'
@@ -63,12 +63,12 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
           summary: 'Sign in with the token of a mailed link',
           description: `401 when the link is unknown, expired or used; 403 when \`org_id\` is not an active organization of the user (the link stays usable).${rateNote}`,
           body: OptionalOrg.extend({ token: z.string().min(1).max(200) }),
-          response: { 200: TokenPair, ...signInErrors, ...limitedErrors },
+          response: { 200: SignIn, ...signInErrors, ...limitedErrors },
         },
       },
       async (request) => {
         mail()
-        return links.verifyToken(request.body.token, request.body.org_id, (trx, subject) => sessions.issue(trx, subject))
+        return links.verifyToken(request.body.token, request.body.org_id, (trx, subject) => sessions.signIn(trx, subject))
       },
     )
 
@@ -81,13 +81,13 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
           summary: 'Sign in with the 6-digit code of a mailed link',
           description: `Only the code of the newest live link counts. After ${MAX_CODE_ATTEMPTS} wrong codes the code path is closed for the user until their links expire (the link itself still works).${rateNote}`,
           body: OptionalOrg.extend({ email: Email, code: z.string().regex(/^\d{6}$/, 'Expected the 6-digit code') }),
-          response: { 200: TokenPair, ...signInErrors, ...limitedErrors },
+          response: { 200: SignIn, ...signInErrors, ...limitedErrors },
         },
       },
       async (request) => {
         mail()
         const { email, code, org_id } = request.body
-        return links.verifyCode(email, code, org_id, (trx, subject) => sessions.issue(trx, subject))
+        return links.verifyCode(email, code, org_id, (trx, subject) => sessions.signIn(trx, subject))
       },
     )
   }

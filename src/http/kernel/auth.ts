@@ -9,8 +9,12 @@ declare module 'fastify' {
     identity: Identity | null
   }
   interface FastifyContextConfig {
-    /** `public`: no credential needed. `interactive`: a JWT only (credential management, §5 rule 5). */
-    auth?: 'public' | 'interactive'
+    /**
+     * `public`: no credential needed. `interactive`: a JWT only (credential management, §5 rule 5).
+     * `optional`: the body carries its own proof (a refresh token); a valid bearer narrows what the
+     * route may touch, and an absent or expired one is no reason to refuse.
+     */
+    auth?: 'public' | 'interactive' | 'optional'
   }
 }
 
@@ -24,6 +28,10 @@ export function registerAuth(app: FastifyInstance, authenticate: (headers: Incom
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config
     if (!request.routeOptions.url?.startsWith('/api/') || config.auth === 'public') return
+    if (config.auth === 'optional') {
+      request.identity = await authenticate(request.headers).catch(() => null)
+      return
+    }
     const identity = await authenticate(request.headers)
     if (config.auth === 'interactive' && identity.credential !== 'jwt') {
       throw new ForbiddenError('Managing credentials requires an interactive sign-in; personal access tokens and the API key cannot')

@@ -23,9 +23,10 @@ export function operationIdOf(method: string, path: string, options: { namingPar
   return [...words, action].join('_')
 }
 
-/** `security: []` on what needs no credential: routes marked public, and everything outside /api/. */
+/** `security: []` on what needs no credential: routes marked public or optional, and everything outside /api/. */
 export function routeSecurity(route: Pick<RouteOptions, 'config'>, url: string): { security?: never[] } {
-  const isPublic = !url.startsWith('/api/') || (route.config as { auth?: string } | undefined)?.auth === 'public'
+  const auth = (route.config as { auth?: string } | undefined)?.auth
+  const isPublic = !url.startsWith('/api/') || auth === 'public' || auth === 'optional'
   return isPublic ? { security: [] } : {}
 }
 
