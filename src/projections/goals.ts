@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
@@ -39,10 +39,10 @@ const DEAL_EVENTS = ['OpportunityCreated', 'OpportunityUpdated', 'OpportunitySta
 const LEDGER_FIELDS = ['amount', 'currency', 'closed_on', 'assigned_to'] as const
 
 async function createTables(db: Kysely<any>): Promise<void> {
-  await sql`CREATE TABLE goals (id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, owner_type text NOT NULL, owner_id uuid NOT NULL,
-    period_start date NOT NULL, period_end date NOT NULL, target_amount numeric(15, 2) NOT NULL, currency text NOT NULL, created_by uuid,
-    created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
-  await sql`CREATE INDEX goals_org_period ON goals (org_id, period_start DESC, period_end)`.execute(db)
+  await sql`CREATE TABLE goals (id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, goal_type text NOT NULL, owner_type text NOT NULL, owner_id uuid,
+    period_type text NOT NULL, period_start date NOT NULL, period_end date NOT NULL, target_amount numeric(15, 2) NOT NULL, currency text NOT NULL,
+    is_active boolean NOT NULL, created_by uuid, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
+  await sql`CREATE INDEX goals_org_created ON goals (org_id, created_at DESC)`.execute(db)
   await sql`CREATE TABLE goal_deals (deal_id uuid PRIMARY KEY, org_id uuid NOT NULL, amount numeric(15, 2), currency text, closed_on date,
     assigned_to uuid[] NOT NULL, created_by uuid, won boolean NOT NULL, is_deleted boolean NOT NULL DEFAULT false,
     credited uuid[] GENERATED ALWAYS AS (CASE WHEN cardinality(assigned_to) > 0 THEN assigned_to WHEN created_by IS NULL THEN '{}'::uuid[] ELSE ARRAY[created_by] END) STORED)`.execute(db)
@@ -87,7 +87,8 @@ async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent
 
 export const goalsProjector: Projector = {
   name: 'goals',
-  version: 1,
+  // 2: goal_type, period_type, is_active and whole-organization goals (owner_id null).
+  version: 2,
   eventTypes: [...GOAL_EVENTS, ...DEAL_EVENTS],
   tables: ['goals', 'goal_deals'],
   createTables,
@@ -101,20 +102,31 @@ export const goalsProjector: Projector = {
 // deal recorded without a currency counts in the organization's default) and the teams read model
 // (a team goal counts the team's current members).
 
-/** A goal as answered: its owner's name (null once a team is deleted) and its progress, summed in SQL numeric. */
-export type GoalView = Omit<GoalRow, 'created_at' | 'updated_at'> & { owner_name: string | null; achieved_amount: string; progress_percent: string; won_deals_count: number }
+/** The profile a goal is assigned to, as the original's ProfileSerializer nests it (assigned_to_detail). */
+export type GoalProfileView = { id: string; user_id: string; email: string; first_name: string; last_name: string; role: string; is_active: boolean; phone: string; created_at: Date }
 
-/** A profile's display name: first and last name, or the email while both are blank. */
-const profileName = (user: string) => sql<string>`coalesce(nullif(trim(${sql.ref(`${user}.first_name`)} || ' ' || ${sql.ref(`${user}.last_name`)}), ''), ${sql.ref(`${user}.email`)})`
+/**
+ * A goal as answered, with its progress (computed in SQL numeric): `progress_value` is the won
+ * amount in the goal's currency (REVENUE) or the number of won deals (DEALS_CLOSED), with 2
+ * places; `progress_percent` is progress_value / target × 100, rounded down, at most 100.
+ */
+export type GoalView = Omit<GoalRow, 'period_start' | 'period_end'> & {
+  period_start: string
+  period_end: string
+  profile: GoalProfileView | null
+  team_name: string | null
+  progress_value: string
+  progress_percent: number
+}
 
-/** The won deals of the org (in `currency`, closed on a date between the bounds, inclusive): the ledger rows a sum reads. */
-const wonIn = (from: RawBuilder<unknown>, to: RawBuilder<unknown>, currency: RawBuilder<unknown>, orgId: RawBuilder<unknown>) => sql<boolean>`d.org_id = ${orgId} AND d.won AND NOT d.is_deleted AND d.amount IS NOT NULL
-  AND d.closed_on BETWEEN ${from} AND ${to}
-  AND coalesce(d.currency, (SELECT o.default_currency FROM organizations o WHERE o.id = d.org_id)) = ${currency}`
+/** Which deals a goal's owner is credited with: the profile among `credited`, any current member of the team, or any (the organization). */
+const creditedToOwner = sql<boolean>`CASE g.owner_type WHEN 'profile' THEN g.owner_id = ANY (d.credited)
+  WHEN 'team' THEN EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = g.owner_id AND m.profile_id = ANY (d.credited))
+  ELSE true END`
 
-/** Which deals a goal's owner is credited with: the profile among `credited`, or any current member of the team. */
-const creditedToOwner = sql<boolean>`CASE WHEN g.owner_type = 'profile' THEN g.owner_id = ANY (d.credited)
-  ELSE EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = g.owner_id AND m.profile_id = ANY (d.credited)) END`
+/** The goals a member may read (the original's rule): those assigned to them and their teams'. Admins read every goal. */
+export const visibleTo = (profileId: string) => sql<boolean>`((g.owner_type = 'profile' AND g.owner_id = ${profileId})
+  OR (g.owner_type = 'team' AND EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = g.owner_id AND m.profile_id = ${profileId})))`
 
 function goalQuery(db: Kysely<any>, orgId: string): SelectQueryBuilder<any, any, object> {
   return (db as Kysely<Tables>).selectFrom('goals as g').where('g.org_id', '=', orgId)
@@ -122,63 +134,102 @@ function goalQuery(db: Kysely<any>, orgId: string): SelectQueryBuilder<any, any,
 
 function withProgress(query: SelectQueryBuilder<any, any, object>) {
   return query
-    .select(['g.id', 'g.org_id', 'g.name', 'g.owner_type', 'g.owner_id', 'g.target_amount', 'g.currency', 'g.created_by'])
+    .leftJoin('profiles as ap', (join) => join.on(sql<boolean>`g.owner_type = 'profile' AND ap.id = g.owner_id AND ap.org_id = g.org_id`))
+    .leftJoin('users as au', 'au.id', 'ap.user_id')
+    .leftJoin('teams as t', (join) => join.on(sql<boolean>`g.owner_type = 'team' AND t.id = g.owner_id AND t.org_id = g.org_id`))
+    .select(['g.id', 'g.org_id', 'g.name', 'g.goal_type', 'g.owner_type', 'g.owner_id', 'g.period_type', 'g.target_amount', 'g.currency', 'g.is_active', 'g.created_by', 'g.created_at', 'g.updated_at'])
     .select([
       sql<string>`g.period_start::text`.as('period_start'),
       sql<string>`g.period_end::text`.as('period_end'),
-      sql<string | null>`CASE WHEN g.owner_type = 'profile'
-        THEN (SELECT ${profileName('u')} FROM profiles p JOIN users u ON u.id = p.user_id WHERE p.id = g.owner_id AND p.org_id = g.org_id)
-        ELSE (SELECT t.name FROM teams t WHERE t.id = g.owner_id AND t.org_id = g.org_id) END`.as('owner_name'),
-      sql<string>`progress.achieved::text`.as('achieved_amount'),
-      sql<string>`round(progress.achieved * 100 / g.target_amount, 1)::text`.as('progress_percent'),
-      sql<number>`progress.deals`.as('won_deals_count'),
+      sql<GoalProfileView | null>`CASE WHEN ap.id IS NULL THEN NULL ELSE json_build_object('id', ap.id, 'user_id', au.id, 'email', au.email, 'first_name', au.first_name, 'last_name', au.last_name,
+        'role', ap.role, 'is_active', ap.is_active, 'phone', ap.phone, 'created_at', ap.created_at) END`.as('profile'),
+      sql<string | null>`t.name`.as('team_name'),
+      sql<string>`progress.value::text`.as('progress_value'),
+      sql<number>`LEAST(floor(progress.value * 100 / g.target_amount), 100)::int`.as('progress_percent'),
     ])
     .innerJoinLateral(
       (eb) =>
         eb
           .selectFrom('goal_deals as d')
-          .select([sql<string>`round(coalesce(sum(d.amount), 0), 2)`.as('achieved'), sql<number>`count(*)::int`.as('deals')])
-          .where(wonIn(sql.ref('g.period_start'), sql.ref('g.period_end'), sql.ref('g.currency'), sql.ref('g.org_id')))
+          .select(
+            sql<string>`round(CASE WHEN g.goal_type = 'DEALS_CLOSED' THEN count(*)
+              ELSE coalesce(sum(d.amount) FILTER (WHERE d.amount IS NOT NULL
+                AND coalesce(d.currency, (SELECT o.default_currency FROM organizations o WHERE o.id = d.org_id)) = g.currency), 0) END, 2)`.as('value'),
+          )
+          .where(sql<boolean>`d.org_id = g.org_id AND d.won AND NOT d.is_deleted AND d.closed_on BETWEEN g.period_start AND g.period_end`)
           .where(creditedToOwner)
           .as('progress'),
       (join) => join.onTrue(),
     )
 }
 
-export type GoalFilter = { limit: number; offset: number; /** Only goals whose period ended before this date (YYYY-MM-DD). */ endedBefore?: string }
+/** The profile JSON carries created_at as text: back to a Date, as the other rows carry it. */
+const viewOf = (row: GoalView): GoalView => ({ ...row, profile: row.profile && { ...row.profile, created_at: new Date(row.profile.created_at) } })
 
-/** One page of the org's goals: newest period first (ended ones by end date, newest first), then by name. */
-export async function listGoals(db: Kysely<any>, orgId: string, filter: GoalFilter): Promise<{ count: number; rows: GoalView[] }> {
+export type GoalFilter = {
+  limit: number
+  offset: number
+  /** A member's profile id: only the goals they may read (visibleTo); undefined for an admin. */
+  viewer?: string
+  /** Only goals whose period ended before this date (YYYY-MM-DD): the history. */
+  endedBefore?: string
+  /** Only goals whose period holds this date (YYYY-MM-DD). */
+  current?: string
+  active?: boolean
+  assignedTo?: string
+  team?: string
+  periodType?: string
+  search?: string
+}
+
+function filtered(db: Kysely<any>, orgId: string, filter: Omit<GoalFilter, 'limit' | 'offset'>) {
   let query = goalQuery(db, orgId)
+  if (filter.viewer !== undefined) query = query.where(visibleTo(filter.viewer))
   if (filter.endedBefore !== undefined) query = query.where('g.period_end', '<', sql<string>`${filter.endedBefore}::date`)
-  const first = filter.endedBefore === undefined ? sql`g.period_start DESC` : sql`g.period_end DESC`
+  if (filter.current !== undefined) query = query.where(sql<boolean>`${filter.current}::date BETWEEN g.period_start AND g.period_end`)
+  if (filter.active !== undefined) query = query.where('g.is_active', '=', filter.active)
+  if (filter.assignedTo !== undefined) query = query.where(sql<boolean>`g.owner_type = 'profile' AND g.owner_id = ${filter.assignedTo}`)
+  if (filter.team !== undefined) query = query.where(sql<boolean>`g.owner_type = 'team' AND g.owner_id = ${filter.team}`)
+  if (filter.periodType !== undefined) query = query.where('g.period_type', '=', filter.periodType)
+  if (filter.search) query = query.where(sql<boolean>`g.name ILIKE ${`%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`)
+  return query
+}
+
+/** One page of the org's goals: newest first (the history: latest end first), then by name. */
+export async function listGoals(db: Kysely<any>, orgId: string, filter: GoalFilter): Promise<{ count: number; rows: GoalView[] }> {
+  const query = filtered(db, orgId, filter)
+  const order = filter.endedBefore === undefined ? sql`g.created_at DESC` : sql`g.period_end DESC`
   const [rows, total] = await Promise.all([
-    withProgress(query).orderBy(first).orderBy(sql`lower(g.name)`).orderBy('g.id').limit(filter.limit).offset(filter.offset).execute(),
+    withProgress(query).orderBy(order).orderBy(sql`lower(g.name)`).orderBy('g.id').limit(filter.limit).offset(filter.offset).execute(),
     query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ])
-  return { count: Number((total as { n: string }).n), rows: rows as GoalView[] }
+  return { count: Number((total as { n: string }).n), rows: (rows as GoalView[]).map(viewOf) }
 }
 
 /** A goal of the organization with its progress, or undefined: another org's id looks exactly like a missing one. */
 export async function goalOf(db: Kysely<any>, orgId: string, id: string): Promise<GoalView | undefined> {
-  return (await withProgress(goalQuery(db, orgId).where('g.id', '=', id)).executeTakeFirst()) as GoalView | undefined
+  const row = (await withProgress(goalQuery(db, orgId).where('g.id', '=', id)).executeTakeFirst()) as GoalView | undefined
+  return row && viewOf(row)
 }
 
-export type LeaderboardRow = { profile_id: string; name: string; won_amount: string; won_deals_count: number }
+/** Whether a member may read the goal (visibleTo). */
+export async function goalVisibleTo(db: Kysely<any>, orgId: string, id: string, profileId: string): Promise<boolean> {
+  return Boolean(await goalQuery(db, orgId).where('g.id', '=', id).where(visibleTo(profileId)).select('g.id').executeTakeFirst())
+}
+
+/** The display name of the profile a goal is assigned to, for the leaderboard. */
+export const goalProfileName = (profile: GoalProfileView) => `${profile.first_name} ${profile.last_name}`.trim() || profile.email
 
 /**
- * The profiles credited with won deals closed in the period in `currency`, by won amount (highest
- * first), ties by name then id. A deal with several assignees counts in full for each of them.
+ * The leaderboard's goals (the original's rule): the active goals assigned to one profile whose
+ * period holds `today` and has `periodType`, those a member may read (all for an admin), ranked by
+ * progress_percent (highest first), ties by the profile's name then the goal's id.
  */
-export function leaderboard(db: Kysely<any>, orgId: string, period: { from: string; to: string; currency: string }): Promise<LeaderboardRow[]> {
-  return sql<LeaderboardRow>`SELECT p.id AS profile_id, ${profileName('u')} AS name, round(sum(d.amount), 2)::text AS won_amount, count(*)::int AS won_deals_count
-    FROM goal_deals d
-    CROSS JOIN LATERAL unnest(d.credited) AS c(profile_id)
-    JOIN profiles p ON p.id = c.profile_id AND p.org_id = d.org_id
-    JOIN users u ON u.id = p.user_id
-    WHERE ${wonIn(sql`${period.from}::date`, sql`${period.to}::date`, sql`${period.currency}`, sql`${orgId}::uuid`)}
-    GROUP BY p.id, u.first_name, u.last_name, u.email
-    ORDER BY sum(d.amount) DESC, lower(${profileName('u')}), p.id`
-    .execute(db)
-    .then((result) => result.rows)
+export async function leaderboardGoals(db: Kysely<any>, orgId: string, filter: { today: string; periodType: string; viewer?: string }): Promise<GoalView[]> {
+  const query = filtered(db, orgId, { current: filter.today, active: true, periodType: filter.periodType, viewer: filter.viewer }).where('g.owner_type', '=', 'profile')
+  const rows = (await withProgress(query).orderBy('g.id').execute()) as GoalView[]
+  return rows
+    .map(viewOf)
+    .filter((row) => row.profile)
+    .sort((a, b) => b.progress_percent - a.progress_percent || goalProfileName(a.profile!).toLowerCase().localeCompare(goalProfileName(b.profile!).toLowerCase()) || (a.id < b.id ? -1 : 1))
 }

@@ -3,27 +3,42 @@ import type { Decider } from '../decider.ts'
 import { streamCategory } from '../streams.ts'
 
 /**
- * A sales goal: a target amount in one currency that one profile or one team should win between
- * two dates (both inclusive). One stream per goal; deleting removes it for good. Its progress is
- * not kept here: the goals read model sums the won deals (projections/goals.ts).
+ * A sales goal (the original's SalesGoal): a target that one profile, one team or the whole
+ * organization should reach between two dates (both inclusive): a won amount in one currency
+ * (REVENUE) or a number of won deals (DEALS_CLOSED). One stream per goal; deleting removes it for
+ * good. Its progress is not kept here: the goals read model computes it from the won deals
+ * (projections/goals.ts).
  */
 
-/** What a goal is. Dates are YYYY-MM-DD; the target is a canonical decimal string with 2 places ("1500.00"). */
+export const GOAL_TYPES = ['REVENUE', 'DEALS_CLOSED'] as const
+export type GoalType = (typeof GOAL_TYPES)[number]
+export const PERIOD_TYPES = ['MONTHLY', 'QUARTERLY', 'YEARLY', 'CUSTOM'] as const
+export type PeriodType = (typeof PERIOD_TYPES)[number]
+
+/** Who a goal belongs to: one profile, one team (its current members), or the organization (every won deal). */
+export const OWNER_TYPES = ['profile', 'team', 'org'] as const
+export type OwnerType = (typeof OWNER_TYPES)[number]
+
+/**
+ * What a goal is. Dates are YYYY-MM-DD; the target (answered as target_value) is a canonical decimal
+ * string with 2 places ("1500.00"): an amount in `currency` for REVENUE, a number of deals for
+ * DEALS_CLOSED. `owner_id` is null exactly when the owner is the organization.
+ */
 export type GoalFields = {
   name: string
+  goal_type: GoalType
   owner_type: OwnerType
-  owner_id: string
+  owner_id: string | null
+  period_type: PeriodType
   period_start: string
   period_end: string
   target_amount: string
   currency: string
+  is_active: boolean
 }
 
-/** Who a goal belongs to: one profile, or one team (its current members). */
-export const OWNER_TYPES = ['profile', 'team'] as const
-export type OwnerType = (typeof OWNER_TYPES)[number]
-
 // Events: the storage contract (never change a type name or data shape). GoalChanged carries only the fields that changed, with their new values.
+// GoalSet v2 (src/events/versions.ts) added goal_type, period_type and is_active, and owner_type 'org'.
 export type GoalEvent =
   | { type: 'GoalSet'; data: GoalFields & { goal_id: string; org_id: string; created_by: string | null; at: string } }
   | { type: 'GoalChanged'; data: { changes: Partial<GoalFields>; at: string } }
@@ -50,7 +65,7 @@ export function evolveGoal(state: GoalState, event: GoalEvent): GoalState {
 // Decisions. Time, ids, the caller and the already-checked owner (a profile or team of the org) arrive in the command.
 export type GoalCommand =
   | { type: 'SetGoal'; goalId: string; orgId: string; fields: GoalFields; actorId: string | null; at: string }
-  /** PUT: the whole goal as it should be. */
+  /** The whole goal as it should be (a partial PUT is merged onto the current goal by the caller). */
   | { type: 'ChangeGoal'; orgId: string; fields: GoalFields; at: string }
   | { type: 'DeleteGoal'; orgId: string; at: string }
 
@@ -63,19 +78,36 @@ export function canonicalAmount(value: string): string | null {
   return `${BigInt(whole!)}.${fraction.padEnd(2, '0')}`
 }
 
-/** The rules every write checks (the HTTP schema checks them first, with the same field names): 400 naming each field. */
+/** The rules every write checks (the HTTP layer checks them first, with the API's field names): 400 naming each field. */
 export function checkGoal(fields: GoalFields): GoalFields {
   const errors: Record<string, string[]> = {}
   const target = canonicalAmount(fields.target_amount)
-  if (target === null || /^0+\.00$/.test(target)) errors.target_amount = ['Expected a decimal above 0 with at most 13 digits before and 2 after the point.']
-  if (fields.period_start > fields.period_end) errors.period_end = ['Expected a date on or after period_start.']
-  if (!OWNER_TYPES.includes(fields.owner_type)) errors.owner_type = ['Expected profile or team.']
+  if (target === null || /^0+\.00$/.test(target)) errors.target_value = ['Target value must be greater than 0.']
+  if (fields.period_start >= fields.period_end) errors.period_end = ['Period end must be after period start.']
+  if (!OWNER_TYPES.includes(fields.owner_type) || (fields.owner_type === 'org') !== (fields.owner_id === null)) errors.assigned_to = ['Expected a profile, a team, or neither (the whole organization).']
+  if (!GOAL_TYPES.includes(fields.goal_type)) errors.goal_type = [`Expected one of ${GOAL_TYPES.join(', ')}.`]
+  if (!PERIOD_TYPES.includes(fields.period_type)) errors.period_type = [`Expected one of ${PERIOD_TYPES.join(', ')}.`]
   if (Object.keys(errors).length) throw new ValidationError(errors)
   return { ...fields, target_amount: target! }
 }
 
+export type GoalStatus = 'completed' | 'on_track' | 'at_risk' | 'behind'
+
+/**
+ * Where a goal stands against the calendar (the original's rule): completed at 100%; otherwise the
+ * expected pace is the share of the period elapsed by `today` (0 before it starts, 100 from its last
+ * day): on_track at or above the pace (or before the period), at_risk from 80% of it, else behind.
+ */
+export function goalStatus(progressPercent: number, period: { start: string; end: string }, today: string): GoalStatus {
+  if (progressPercent >= 100) return 'completed'
+  const day = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000
+  const pace = today < period.start ? 0 : today >= period.end ? 100 : ((day(today) - day(period.start)) / (day(period.end) - day(period.start) || 1)) * 100
+  if (pace === 0 || progressPercent >= pace) return 'on_track'
+  return progressPercent >= pace * 0.8 ? 'at_risk' : 'behind'
+}
+
 function existing(state: GoalState, orgId: string): asserts state is GoalState & { fields: GoalFields } {
-  if (!state.exists || state.orgId !== orgId || state.deleted || !state.fields) throw new NotFoundError('Goal not found')
+  if (!state.exists || state.orgId !== orgId || state.deleted || !state.fields) throw new NotFoundError('Goal not found.')
 }
 
 /** Deleting a deleted goal of the organization again is a no-op; another org's goal is missing. */
