@@ -22,6 +22,7 @@ import { apiKeyRoutes } from './identity/api-key.ts'
 import { authRoutes } from './identity/auth.ts'
 import { contactNoteRoutes, contactRoutes } from './contacts/contacts.ts'
 import { customFieldRoutes } from './custom-fields/custom-fields.ts'
+import { dashboardRoutes } from './dashboard/dashboard.ts'
 import { goalRoutes } from './goals/goals.ts'
 import { googleRoutes } from './identity/google.ts'
 import { healthRoutes } from './health/health.ts'
@@ -127,6 +128,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(accountMailRoutes(deps))
   await app.register(leadPipelineRoutes(deps))
   await app.register(leadBoardRoutes(deps))
+  await app.register(dashboardRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

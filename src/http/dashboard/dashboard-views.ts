@@ -1,0 +1,67 @@
+/**
+ * Text the dashboard ships prebuilt (the Today queue's one-line rows, the feed's "3 hours ago"):
+ * pure functions of their inputs, with no floating point on money. Every other dashboard field is
+ * structured (decimal strings, counts, dates) for the client to format.
+ */
+
+const SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', INR: '₹', AUD: 'A$', CAD: 'C$' }
+
+/** A decimal string rounded half away from zero to whole units, with thousands separators: "-42,001". */
+function wholeUnits(amount: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim())
+  if (!match) return '0'
+  const [, sign, whole, fraction = ''] = match
+  let units = BigInt(whole!)
+  if (fraction !== '' && Number(fraction[0]) >= 5) units += 1n
+  const text = units.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  return units === 0n ? '0' : `${sign}${text}`
+}
+
+/** Money for a human sentence, as the original writes it: "$42,000", or "CHF 42,000" for a currency without a symbol. */
+export function moneyLine(amount: string | null, currency: string | null): string {
+  const units = wholeUnits(amount ?? '0')
+  const code = (currency ?? '').toUpperCase()
+  const symbol = SYMBOLS[code]
+  if (symbol) return units.startsWith('-') ? `-${symbol}${units.slice(1)}` : `${symbol}${units}`
+  return `${code} ${units}`.trim()
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+
+/** The short weekday of a calendar date (YYYY-MM-DD): "Mon". */
+export const weekday = (date: string): string => WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!
+
+/** The calendar date `now` falls on in a time zone, YYYY-MM-DD. */
+export const dateIn = (timeZone: string, now: Date): string => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
+
+/** A calendar date moved by whole days. */
+export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+/** The first day of the date's month, and of the next month. */
+export function monthOf(date: string): { from: string; to: string } {
+  const year = Number(date.slice(0, 4))
+  const month = Number(date.slice(5, 7))
+  const next = month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`
+  return { from: `${date.slice(0, 7)}-01`, to: next }
+}
+
+/** How long ago, in words ("just now", "5 minutes ago", "a day ago", "3 months ago"); a time ahead of `now` reads "just now". */
+export function humanizedTime(at: Date, now: Date): string {
+  const seconds = Math.max(0, (now.getTime() - at.getTime()) / 1000)
+  const steps: [limit: number, one: string, unit: number, many: string][] = [
+    [90, 'a minute ago', 60, 'minutes'],
+    [45 * 60, '', 60, 'minutes'],
+    [90 * 60, 'an hour ago', 3600, 'hours'],
+    [22 * 3600, '', 3600, 'hours'],
+    [36 * 3600, 'a day ago', 86_400, 'days'],
+    [26 * 86_400, '', 86_400, 'days'],
+    [45 * 86_400, 'a month ago', 30 * 86_400, 'months'],
+    [320 * 86_400, '', 30 * 86_400, 'months'],
+    [548 * 86_400, 'a year ago', 365 * 86_400, 'years'],
+  ]
+  if (seconds < 45) return 'just now'
+  for (const [limit, one, unit, many] of steps) {
+    if (seconds < limit) return one || `${Math.max(2, Math.round(seconds / unit))} ${many} ago`
+  }
+  return `${Math.max(2, Math.round(seconds / (365 * 86_400)))} years ago`
+}

@@ -1,0 +1,208 @@
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import { organizationById } from '../../identity/organizations.ts'
+import { daysSince } from '../../projections/aging.ts'
+import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES, recentActivity } from '../../projections/dashboard-activity.ts'
+import type { ActivityView } from '../../projections/dashboard-activity.ts'
+import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
+import type { Viewer } from '../../projections/opportunity-queries.ts'
+import type { Deps } from '../../deps.ts'
+import { identityOf } from '../kernel/auth.ts'
+import { authErrors } from '../kernel/schemas/common.ts'
+import { addDays, dateIn, humanizedTime, monthOf, moneyLine, weekday } from './dashboard-views.ts'
+
+const TAGS = ['dashboard']
+const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
+
+/** What the dashboard reads today, and what it cannot yet: those parts answer empty or zero. */
+const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'goals', 'activities'] as const
+const NOT_COVERED = ['tasks', 'cases', 'invoices'] as const
+const Coverage = {
+  covers: z.array(z.enum(COVERS)).describe('The modules this answer is computed from'),
+  not_covered: z.array(z.enum(NOT_COVERED)).describe('Modules not built yet: their parts answer empty lists and zero counts'),
+}
+const coverage = { covers: [...COVERS], not_covered: [...NOT_COVERED] }
+const NOT_BUILT_NOTE = 'Tasks, cases (tickets) and invoices are not built yet: their parts answer empty lists and zero counts, and `not_covered` names them.'
+const VISIBILITY_NOTE =
+  'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads and deals count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
+
+const Activity = z.object({
+  id: z.uuid().describe('The id of the event the row comes from'),
+  user: z.object({ id: z.uuid().describe('Profile id'), email: z.string(), name: z.string().describe('First and last name, or the email while both are blank'), profile_pic: z.string().nullable().describe('Always null: profiles have no picture') }).nullable().describe('Who acted; null for system work'),
+  action: z.enum(ACTIVITY_ACTIONS),
+  action_display: z.string(),
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: z.uuid(),
+  entity_name: z.string().nullable().describe("The record's current name"),
+  description: z.string(),
+  timestamp: z.string().describe('ISO 8601'),
+  humanized_time: z.string().describe('How long ago, in words ("5 minutes ago")'),
+})
+
+const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: Money.describe("Sum of the amounts in the organization's currency"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
+
+const GoalSummary = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  goal_type: z.enum(GOAL_TYPES),
+  target_value: Money,
+  progress_value: Money.describe('Won amount in the goal\'s currency (REVENUE) or won deals (DEALS_CLOSED), as the goals module answers it'),
+  progress_percent: z.number().int().describe('progress_value / target_value × 100, rounded down, at most 100'),
+  status: z.enum(['completed', 'on_track', 'at_risk', 'behind']).describe('As the goals module answers it: completed at 100%; otherwise against the share of the period elapsed by today, on_track at or above it, at_risk from 80% of it, else behind'),
+})
+
+const Home = z.object({
+  accounts_count: z.number().int().describe('Live accounts of the organization, as /api/accounts/ counts them'),
+  contacts_count: z.number().int().describe('Live contacts of the organization, as /api/contacts/ counts them'),
+  leads_count: z.number().int().describe("Open leads (neither converted nor closed) the caller may see: /api/leads/ open_leads.leads_count"),
+  opportunities_count: z.number().int().describe('Deals the caller may see, every stage: /api/opportunities/ opportunities_count'),
+  urgent_counts: z.object({
+    overdue_tasks: z.number().int().describe('0: tasks are not built yet'),
+    tasks_due_today: z.number().int().describe('0: tasks are not built yet'),
+    followups_today: z.number().int().describe('0: leads have no follow-up date yet'),
+    hot_leads: z.number().int().describe('Open leads rated hot, status assigned or in process'),
+  }),
+  pipeline_by_stage: z.record(z.string(), StageEntry).describe("By stage code over every pipeline: the default pipeline's stages first (in order, with zero deals too), then other codes"),
+  revenue_metrics: z.object({
+    pipeline_value: Money.describe("Deals in an open-kind stage, in the organization's currency"),
+    open_opportunities_count: z.number().int().describe('Deals in an open-kind stage, any currency'),
+    weighted_pipeline: Money.describe('Σ amount × probability / 100 over the same deals as pipeline_value'),
+    won_this_month: Money.describe("Deals in a won-kind stage with closed_on in the current month (the organization's time zone), in its currency"),
+    conversion_rate: z.number().describe('Converted leads / all leads the caller may see × 100, one decimal; 0 without leads'),
+    currency: z.string().describe("The organization's default currency"),
+    other_currency_count: z.number().int().describe('Deals in another currency, left out of the sums'),
+  }),
+  hot_leads: z
+    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.null().describe('Always null: leads have no follow-up date yet'), last_contacted: z.null().describe('Always null: not recorded yet') }))
+    .describe('The ten newest hot leads the caller may see'),
+  tasks: z.array(z.object({ id: z.uuid() })).describe('Always empty: tasks are not built yet'),
+  activities: z.array(Activity).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
+  goal_summary: z.array(GoalSummary).describe("Up to three of the caller's active goals whose period holds today (the organization's time zone): assigned to them or to a team of theirs, and for an admin the whole organization's goals; ending soonest first"),
+  ...Coverage,
+})
+
+const Tone = z.enum(['rust', 'clay', 'slate', 'moss'])
+const Today = z.object({
+  queue: z
+    .array(z.object({ id: z.string().describe('`deal-<id>`'), tone: Tone, due: z.string().describe('"Stalled" (red aging) or "Aging" (past the warning threshold)'), title: z.string(), detail: z.string().describe('One prebuilt line: days without a stage move, amount, stage'), action: z.string(), href: z.string().describe('An internal path of the web app') }))
+    .describe("The most urgent eight: quiet deals, stalled ones first, then the longest unmoved"),
+  summary: z.object({
+    count: z.number().int().describe('Everything that wants the caller now (the sum of the sources), not only what the queue shows'),
+    shown: z.number().int().describe('The queue length'),
+    sources: z.array(z.object({ label: z.string(), count: z.number().int(), href: z.string() })).describe('Each non-empty source with its full count and its list'),
+    quiet_deals: z.number().int().describe('Open deals past their stage warning threshold (warning_days, else expected_days) or stalled'),
+    quiet_value: Money.describe("Their amounts in the organization's currency"),
+    cleared_yesterday: z.number().int().describe('0: counted from tasks and cases, not built yet'),
+  }),
+  later: z.array(z.object({ id: z.string().describe('`deal-<id>`'), day: z.string().describe('Short weekday'), title: z.string(), meta: z.string() })).describe("Open deals expected to close (closed_on) from tomorrow to seven days ahead, in the organization's time zone; at most six, soonest first"),
+  ...Coverage,
+})
+
+const viewerOf = (request: FastifyRequest): Viewer => {
+  const identity = identityOf(request)
+  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
+}
+
+const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activity> => ({
+  id: row.event_id,
+  user: row.actor_id && row.actor_email ? { id: row.actor_id, email: row.actor_email, name: row.actor_name ?? row.actor_email, profile_pic: null } : null,
+  action: row.action,
+  action_display: ACTION_DISPLAY[row.action],
+  entity_type: row.entity_type,
+  entity_id: row.entity_id,
+  entity_name: row.entity_name,
+  description: row.description,
+  timestamp: row.at.toISOString(),
+  humanized_time: humanizedTime(row.at, now),
+})
+
+const QUEUE_LIMIT = 8
+const SOURCE_LIMIT = 25
+
+/**
+ * The dashboard (the original's home and Today views) over the deals, leads, accounts, contacts
+ * and goals read models and the recent-activity read model. Read-only; every member may call it.
+ */
+export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  return async (app) => {
+    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is decimal strings in the organization's default currency. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const now = clock()
+      const org = await organizationById(db, viewer.orgId)
+      const currency = org.default_currency
+      const today = dateIn(org.timezone, now)
+      const [counts, stages, money, hot, activities, goals] = await Promise.all([
+        recordCounts(db, viewer, now),
+        pipelineByStage(db, viewer, now, currency),
+        revenue(db, viewer, now, currency, monthOf(today)),
+        hotLeads(db, viewer, 10),
+        recentActivity(db, viewer, 10),
+        currentGoals(db, viewer, today, 3),
+      ])
+      return {
+        accounts_count: counts.accounts,
+        contacts_count: counts.contacts,
+        leads_count: counts.open_leads,
+        opportunities_count: counts.opportunities,
+        urgent_counts: { overdue_tasks: 0, tasks_due_today: 0, followups_today: 0, hot_leads: counts.hot_leads },
+        pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: s.value, label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
+        revenue_metrics: {
+          pipeline_value: money.pipeline_value,
+          open_opportunities_count: money.open_count,
+          weighted_pipeline: money.weighted_pipeline,
+          won_this_month: money.won_this_month,
+          conversion_rate: counts.all_leads ? Math.round((counts.converted_leads * 1000) / counts.all_leads) / 10 : 0,
+          currency,
+          other_currency_count: money.other_currency_count,
+        },
+        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
+        tasks: [],
+        activities: activities.map((row) => activityBody(row, now)),
+        goal_summary: goals.map((goal) => ({
+          id: goal.id,
+          name: goal.name,
+          goal_type: goal.goal_type,
+          target_value: goal.target_amount,
+          progress_value: goal.progress_value,
+          progress_percent: goal.progress_percent,
+          status: goalStatus(goal.progress_percent, { start: goal.period_start, end: goal.period_end }, today),
+        })),
+        ...coverage,
+      }
+    })
+
+    app.get('/api/dashboard/today/', { schema: { tags: TAGS, summary: "Today: one prioritised queue of what wants the caller now, and what is due later this week", description: `The web app's home page reads it as is. Today is the organization's calendar day (its time zone). Deals follow the deal list's visibility (an admin sees all, a member the ones they created or are assigned to) and its aging rule (§3.2). ${NOT_BUILT_NOTE}`, response: { 200: Today, ...authErrors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const now = clock()
+      const org = await organizationById(db, viewer.orgId)
+      const today = dateIn(org.timezone, now)
+      const [quiet, closing] = await Promise.all([quietDeals(db, viewer, now, org.default_currency, SOURCE_LIMIT), dealsClosingSoon(db, viewer, now, { today, until: addDays(today, 7) }, 10)])
+      const queue = quiet.rows.slice(0, QUEUE_LIMIT).map((deal) => ({
+        id: `deal-${deal.id}`,
+        tone: deal.rotten ? ('rust' as const) : ('clay' as const),
+        due: deal.rotten ? 'Stalled' : 'Aging',
+        title: deal.name,
+        detail: `No movement for ${daysSince(deal.stage_changed_at, now) ?? 0} days · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)} · ${deal.stage_label ?? deal.stage}`,
+        action: 'Open the deal',
+        href: `/pipeline/${deal.id}`,
+      }))
+      const sources = [{ label: 'quiet deals', count: quiet.count, href: '/pipeline' }].filter((source) => source.count > 0)
+      const later = closing.slice(0, 6).map((deal) => ({
+        id: `deal-${deal.id}`,
+        day: weekday(deal.closed_on),
+        title: `${deal.name} expected to close`,
+        meta: `${deal.stage_label ?? deal.stage} · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)}`,
+      }))
+      return {
+        queue,
+        summary: { count: sources.reduce((n, s) => n + s.count, 0), shown: queue.length, sources, quiet_deals: quiet.count, quiet_value: quiet.value, cleared_yesterday: 0 },
+        later,
+        ...coverage,
+      }
+    })
+  }
+}

@@ -1,0 +1,193 @@
+import { sql } from 'kysely'
+import t from 'tap'
+import { dashboardActivityProjector } from '../../src/projections/dashboard-activity.ts'
+import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { FIXED_NOW } from '../helpers/app.ts'
+import { givenTwoOrganizations } from '../helpers/fixtures.ts'
+import type { Headers } from '../helpers/fixtures.ts'
+
+const DAY = 86_400_000
+const NOT_COVERED = ['tasks', 'cases', 'invoices']
+
+t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models, visibility, isolation, aging by the clock', async (t) => {
+  // FIXED_NOW is Sunday 2026-11-22, 09:00 UTC; the organizations keep the default time zone (UTC) and currency (USD).
+  let now = FIXED_NOW
+  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now })
+  const admin = acme.admin.headers
+  const ok = async (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Headers, payload?: object) => {
+    const res = await app.inject({ method, url, headers, payload })
+    if (res.statusCode >= 300) t.fail(`${method} ${url}: ${res.statusCode} ${res.body}`)
+    return res.json()
+  }
+  const home = (headers: Headers) => ok('GET', '/api/dashboard/', headers)
+  const today = (headers: Headers) => ok('GET', '/api/dashboard/today/', headers)
+  const at = async <T>(when: Date, work: () => Promise<T>): Promise<T> => {
+    const saved = now
+    now = when
+    try {
+      return await work()
+    } finally {
+      now = saved
+    }
+  }
+  const deal = async (headers: Headers, payload: object) => (await ok('POST', '/api/opportunities/', headers, payload)).id as string
+
+  // Deals, created at chosen times (a deal's stage_changed_at is its creation while it stays put).
+  const aging = await at(new Date(FIXED_NOW.getTime() - 20 * DAY), () => deal(admin, { name: 'Aging prospect', stage: 'PROSPECTING', amount: '1000.50', assigned_to: [alice.profileId] }))
+  const stalled = await at(new Date(FIXED_NOW.getTime() - 16 * DAY), () => deal(alice.headers, { name: 'Stalled proposal', stage: 'PROPOSAL', amount: '200.25' }))
+  const euro = await deal(bob.headers, { name: 'Fresh euro deal', stage: 'NEGOTIATION', amount: '300', currency: 'EUR' })
+  const won = await deal(admin, { name: 'Won this month', stage: 'CLOSED_WON', amount: '500', closed_on: '2026-11-05', assigned_to: [alice.profileId] })
+  const closing = await deal(admin, { name: 'Closing Wednesday', stage: 'QUALIFICATION', amount: '42000', closed_on: '2026-11-25' })
+  await deal(admin, { name: 'Won last month', stage: 'CLOSED_WON', amount: '70', closed_on: '2026-10-31' })
+  await deal(globex.admin.headers, { name: 'Globex deal', stage: 'PROSPECTING', amount: '999', closed_on: '2026-11-24' })
+  await at(new Date(FIXED_NOW.getTime() - 30 * DAY), () => deal(globex.admin.headers, { name: 'Globex stalled', stage: 'PROSPECTING', amount: '5' }))
+
+  // Leads, accounts, contacts.
+  await ok('POST', '/api/leads/', alice.headers, { first_name: 'Hot', last_name: 'Alice', rating: 'hot', company_name: 'Hotco' })
+  await ok('POST', '/api/leads/', admin, { first_name: 'Hot', last_name: 'Admin', rating: 'hot' })
+  await ok('POST', '/api/leads/', bob.headers, { first_name: 'Closed', last_name: 'Bob', status: 'closed', rating: 'hot' })
+  await ok('POST', '/api/leads/', bob.headers, { first_name: 'Cold', last_name: 'Bob', rating: 'cold' })
+  await ok('POST', '/api/accounts/', alice.headers, { name: 'Initech' })
+  await ok('POST', '/api/accounts/', admin, { name: 'Umbrella' })
+  await ok('POST', '/api/contacts/', bob.headers, { first_name: 'Peter', last_name: 'Gibbons' })
+  await ok('POST', '/api/accounts/', globex.admin.headers, { name: 'Globex account' })
+
+  // Goals: one of Alice's for this quarter, one of Bob's, one of Alice's that ended.
+  await ok('POST', '/api/opportunities/goals/', admin, { name: 'Alice Q4', profile: alice.profileId, period_start: '2026-10-01', period_end: '2026-12-31', target_amount: '1000' })
+  await ok('POST', '/api/opportunities/goals/', admin, { name: 'Bob Q4', profile: bob.profileId, period_start: '2026-10-01', period_end: '2026-12-31', target_amount: '1000' })
+  await ok('POST', '/api/opportunities/goals/', admin, { name: 'Alice Q3', profile: alice.profileId, period_start: '2026-07-01', period_end: '2026-09-30', target_amount: '1000' })
+
+  t.test('the counts are the lists\' counts, for an admin and for members', async (t) => {
+    for (const [who, headers] of [['admin', admin], ['alice', alice.headers], ['bob', bob.headers], ['globex', globex.admin.headers]] as const) {
+      const [dashboard, deals, leads, accounts, contacts] = await Promise.all([
+        home(headers),
+        ok('GET', '/api/opportunities/?limit=0', headers),
+        ok('GET', '/api/leads/?limit=0', headers),
+        ok('GET', '/api/accounts/?limit=0', headers),
+        ok('GET', '/api/contacts/?limit=0', headers),
+      ])
+      t.equal(dashboard.opportunities_count, deals.opportunities_count, `${who}: deals`)
+      t.equal(dashboard.leads_count, leads.open_leads.leads_count, `${who}: open leads`)
+      t.equal(dashboard.accounts_count, accounts.count, `${who}: accounts`)
+      t.equal(dashboard.contacts_count, contacts.count, `${who}: contacts`)
+      t.same(dashboard.not_covered, NOT_COVERED, `${who}: says what it does not cover`)
+      t.same(dashboard.tasks, [])
+    }
+    t.match(await home(admin), { opportunities_count: 6, leads_count: 3, accounts_count: 2, contacts_count: 1 })
+    t.match(await home(alice.headers), { opportunities_count: 3, leads_count: 1 }, 'Alice: the deals she created or is assigned to, her lead')
+    t.match(await home(bob.headers), { opportunities_count: 1, leads_count: 1, accounts_count: 2, contacts_count: 1 }, 'Bob: his deal and open lead; every account and contact')
+    t.match(await home(globex.admin.headers), { opportunities_count: 2, leads_count: 0, accounts_count: 1, contacts_count: 0 }, 'Globex sees only its own')
+  })
+
+  t.test('pipeline by stage and revenue: decimal strings in the organization\'s currency, open and won by stage kind', async (t) => {
+    const dashboard = await home(admin)
+    t.same(Object.keys(dashboard.pipeline_by_stage), ['PROSPECTING', 'QUALIFICATION', 'PROPOSAL', 'NEGOTIATION', 'CLOSED_WON', 'CLOSED_LOST'], 'the default pipeline\'s stages, in order')
+    t.same(dashboard.pipeline_by_stage.PROSPECTING, { count: 1, value: '1000.50', label: 'Prospecting', kind: 'open' })
+    t.same(dashboard.pipeline_by_stage.NEGOTIATION, { count: 1, value: '0', label: 'Negotiation', kind: 'open' }, 'a euro deal counts, its amount does not')
+    t.same(dashboard.pipeline_by_stage.CLOSED_WON, { count: 2, value: '570.00', label: 'Closed Won', kind: 'won' })
+    t.same(dashboard.pipeline_by_stage.CLOSED_LOST, { count: 0, value: '0', label: 'Closed Lost', kind: 'lost' })
+    const open = await ok('GET', '/api/opportunities/?open=true&limit=0', admin)
+    const usd = open.totals.by_currency.find((c: { currency: string }) => c.currency === 'USD')
+    t.match(dashboard.revenue_metrics, {
+      pipeline_value: '43200.75',
+      open_opportunities_count: open.opportunities_count,
+      weighted_pipeline: usd.weighted_sum,
+      won_this_month: '500.00',
+      currency: 'USD',
+      other_currency_count: 1,
+      conversion_rate: 0,
+    })
+    t.equal(usd.amount_sum, '43200.75', 'the same sum as the deal list\'s totals')
+    t.match((await home(alice.headers)).revenue_metrics, { pipeline_value: '1200.75', open_opportunities_count: 2, won_this_month: '500.00', other_currency_count: 0 }, 'Alice\'s own deals only')
+    t.match((await home(bob.headers)).revenue_metrics, { pipeline_value: '0', open_opportunities_count: 1, won_this_month: '0', other_currency_count: 1 })
+  })
+
+  t.test('hot leads and goals: what the caller may see', async (t) => {
+    const names = (dashboard: { hot_leads: { first_name: string; last_name: string }[] }) => dashboard.hot_leads.map((l) => `${l.first_name} ${l.last_name}`)
+    const adminHome = await home(admin)
+    t.same(names(adminHome), ['Hot Admin', 'Hot Alice'], 'rated hot and still worked, newest first (not the closed one)')
+    t.equal(adminHome.urgent_counts.hot_leads, 2)
+    t.same(adminHome.urgent_counts, { overdue_tasks: 0, tasks_due_today: 0, followups_today: 0, hot_leads: 2 })
+    t.match(adminHome.hot_leads[1], { company: 'Hotco', rating: 'hot', next_follow_up: null, last_contacted: null })
+    t.same(names(await home(alice.headers)), ['Hot Alice'])
+    t.same(names(await home(bob.headers)), [])
+
+    const aliceGoals = (await home(alice.headers)).goal_summary
+    t.equal(aliceGoals.length, 1, 'her current goal, not the ended one')
+    t.match(aliceGoals[0], { name: 'Alice Q4', goal_type: 'REVENUE', target_value: '1000.00', progress_value: '500.00', progress_percent: 50 })
+    t.ok(['on_track', 'at_risk', 'behind'].includes(aliceGoals[0].status))
+    t.same((await home(bob.headers)).goal_summary.map((g: { name: string }) => g.name), ['Bob Q4'])
+    t.same((await home(admin)).goal_summary, [], 'the admin owns no goal')
+  })
+
+  t.test('recent activity: newest first, the record\'s name and actor, filtered like the lists, per organization', async (t) => {
+    const adminFeed = (await home(admin)).activities
+    t.equal(adminFeed.length, 10, 'ten at most')
+    t.match(adminFeed[0], { action: 'CREATE', action_display: 'Created', entity_type: 'Contact', entity_name: 'Peter Gibbons', description: 'Created the contact', user: { id: bob.profileId, email: 'bob@acme.test', name: 'bob@acme.test', profile_pic: null }, timestamp: FIXED_NOW.toISOString(), humanized_time: 'just now' })
+    t.match(adminFeed[1], { entity_type: 'Account', entity_name: 'Umbrella', user: { id: acme.admin.profileId } }, 'in log order within the same instant')
+
+    // Bob sees accounts and contacts and his own leads and deals; not Alice's or the admin's.
+    const bobFeed = (await home(bob.headers)).activities as { entity_type: string; entity_name: string; entity_id: string }[]
+    t.same(bobFeed.map((a) => a.entity_name), ['Peter Gibbons', 'Umbrella', 'Initech', 'Cold Bob', 'Closed Bob', 'Fresh euro deal'])
+    const aliceFeed = (await home(alice.headers)).activities as { entity_name: string }[]
+    t.notOk(aliceFeed.some((a) => ['Cold Bob', 'Closed Bob', 'Hot Admin', 'Fresh euro deal', 'Closing Wednesday'].includes(a.entity_name)), 'nothing of records she may not see')
+    t.ok(aliceFeed.some((a) => a.entity_name === 'Hot Alice'))
+    t.same((await home(globex.admin.headers)).activities.map((a: { entity_name: string }) => a.entity_name), ['Globex account', 'Globex deal', 'Globex stalled'], 'another organization\'s feed is its own (the deal created 30 days ago last)')
+
+    // A change shows under the record's current name; a stage move says where to.
+    await ok('PATCH', `/api/opportunities/${euro}/`, bob.headers, { name: 'Renamed euro deal', stage: 'CLOSED_LOST', closed_on: '2026-11-20' })
+    const latest = ((await home(bob.headers)).activities as { entity_id: string; entity_name: string; action: string; description: string }[]).filter((a) => a.entity_id === euro)
+    t.ok(latest.every((a) => a.entity_name === 'Renamed euro deal'))
+    t.ok(latest.some((a) => a.action === 'UPDATE'), 'the change is in the feed')
+  })
+
+  t.test('Today: quiet deals by the clock, stalled first; later this week; visibility; isolation', async (t) => {
+    const adminToday = await today(admin)
+    t.same(adminToday.queue.map((q: { id: string }) => q.id), [`deal-${stalled}`, `deal-${aging}`], 'stalled (red) first, then aging (yellow)')
+    t.same(adminToday.queue[0], { id: `deal-${stalled}`, tone: 'rust', due: 'Stalled', title: 'Stalled proposal', detail: 'No movement for 16 days · $200 · Proposal', action: 'Open the deal', href: `/pipeline/${stalled}` })
+    t.match(adminToday.queue[1], { tone: 'clay', due: 'Aging', detail: 'No movement for 20 days · $1,001 · Prospecting' })
+    t.same(adminToday.summary, { count: 2, shown: 2, sources: [{ label: 'quiet deals', count: 2, href: '/pipeline' }], quiet_deals: 2, quiet_value: '1200.75', cleared_yesterday: 0 })
+    t.same(adminToday.later, [{ id: `deal-${closing}`, day: 'Wed', title: 'Closing Wednesday expected to close', meta: 'Qualification · $42,000' }])
+    t.same(adminToday.not_covered, NOT_COVERED)
+    const rotten = await ok('GET', '/api/opportunities/?rotten=true&limit=0', admin)
+    t.equal(rotten.opportunities_count, 1, 'the stalled count is the list\'s rotten=true count')
+
+    const aliceToday = await today(alice.headers)
+    t.equal(aliceToday.summary.count, 2, 'Alice created one and is assigned the other')
+    t.same(aliceToday.later, [], 'the closing deal is not hers')
+    const bobToday = await today(bob.headers)
+    t.same(bobToday, { queue: [], summary: { count: 0, shown: 0, sources: [], quiet_deals: 0, quiet_value: '0', cleared_yesterday: 0 }, later: [], covers: bobToday.covers, not_covered: NOT_COVERED })
+    const globexToday = await today(globex.admin.headers)
+    t.same(globexToday.queue.map((q: { title: string }) => q.title), ['Globex stalled'])
+    t.same(globexToday.later.map((l: { title: string }) => l.title), ['Globex deal expected to close'])
+
+    // Two days on (Tuesday): the aging deal has stalled too, and Wednesday is tomorrow.
+    await at(new Date(FIXED_NOW.getTime() + 2 * DAY), async () => {
+      const later = await today(admin)
+      t.same(later.queue.map((q: { due: string }) => q.due), ['Stalled', 'Stalled'])
+      t.same(later.queue.map((q: { id: string }) => q.id), [`deal-${aging}`, `deal-${stalled}`], 'the longest unmoved first')
+      t.equal(later.later.length, 1)
+    })
+    // Four days on (Thursday): the closing date has passed, so it is no longer "later".
+    await at(new Date(FIXED_NOW.getTime() + 4 * DAY), async () => t.same((await today(admin)).later, []))
+    // A move resets the clock of the deal.
+    await ok('PATCH', `/api/opportunities/${stalled}/`, alice.headers, { stage: 'NEGOTIATION' })
+    t.same((await today(alice.headers)).queue.map((q: { id: string }) => q.id), [`deal-${aging}`])
+    t.equal(won.length, 36)
+  })
+
+  t.test('the activity read model rebuilds to the same rows', async (t) => {
+    const rows = async () => (await sql`SELECT * FROM dashboard_activity ORDER BY event_id`.execute(database.db)).rows
+    const before = await rows()
+    t.ok(before.length > 15)
+    const answer = await home(admin)
+    await rebuildProjection(database.db, store, dashboardActivityProjector)
+    t.same(await rows(), before)
+    t.same(await home(admin), answer)
+  })
+
+  t.test('anonymous callers are refused', async (t) => {
+    t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/' })).statusCode, 401)
+    t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/today/' })).statusCode, 401)
+  })
+})
