@@ -10,6 +10,12 @@ export type AccountFields = {
   phone: string | null
   website: string | null
   industry: string | null
+  /** Whole, non-negative (issue 22: the original's account form). */
+  number_of_employees: number | null
+  /** A non-negative decimal with at most two places, as a string: money is never a float. */
+  annual_revenue: string | null
+  /** ISO 4217 code of `annual_revenue`. */
+  currency: string | null
   address_line: string | null
   city: string | null
   state: string | null
@@ -36,7 +42,7 @@ export type AccountCommand = RecordCommand<AccountFields, typeof accountNames>
 export type AccountState = RecordState<AccountFields>
 
 export const emptyAccount = (): AccountFields => ({
-  name: '', email: null, phone: null, website: null, industry: null, address_line: null, city: null, state: null, postcode: null, country: null, description: null, is_active: true, assigned_to: [], tags: [],
+  name: '', email: null, phone: null, website: null, industry: null, number_of_employees: null, annual_revenue: null, currency: null, address_line: null, city: null, state: null, postcode: null, country: null, description: null, is_active: true, assigned_to: [], tags: [],
 })
 
 export const accountDecider = recordDecider(emptyAccount, accountNames)

@@ -10,6 +10,19 @@ export type ContactFields = {
   email: string | null
   phone: string | null
   title: string | null
+  /** Issue 22, the original's contact form: the company as typed (free text, not the account link), department, LinkedIn, flat address. */
+  organization: string | null
+  department: string | null
+  linkedin_url: string | null
+  address_line: string | null
+  city: string | null
+  state: string | null
+  postcode: string | null
+  country: string | null
+  /** A rule about how the person may be reached. */
+  do_not_call: boolean
+  /** Whether the person still works there; default true. */
+  is_active: boolean
   /** An account id of the contact's organization, checked by the route before the command. */
   account: string | null
   description: string | null
@@ -28,7 +41,11 @@ export type ContactEvent = RecordEvent<ContactFields, typeof contactNames>
 export type ContactCommand = RecordCommand<ContactFields, typeof contactNames>
 export type ContactState = RecordState<ContactFields>
 
-export const emptyContact = (): ContactFields => ({ first_name: '', last_name: null, email: null, phone: null, title: null, account: null, description: null, assigned_to: [], tags: [] })
+export const emptyContact = (): ContactFields => ({
+  first_name: '', last_name: null, email: null, phone: null, title: null,
+  organization: null, department: null, linkedin_url: null, address_line: null, city: null, state: null, postcode: null, country: null, do_not_call: false, is_active: true,
+  account: null, description: null, assigned_to: [], tags: [],
+})
 
 export const contactDecider = recordDecider(emptyContact, contactNames)
 

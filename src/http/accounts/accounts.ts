@@ -3,18 +3,21 @@ import { z } from 'zod'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { ACCOUNT_NOTES, accountOf, listAccounts } from '../../projections/accounts.ts'
+import { ACCOUNT_NOTES, accountOf, dealsOf, listAccounts } from '../../projections/accounts.ts'
 import type { AccountRow } from '../../projections/accounts.ts'
-import { contactsOfAccount } from '../../projections/contacts.ts'
+import { contactPicker, contactsOfAccount } from '../../projections/contacts.ts'
 import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
-import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../kernel/schemas/common.ts'
-import { Account, Contact, recordBody } from '../kernel/schemas/records.ts'
+import { Account, recordBody } from '../kernel/schemas/records.ts'
+import { ContactRecord, contactRecords } from '../contacts/schemas.ts'
+import { countryChoices, industryChoices } from './choices.ts'
+import { AccountRecord, AnnualRevenue, Choices, CurrencyCode, DealSummary, Employees, RelationList, TeamChoice, UserChoice, accountRecords, dealSummary, nextOffset, teamChoices, userChoices } from './schemas.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 
 const AccountBody = z.object({
@@ -22,31 +25,63 @@ const AccountBody = z.object({
   email: optionalEmail(),
   phone: optionalText(50),
   website: optionalText(),
-  industry: optionalText(),
+  industry: optionalText().describe('Free text; the list answer offers the original\'s `industries`'),
+  number_of_employees: Employees,
+  annual_revenue: AnnualRevenue,
+  currency: CurrencyCode,
   address_line: optionalText(),
   city: optionalText(),
   state: optionalText(),
-  postcode: optionalText(20),
-  country: optionalText(),
+  postcode: optionalText(64),
+  country: optionalText().describe('Free text; the list answer offers the `countries` codes (then `country_display` names it)'),
   description: optionalText(10_000),
-  is_active: formBoolean(z.boolean()).optional().describe('Default true'),
-  assigned_to: IdList('active profiles').optional(),
-  tags: IdList('live tags').optional(),
+  is_active: formBoolean(z.boolean()).optional().describe('Default true; inactive accounts are listed under `closed_accounts`'),
+  assigned_to: RelationList('active profiles').optional(),
+  tags: RelationList('live tags').optional(),
 })
 const AccountPatch = AccountBody.partial()
+const Text = z.string().optional()
 const ListQuery = PageQuery.extend({
-  name: z.string().optional().describe('Case-insensitive contains on the name'),
-  search: z.string().optional().describe('Case-insensitive contains on name, email or city'),
+  name: Text.describe('Case-insensitive contains on the name'),
+  search: Text.describe('Case-insensitive contains on name, email or city'),
+  city: Text.describe('Case-insensitive contains'),
+  industry: Text.describe('Case-insensitive contains'),
   tags: IdFilter('accounts carrying a tag'),
   assigned_to: IdFilter('accounts assigned to a profile'),
+  created_at__gte: Text.describe('YYYY-MM-DD (UTC day); malformed matches nothing'),
+  created_at__lte: Text.describe('YYYY-MM-DD, the whole day included'),
 })
-const AccountList = pageOf(Account).extend({ tags: z.array(TagRef).describe("The organization's tags, for the filter picker") })
+const Section = (records: string, count: string) =>
+  z.object({ offset: z.number().int().nullable().describe('Where the next page starts; null after the last page, 0 when the page is empty'), [records]: z.array(AccountRecord), [count]: z.number().int() })
+const AccountList = pageOf(AccountRecord)
+  .extend({
+    per_page: z.number().int(),
+    page_number: z.number().int(),
+    active_accounts: Section('open_accounts', 'open_accounts_count').describe('One page (limit, offset) of the active accounts, and how many match'),
+    closed_accounts: Section('close_accounts', 'close_accounts_count').describe('One page (limit, offset) of the inactive accounts, and how many match'),
+    contacts: z.array(z.object({ id: z.uuid(), first_name: z.string() })).describe("The organization's contacts, for the account form"),
+    teams: z.array(TeamChoice),
+    users: z.array(UserChoice).describe('Active members'),
+    tags: z.array(TagRef).describe("The organization's tags, for the filter picker"),
+    countries: Choices.describe('`[code, name]` pairs'),
+    industries: Choices.describe('`[value, label]` pairs'),
+    status: z.array(z.string()),
+  })
+  .describe('`count` and `results` are one page of all the matching accounts (active or not), by name; the original\'s `active_accounts` / `closed_accounts` split it by is_active')
 const AccountDetail = z.object({
-  account_obj: Account,
-  contacts: z.array(Contact).describe("The account's contacts"),
-  opportunities: z.array(z.object({ id: z.uuid() })).describe('Deals of the account: always empty until the deals module exists'),
+  account_obj: AccountRecord,
+  contacts: z.array(ContactRecord).describe("The account's contacts"),
+  opportunities: z.array(DealSummary).describe("The account's deals, newest first"),
+  opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
+  cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
+  invoices: z.array(z.object({ id: z.uuid() })).describe('Always empty until invoices exist'),
+  tasks: z.array(z.object({ id: z.uuid() })).describe('Always empty until tasks exist'),
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
+  users: z.array(UserChoice),
+  teams: z.array(TeamChoice),
+  countries: Choices,
+  comment_permission: z.boolean().describe('Whether the caller may comment: every member may'),
   ...NoteLists,
 })
 
@@ -60,18 +95,70 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     const found = (orgId: string, id: string) => orNotFound(accountOf(db, orgId, id))
 
-    app.get('/api/accounts/', { schema: { tags: ['accounts'], summary: 'Accounts of the organization, by name', querystring: ListQuery, response: { 200: AccountList, ...authErrors } } }, async (request) => {
+    app.get('/api/accounts/', { schema: { tags: ['accounts'], summary: 'Accounts of the organization, by name: active and inactive apart, with the form pickers', querystring: ListQuery, response: { 200: AccountList, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
-      const { limit, offset, name, search, tags, assigned_to } = request.query
-      const [{ count, rows }, orgTags] = await Promise.all([listAccounts(db, orgId, { limit, offset, name, search, tags, assignedTo: assigned_to }), tagRefs(db, orgId)])
-      return { count, offset, limit, results: rows.map(recordBody), tags: orgTags }
+      const { limit, offset, name, search, city, industry, tags, assigned_to, created_at__gte, created_at__lte } = request.query
+      const filter = { limit, offset, name, search, city, industry, tags, assignedTo: assigned_to, createdFrom: created_at__gte, createdTo: created_at__lte }
+      const [all, active, inactive, orgTags, contacts, users, teams] = await Promise.all([
+        listAccounts(db, orgId, filter),
+        listAccounts(db, orgId, { ...filter, isActive: true }),
+        listAccounts(db, orgId, { ...filter, isActive: false }),
+        tagRefs(db, orgId),
+        contactPicker(db, orgId),
+        userChoices(db, orgId),
+        teamChoices(db, orgId),
+      ])
+      const [results, open, closed] = await Promise.all([all, active, inactive].map(({ rows }) => accountRecords(db, orgId, rows)))
+      return {
+        count: all.count,
+        offset,
+        limit,
+        results: results!,
+        per_page: limit,
+        page_number: limit ? Math.floor(offset / limit) + 1 : 1,
+        active_accounts: { offset: nextOffset(offset, open!.length, active.count), open_accounts: open!, open_accounts_count: active.count },
+        closed_accounts: { offset: nextOffset(offset, closed!.length, inactive.count), close_accounts: closed!, close_accounts_count: inactive.count },
+        contacts,
+        teams,
+        users,
+        tags: orgTags,
+        countries: countryChoices(),
+        industries: industryChoices(),
+        status: ['active', 'inactive'],
+      }
     })
 
-    app.get('/api/accounts/:id/', { schema: { tags: ['accounts'], summary: 'One account with its contacts, tags and assignees', params: IdParams, response: { 200: AccountDetail, ...authErrors } } }, async (request) => {
+    app.get('/api/accounts/:id/', { schema: { tags: ['accounts'], summary: 'One account with its contacts, deals, tags and assignees', params: IdParams, response: { 200: AccountDetail, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
       const account = await found(orgId, request.params.id)
-      const [contacts, tags, assigned, notes] = await Promise.all([contactsOfAccount(db, orgId, account.id), tagRefs(db, orgId, account.tags), profileRefs(db, orgId, account.assigned_to), notesView(db, orgId, ACCOUNT_NOTES, 'accounts', account.id)])
-      return { account_obj: recordBody(account), contacts: contacts.map(recordBody), opportunities: [], tags, assigned_to: assigned, ...notes }
+      const now = deps.clock()
+      const [[record], contacts, deals, tags, assigned, notes, users, teams] = await Promise.all([
+        accountRecords(db, orgId, [account]),
+        contactsOfAccount(db, orgId, account.id).then((rows) => contactRecords(db, orgId, rows)),
+        dealsOf(db, orgId, { account: account.id }),
+        tagRefs(db, orgId, account.tags),
+        profileRefs(db, orgId, account.assigned_to),
+        notesView(db, orgId, ACCOUNT_NOTES, 'accounts', account.id),
+        userChoices(db, orgId),
+        teamChoices(db, orgId),
+      ])
+      const opportunities = deals.map((deal) => dealSummary(deal, now))
+      return {
+        account_obj: record!,
+        contacts,
+        opportunities,
+        opportunity_list: opportunities,
+        cases: [],
+        invoices: [],
+        tasks: [],
+        tags,
+        assigned_to: assigned,
+        users,
+        teams,
+        countries: countryChoices(),
+        comment_permission: true,
+        ...notes,
+      }
     })
 
     recordWriteRoutes(app, deps, {
