@@ -186,6 +186,21 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.same(await home(admin), answer)
   })
 
+  t.test("today is the organization's calendar day", async (t) => {
+    const tomorrow = await deal(admin, { name: 'Closing Monday', stage: 'PROPOSAL', amount: '10', closed_on: '2026-11-23' })
+    const laterIds = async () => (await today(admin)).later.map((l: { id: string }) => l.id)
+    // Sunday 11:00 UTC is already Monday 01:00 in Kiritimati (UTC+14).
+    await at(new Date('2026-11-22T11:00:00Z'), async () => {
+      t.ok((await laterIds()).includes(`deal-${tomorrow}`), 'in UTC, Monday is later this week')
+      await ok('PATCH', `/api/org/${acme.orgId}/`, admin, { timezone: 'Pacific/Kiritimati' })
+      t.notOk((await laterIds()).includes(`deal-${tomorrow}`), 'in Kiritimati it is today, no longer "later"')
+    })
+    // The last evening of November in UTC is December in Kiritimati: last month's win no longer counts.
+    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '0'))
+    await ok('PATCH', `/api/org/${acme.orgId}/`, admin, { timezone: 'UTC' })
+    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '500.00'))
+  })
+
   t.test('anonymous callers are refused', async (t) => {
     t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/' })).statusCode, 401)
     t.equal((await app.inject({ method: 'GET', url: '/api/dashboard/today/' })).statusCode, 401)
