@@ -1,0 +1,108 @@
+import type { FastifyInstance } from 'fastify'
+
+/** A page to visit, and text its HTML must hold to count as rendered with data (a seeded record, a name …). */
+export type BuiltPage = { path: string; shows?: string }
+
+/**
+ * The web app's pages (src/routes/(app)/…) whose API we serve, checked by pages.webapp.ts. `{key}`
+ * is the id of a record seeded below. A page moves here from NOT_OURS_YET when its module lands.
+ */
+export const BUILT_PAGES: readonly BuiltPage[] = [
+  { path: '/', shows: 'Seeded deal' },
+  { path: '/leads', shows: 'Seeded' },
+  { path: '/leads/new' },
+  { path: '/leads/{lead}', shows: 'seeded.lead@example.test' },
+  { path: '/leads/{lead}/edit', shows: 'seeded.lead@example.test' },
+  { path: '/accounts', shows: 'Seeded Account Ltd' },
+  { path: '/accounts/new' },
+  { path: '/accounts/{account}', shows: 'Seeded Account Ltd' },
+  { path: '/accounts/{account}/edit', shows: 'Seeded Account Ltd' },
+  { path: '/contacts', shows: 'Seeded' },
+  { path: '/contacts/new', shows: 'Seeded Account Ltd' },
+  { path: '/contacts/{contact}', shows: 'Seeded' },
+  { path: '/contacts/{contact}/edit', shows: 'Seeded' },
+  { path: '/pipeline', shows: 'Seeded deal' },
+  { path: '/pipeline?view=board', shows: 'Seeded deal' },
+  { path: '/pipeline/new', shows: 'Seeded Account Ltd' },
+  { path: '/pipeline/{deal}', shows: 'Seeded deal' },
+  { path: '/pipeline/{deal}/edit', shows: 'Seeded deal' },
+  { path: '/goals', shows: 'Seeded goal' },
+  { path: '/goals/new' },
+  { path: '/goals/{goal}/edit', shows: 'Seeded goal' },
+  { path: '/solutions', shows: 'Seeded solution' },
+  { path: '/solutions/new' },
+  { path: '/solutions/{solution}', shows: 'Seeded solution' },
+  { path: '/solutions/{solution}/edit', shows: 'Seeded solution' },
+  { path: '/team', shows: 'member@acmewebapp.test' },
+  { path: '/profile', shows: 'admin@acmewebapp.test' },
+  { path: '/profile/tokens' },
+  { path: '/settings/tags', shows: 'Seeded tag' },
+  { path: '/settings/custom-fields' },
+  { path: '/settings/api-tokens' },
+  { path: '/settings/organization', shows: 'Acme Webapp' },
+  { path: '/settings/organization/edit', shows: 'Acme Webapp' },
+]
+
+/** A record created through one of the app's forms: the fields to fill, and the list that must then show it. */
+export type FormCase = { form: string; fill: Record<string, string>; select?: string[]; list: string; shows: string }
+
+export const FORMS: readonly FormCase[] = [
+  { form: '/accounts/new', fill: { name: 'Form Account GmbH' }, list: '/accounts', shows: 'Form Account GmbH' },
+  { form: '/contacts/new', fill: { first_name: 'Formy', last_name: 'Contactson' }, list: '/contacts', shows: 'Contactson' },
+  { form: '/leads/new', fill: { first_name: 'Formy', last_name: 'Leadsworth', job_title: 'Buyer', email: 'formy@example.test' }, list: '/leads', shows: 'Leadsworth' },
+  { form: '/pipeline/new', fill: { name: 'Form deal', amount: '2500', closed_on: '2026-12-31' }, select: ['account'], list: '/pipeline', shows: 'Form deal' },
+  { form: '/solutions/new', fill: { title: 'Form solution', description: 'Made in the form' }, list: '/solutions', shows: 'Form solution' },
+  { form: '/goals/new', fill: { name: 'Form goal', target_value: '5000', period_start: '2026-11-01', period_end: '2026-11-30' }, list: '/goals', shows: 'Form goal' },
+]
+
+/** Pages of modules not built yet (tasks, cases, invoices, documents, notifications …): not visited. */
+export const NOT_OURS_YET = [
+  '/documents',
+  '/documents/new',
+  '/help',
+  '/help/new',
+  '/invoices',
+  '/invoices/estimates',
+  '/invoices/new',
+  '/invoices/products',
+  '/invoices/recurring',
+  '/invoices/reports',
+  '/invoices/templates',
+  '/notifications',
+  '/tasks',
+  '/tasks/new',
+  '/tasks/board',
+  '/tasks/calendar',
+  '/tickets',
+  '/tickets/new',
+  '/tickets/analytics',
+  '/tickets/approvals',
+  '/timesheet',
+  '/settings', // the hub reads business hours, routing, escalation, mailboxes, approvals and macros
+  '/settings/business-hours',
+  '/settings/escalation',
+  '/settings/inbound-email',
+  '/settings/macros',
+  '/settings/reopen',
+  '/settings/routing',
+  '/settings/ticket-approvals',
+] as const
+
+export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string }
+
+/** One record per detail page, created through our API as the admin. */
+export async function seedRecords(app: FastifyInstance, headers: Record<string, string>, memberProfileId: string): Promise<Seeded> {
+  const create = async (url: string, payload: Record<string, unknown>): Promise<string> => {
+    const res = await app.inject({ method: 'POST', url, headers, payload })
+    if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`seeding ${url}: ${res.statusCode} ${res.body}`)
+    return res.json().id as string
+  }
+  const account = await create('/api/accounts/', { name: 'Seeded Account Ltd' })
+  const contact = await create('/api/contacts/', { first_name: 'Seeded', last_name: 'Contact', account })
+  const lead = await create('/api/leads/', { first_name: 'Seeded', last_name: 'Lead', title: 'Seeded lead', email: 'seeded.lead@example.test' })
+  const deal = await create('/api/opportunities/', { name: 'Seeded deal', amount: '1200.50', account, assigned_to: [memberProfileId] })
+  const solution = await create('/api/cases/solutions/', { title: 'Seeded solution', description: 'How to seed' })
+  await create('/api/tags/', { name: 'Seeded tag' })
+  const goal = await create('/api/opportunities/goals/', { name: 'Seeded goal', goal_type: 'REVENUE', target_value: '10000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', assigned_to: memberProfileId })
+  return { lead, account, contact, deal, goal, solution }
+}

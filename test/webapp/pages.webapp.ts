@@ -1,0 +1,165 @@
+/**
+ * `npm run test:webapp`: the original web app (../shared/clients/bottlecrm-web, unchanged) against
+ * our API, driven in Debian's headless Chromium as a user would: sign in through its login page
+ * with the link from our mail log, pick the organization, create records through its forms, then
+ * visit every page whose API we serve. A page fails on an error page, on an API call of ours that
+ * answers ≥ 400 (501 included, unless the route is a stub of a module not built yet), or when a
+ * record created in its form is missing from its list. Access tokens live 30 s here, so the walk
+ * crosses several expiries and the session must survive them through the app's own refresh.
+ *
+ * Not part of `npm test` (the build alone takes minutes); `.ci/run` runs it once.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { chromium } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import type { Test } from 'tap'
+import { logTransport } from '../../src/identity/mail.ts'
+import { buildTestApp } from '../helpers/app.ts'
+import { onTeardown } from '../helpers/cleanup.ts'
+import { givenOrganization } from '../helpers/identity.ts'
+import { silentLogger } from '../helpers/runner.ts'
+import { lastMailTo } from '../helpers/sign-in.ts'
+import { describeCall, isOurFailure, recordApiCalls } from './api-calls.ts'
+import { ensureWebappBuild } from './build-webapp.ts'
+import { BUILT_PAGES, FORMS, NOT_OURS_YET, seedRecords } from './pages.ts'
+import type { Seeded } from './pages.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium package`
+const ACCESS_TOKEN_TTL_SECONDS = 30
+const ERROR_TITLES = /That did not load|That record is not here|You do not have access to this/
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { port } = server.address() as AddressInfo
+  await new Promise((done) => server.close(done))
+  return port
+}
+
+async function startWebapp(t: Test, dir: string, apiPort: number, port: number): Promise<string> {
+  const origin = `http://127.0.0.1:${port}`
+  const env = { ...process.env, PUBLIC_DJANGO_API_URL: `http://127.0.0.1:${apiPort}`, PORT: String(port), HOST: '127.0.0.1', ORIGIN: origin, NODE_ENV: 'development' }
+  const child = spawn(process.execPath, ['build'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const output: string[] = []
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+  onTeardown(t, () => {
+    child.kill()
+  })
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the web app exited: ${output.join('')}`)
+    const up = await fetch(`${origin}/login`, { redirect: 'manual' }).then(() => true, () => false)
+    if (up) return origin
+    await new Promise((done) => setTimeout(done, 200))
+  }
+  throw new Error(`the web app did not start: ${output.join('')}`)
+}
+
+/** Signs in through the app's login page with the link our mail log holds, then picks the organization. */
+async function signInThroughTheApp(page: Page, origin: string, mail: ReturnType<typeof logTransport>, email: string, orgName: string): Promise<void> {
+  await page.goto(`${origin}/login`)
+  await page.locator('input[type="email"]').fill(email)
+  await page.locator('button[type="submit"]').first().click()
+  await page.waitForFunction(() => true)
+  for (let attempt = 0; attempt < 50 && !mail.outbox.some((m) => m.to === email); attempt++) await page.waitForTimeout(100)
+  const link = /Sign in: (\S+)/.exec(lastMailTo(mail, email).text)?.[1]
+  if (!link) throw new Error('no sign-in link in the mail')
+  await page.goto(link)
+  await page.waitForURL(/\/org/)
+  await page.getByRole('button', { name: new RegExp(orgName) }).first().click()
+  await page.waitForURL((url) => url.pathname === '/')
+}
+
+t.test('the original web app against our API', { skip, timeout: 900_000 }, async (t) => {
+  const dir = await ensureWebappBuild((line) => t.comment(line))
+  const webPort = await freePort()
+  const mail = logTransport(silentLogger)
+  let recorder: ReturnType<typeof recordApiCalls> | undefined
+  const { app, database } = await buildTestApp(t, {
+    mail,
+    clock: () => new Date(),
+    env: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS), MAGIC_LINK_BASE_URL: `http://127.0.0.1:${webPort}/login/verify`, AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000' },
+    extend: (app) => {
+      recorder = recordApiCalls(app)
+    },
+  })
+  const calls = recorder!
+  const acme = await givenOrganization(app, database.db, 'Acme Webapp')
+  const member = await acme.addMember('member@acmewebapp.test')
+  const seeded: Seeded = await seedRecords(app, acme.admin.headers, member.profileId)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const apiPort = (app.server.address() as AddressInfo).port
+  const origin = await startWebapp(t, dir, apiPort, webPort)
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  onTeardown(t, () => browser.close())
+  const admin = await browser.newPage()
+  await signInThroughTheApp(admin, origin, mail, acme.admin.email, 'Acme Webapp')
+  const signedInAt = Date.now()
+
+  const rendered: string[] = []
+  const failedCallsByPage = new Map<string, string[]>()
+  /** Visits a page and checks what every page must: no error page, no failed call of ours, still signed in. */
+  const visit = async (t: Test, path: string, shows?: string) => {
+    const url = path.replace(/\{(\w+)\}/g, (_, key: keyof Seeded) => seeded[key])
+    const mark = calls.mark()
+    const response = await admin.goto(`${origin}${url}`, { waitUntil: 'networkidle' })
+    const body = await admin.locator('body').innerText()
+    const failures = calls.since(mark).filter(isOurFailure).map(describeCall)
+    failedCallsByPage.set(path, [...(failedCallsByPage.get(path) ?? []), ...failures])
+    const status = response?.status() ?? 0
+    t.not(new URL(admin.url()).pathname, '/login', 'still signed in')
+    t.ok(status < 400, `answers ${status}`)
+    t.notMatch(body, ERROR_TITLES, 'no error page')
+    t.notMatch(body, /Admins only/, 'an admin sees the admin screens')
+    t.same(failures, [], 'no API call of ours failed')
+    const holdsData = shows === undefined || (await admin.content()).includes(shows)
+    t.ok(holdsData, shows === undefined ? 'renders' : `shows ${shows}`)
+    return status < 400 && !ERROR_TITLES.test(body) && failures.length === 0 && holdsData
+  }
+
+  for (const { path, shows } of BUILT_PAGES) {
+    await t.test(`page ${path}`, async (t) => {
+      if (await visit(t, path, shows)) rendered.push(path)
+    })
+  }
+
+  const created: string[] = []
+  for (const form of FORMS) {
+    await t.test(`form ${form.form} creates what ${form.list} then lists`, async (t) => {
+      await visit(t, form.form)
+      for (const [name, value] of Object.entries(form.fill)) await admin.locator(`[name="${name}"]`).first().fill(value)
+      for (const name of form.select ?? []) await admin.locator(`select[name="${name}"]`).selectOption({ index: 1 })
+      const mark = calls.mark()
+      // Each form redirects away from itself (to the new record or its list) once the server took it.
+      const left = admin.waitForURL((url) => url.pathname !== form.form, { timeout: 15_000 }).then(() => true, () => false)
+      await admin.locator('button[type="submit"]').last().click()
+      t.ok(await left, `the form was accepted (now at ${new URL(admin.url()).pathname})`)
+      await admin.waitForLoadState('networkidle')
+      const writes = calls.since(mark).filter((c) => c.method !== 'GET')
+      t.ok(writes.some((c) => c.status < 300), `the form wrote: ${writes.map(describeCall).join(', ')}`)
+      t.same(writes.filter(isOurFailure).map(describeCall), [], 'no write failed')
+      if (await visit(t, form.list, form.shows)) created.push(form.form)
+    })
+  }
+
+  t.ok(Date.now() - signedInAt > ACCESS_TOKEN_TTL_SECONDS * 1000, 'the walk outlived an access token')
+  t.ok(calls.calls.some((c) => c.url.startsWith('/api/auth/refresh-token/') && c.status === 200), 'the app refreshed its session')
+  t.notOk(calls.calls.some((c) => c.url.startsWith('/api/auth/refresh-token/') && c.status >= 400), 'and no refresh failed')
+
+  t.test('a member does not see the admin screens', async (t) => {
+    const page = await browser.newPage()
+    await signInThroughTheApp(page, origin, mail, member.email, 'Acme Webapp')
+    await page.goto(`${origin}/team`, { waitUntil: 'networkidle' })
+    t.match(await page.locator('body').innerText(), /Admins only/, `the team page at ${page.url()}`)
+    await page.close()
+  })
+
+  t.comment(`pages render: ${rendered.length} / ${BUILT_PAGES.length} checked; forms create and list: ${created.length} / ${FORMS.length}; not ours yet: ${NOT_OURS_YET.length} pages`)
+  for (const [path, failures] of failedCallsByPage) if (failures.length > 0) t.comment(`${path}: ${failures.length} API calls ≥ 400: ${failures.join(', ')}`)
+})
