@@ -37,6 +37,20 @@ export interface OrganizationsTable {
   api_key_hash: Buffer | null
   api_key_prefix: string | null
   api_key_created_at: Date | null
+  /** The settings page's company profile and locale (2026-11-24T03-10-00). */
+  company_name: Generated<string>
+  address_line: Generated<string>
+  city: Generated<string>
+  state: Generated<string>
+  postcode: Generated<string>
+  country: Generated<string>
+  phone: Generated<string>
+  email: Generated<string>
+  website: Generated<string>
+  tax_id: Generated<string>
+  default_country: string | null
+  csat_enabled: Generated<boolean>
+  auto_close_children_on_parent_close: Generated<boolean>
   created_at: Generated<Date>
   updated_at: Generated<Date>
 }
@@ -48,6 +62,8 @@ export interface UsersTable {
   last_name: Generated<string>
   /** Platform-level; granted by the operator's CLI only. */
   is_superuser: Generated<boolean>
+  /** The last interactive sign-in (2026-11-24T03-00-00); null until the first. */
+  last_login: Date | null
   created_at: Generated<Date>
 }
 

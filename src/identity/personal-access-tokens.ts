@@ -17,7 +17,7 @@ export function tokensOfOrganization(db: Db, orgId: string) {
     .selectFrom('personal_access_tokens as t')
     .innerJoin('profiles as p', 'p.id', 't.profile_id')
     .innerJoin('users as u', 'u.id', 'p.user_id')
-    .select([...tokenColumns, 'p.id as owner_id', 'u.email as owner_email', 'p.role as owner_role', 'p.is_active as owner_active'])
+    .select([...tokenColumns, 'p.id as owner_id', 'u.email as owner_email', 'u.first_name as owner_first_name', 'u.last_name as owner_last_name', 'p.role as owner_role', 'p.is_active as owner_active'])
     .where('t.org_id', '=', orgId)
     .orderBy('t.created_at', 'desc')
     .execute()

@@ -17,7 +17,7 @@ function members(db: Db, orgId: string) {
     .selectFrom('profiles as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
     .innerJoin('organizations as o', 'o.id', 'p.org_id')
-    .select(['p.id', 'p.user_id', 'u.email', 'u.first_name', 'u.last_name', 'p.role', 'p.is_active', 'p.phone', 'p.created_at', 'o.id as org_id', 'o.name as org_name'])
+    .select(['p.id', 'p.user_id', 'u.email', 'u.first_name', 'u.last_name', 'u.last_login', 'p.role', 'p.is_active', 'p.phone', 'p.created_at', 'o.id as org_id', 'o.name as org_name'])
     .where('p.org_id', '=', orgId)
 }
 
@@ -25,6 +25,18 @@ export type MemberRow = Awaited<ReturnType<typeof memberById>>
 
 export async function memberById(db: Db, orgId: string, profileId: string) {
   const row = await members(db, orgId).where('p.id', '=', profileId).executeTakeFirst()
+  if (!row) throw new NotFoundError()
+  return row
+}
+
+/**
+ * A member by profile id or by user id: the original's `/api/user/{id}/` takes the user id, ours the
+ * profile id, and both are uuids that never collide, so either names the same member.
+ */
+export async function memberByEitherId(db: Db, orgId: string, id: string): Promise<MemberRow> {
+  const row = await members(db, orgId)
+    .where((eb) => eb.or([eb('p.id', '=', id), eb('p.user_id', '=', id)]))
+    .executeTakeFirst()
   if (!row) throw new NotFoundError()
   return row
 }
@@ -84,6 +96,32 @@ export async function addMember(db: Db, orgId: string, input: { email: string; r
     const hint = existing.is_active ? '' : ` (inactive: reactivate it with POST /api/user/${userId}/status/)`
     throw new ValidationError({ email: [`A user with this email is already a member of this organization${hint}.`] })
   })
+}
+
+/**
+ * Records an interactive sign-in of the user (magic link, Google): `last_login`. Called where a
+ * sign-in issues its first session, never on a token refresh or a personal access token's use.
+ */
+export async function recordSignIn(db: Db, userId: string, at: Date): Promise<void> {
+  await db.updateTable('users').set({ last_login: at }).where('id', '=', userId).execute()
+}
+
+/** A member's display name: first and last name, or the email when they have none. */
+export const displayName = (member: { first_name: string; last_name: string; email: string }): string => `${member.first_name} ${member.last_name}`.trim() || member.email
+
+/** Per profile of the organization, its tokens that would authenticate were the profile active: neither revoked nor expired. */
+export async function validTokenCounts(db: Db, orgId: string, profileIds: readonly string[], now: Date): Promise<Map<string, number>> {
+  if (!profileIds.length) return new Map()
+  const rows = await db
+    .selectFrom('personal_access_tokens')
+    .select(['profile_id', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('org_id', '=', orgId)
+    .where('profile_id', 'in', profileIds)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .groupBy('profile_id')
+    .execute()
+  return new Map(rows.map((row) => [row.profile_id, Number(row.n)]))
 }
 
 /** The user behind a credential; the organization API key belongs to no user. */

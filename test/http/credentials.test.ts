@@ -143,6 +143,7 @@ t.test('§5 credentials', async (t) => {
     t.equal((await app.inject({ method: 'DELETE', url: `/api/org/tokens/${other.id}/`, headers: globex.admin.headers })).statusCode, 404, "another org's admin")
     const list = (await app.inject({ url: '/api/org/tokens/', headers: acme.admin.headers })).json()
     t.ok(list.tokens.some((tk: { id: string; owner: { id: string } }) => tk.id === other.id && tk.owner.id === carol.profileId), 'admins see every token with its owner')
+    t.match(list.tokens.find((tk: { id: string }) => tk.id === other.id).owner, { name: carol.email, email: carol.email }, "the owner's name: the email while they have none")
     t.match(list.totals, { count: Number, live: Number, orphaned: 0, unused_90d: 0 })
     t.equal((await app.inject({ method: 'DELETE', url: `/api/org/tokens/${other.id}/`, headers: acme.admin.headers })).statusCode, 200)
     t.equal((await me({ token: other.token })).statusCode, 401)

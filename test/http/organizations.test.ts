@@ -97,7 +97,13 @@ t.test('organizations', async (t) => {
   })
 
   t.test('GET and PATCH /api/org/settings/', async (t) => {
-    const expected = { id: acme.orgId, name: 'Acme Corp', default_currency: 'GBP', timezone: 'Asia/Kolkata' }
+    const activeMembers = (await db.selectFrom('profiles').select('id').where('org_id', '=', acme.orgId).where('is_active', '=', true).execute()).length
+    const expected = {
+      id: acme.orgId, name: 'Acme Corp', default_currency: 'GBP', timezone: 'Asia/Kolkata',
+      company_name: '', logo: null, logo_url: null, address_line: '', city: '', state: '', postcode: '', country: '', phone: '', email: '', website: '', tax_id: '',
+      default_country: null, currency_symbol: '£', csat_enabled: true, auto_close_children_on_parent_close: false, vertical: '', terminology: {},
+      member_count: activeMembers, created_at: (await orgRow(acme.orgId)).created_at.toISOString(),
+    }
     for (const headers of [alice.headers, { authorization: `Bearer ${pat}` }, { token: pat }, { token: apiKey }]) {
       const res = await app.inject({ url: '/api/org/settings/', headers: { ...headers, org: globex.orgId } })
       t.equal(res.statusCode, 200)
@@ -108,18 +114,45 @@ t.test('organizations', async (t) => {
     const bad = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: acme.admin.headers, payload: { timezone: 'Nowhere' } })
     t.equal(bad.statusCode, 400)
     t.match(bad.json(), { error: true, errors: { timezone: [String] } })
-    const res = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: { ...acme.admin.headers, org: globex.orgId }, payload: { default_currency: 'JPY', timezone: 'UTC', is_active: false } })
+    const res = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: { ...acme.admin.headers, org: globex.orgId }, payload: { default_currency: 'JPY', timezone: 'UTC', is_active: false, member_count: 99 } })
     t.equal(res.statusCode, 200)
-    t.same(res.json(), { ...expected, default_currency: 'JPY', timezone: 'UTC' })
+    t.same(res.json(), { ...expected, default_currency: 'JPY', currency_symbol: '¥', timezone: 'UTC' })
     t.match(await orgRow(acme.orgId), { default_currency: 'JPY', is_active: true }, 'is_active is not a setting')
     t.match(await orgRow(globex.orgId), { default_currency: 'USD', timezone: 'UTC' })
+  })
+
+  t.test("the web app's organization form (issue 22): company profile, default country, switches", async (t) => {
+    // What the edit form sends: every field, trimmed, blanks included; the switches as booleans.
+    const form = {
+      name: 'Acme Corp', company_name: 'Acme Corporation Ltd', address_line: '1 Main St', city: 'Springfield', state: 'IL', postcode: '62701', country: 'us', phone: '+1 555 0100',
+      email: 'billing@acme.test', website: 'https://acme.test', tax_id: 'US-123', default_currency: 'EUR', default_country: 'US', timezone: 'Europe/Paris', csat_enabled: false, auto_close_children_on_parent_close: true,
+    }
+    const res = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: acme.admin.headers, payload: form })
+    t.equal(res.statusCode, 200, res.body)
+    t.match(res.json(), { ...form, country: 'US', currency_symbol: '€' })
+    t.match((await app.inject({ url: '/api/org/settings/', headers: alice.headers })).json(), { company_name: 'Acme Corporation Ltd', csat_enabled: false, auto_close_children_on_parent_close: true })
+    const cleared = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: acme.admin.headers, payload: { company_name: '', country: '', website: '', email: '', phone: '', default_country: '' } })
+    t.equal(cleared.statusCode, 200, cleared.body)
+    t.match(cleared.json(), { company_name: '', country: '', website: '', email: '', phone: '', default_country: null, city: 'Springfield' }, 'blank clears; the rest is kept')
+    for (const [field, value] of [['email', 'not-an-email'], ['website', 'acme'], ['country', 'USA'], ['default_country', '1'], ['postcode', 'x'.repeat(21)], ['csat_enabled', 'maybe']] as const) {
+      const refused = await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: acme.admin.headers, payload: { [field]: value } })
+      t.equal(refused.statusCode, 400, `${field}: ${refused.body}`)
+      t.ok(field in (refused.json().errors ?? {}), `names ${field}`)
+    }
+    t.equal((await app.inject({ method: 'PATCH', url: '/api/org/settings/', headers: acme.admin.headers, payload: { timezone: 'Asia/Kolkata', default_currency: 'GBP' } })).statusCode, 200)
   })
 
   t.test('GET /api/org/timezones/', async (t) => {
     const res = await app.inject({ url: '/api/org/timezones/', headers: alice.headers })
     t.equal(res.statusCode, 200)
-    const zones: string[] = res.json().timezones
-    t.ok(zones.includes('UTC') && zones.includes('Europe/Paris') && zones.includes('America/New_York'))
-    t.same(zones, [...zones].sort(), 'sorted')
+    const zones: { name: string; offset_minutes: number; offset: string; label: string }[] = res.json().timezones
+    const names = zones.map((zone) => zone.name)
+    t.ok(names.includes('UTC') && names.includes('Europe/Paris') && names.includes('America/New_York'))
+    t.same(names, [...names].sort(), 'sorted by name')
+    t.notOk(names.some((name) => name.startsWith('US/') || name.startsWith('Etc/') || name === 'EST'), 'no legacy or bare names, as the original')
+    t.same(zones.find((zone) => zone.name === 'UTC'), { name: 'UTC', offset_minutes: 0, offset: '+00:00', label: 'UTC (UTC)' })
+    const kolkata = zones.find((zone) => zone.name === 'Asia/Kolkata' || zone.name === 'Asia/Calcutta')
+    t.match(kolkata, { offset_minutes: 330, offset: '+05:30', label: /\(UTC\+05:30\)$/ })
+    t.match(zones.find((zone) => zone.name === 'America/New_York'), { offset_minutes: -300, offset: '-05:00', label: 'America/New York (UTC-05:00)' }, 'the offset now (the test clock is in November: standard time)')
   })
 })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { recordSignIn } from '../../src/identity/users.ts'
 
 t.test('own profile', async (t) => {
   const { app, database } = await buildTestApp(t)
@@ -18,12 +19,13 @@ t.test('own profile', async (t) => {
       error: false,
       user_obj: {
         id: alice.profileId,
-        user_details: { id: alice.userId, email: 'alice@acme.test', first_name: '', last_name: '' },
+        user_details: { id: alice.userId, email: 'alice@acme.test', first_name: '', last_name: '', name: '', last_login: null },
         role: 'USER',
         is_active: true,
         phone: '',
         created_at: res.json().user_obj.created_at,
         org: { id: acme.orgId, name: 'Acme' },
+        teams: [],
       },
     }, 'the profile of the credential, whatever the org header says')
     t.same((await app.inject({ url: '/api/auth/profile/', headers: alice.headers })).json(), res.json(), 'both routes answer the same body')
@@ -45,5 +47,20 @@ t.test('own profile', async (t) => {
     t.equal(bad.statusCode, 400)
     t.match(bad.json(), { error: true, errors: { phone: [String] } })
     t.equal((await app.inject({ method: 'PATCH', url: '/api/profile/', headers: { token: apiKey }, payload: { phone: '1' } })).statusCode, 403)
+  })
+
+  t.test("what the web app's profile page reads and sends (issue 22): one name, teams, last_login", async (t) => {
+    const res = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { name: '  Alice  Pleasance Liddell ', phone: '' } })
+    t.equal(res.statusCode, 200, res.body)
+    t.match(res.json().user_obj, { phone: '', user_details: { first_name: 'Alice', last_name: 'Pleasance Liddell', name: 'Alice Pleasance Liddell' } })
+    t.match((await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { name: 'Al', last_name: 'Kept' } })).json().user_obj, { user_details: { first_name: 'Al', last_name: 'Kept' } }, 'last_name wins over the rest of name')
+    const team = await app.inject({ method: 'POST', url: '/api/teams/', headers: acme.admin.headers, payload: { name: 'Support', users: [alice.profileId] } })
+    t.equal(team.statusCode, 201, team.body)
+    await app.inject({ method: 'POST', url: '/api/teams/', headers: acme.admin.headers, payload: { name: 'Others', users: [] } })
+    const at = new Date('2026-11-20T08:00:00Z')
+    await recordSignIn(db, alice.userId, at)
+    const own = (await app.inject({ url: '/api/profile/', headers: alice.headers })).json().user_obj
+    t.same(own.teams, ['Support'])
+    t.equal(own.user_details.last_login, at.toISOString())
   })
 })

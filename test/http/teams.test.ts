@@ -26,7 +26,12 @@ t.test('/api/teams/', async (t) => {
       { id: bob.profileId, email: 'bob@acme.test', role: 'USER', is_active: true },
     ], 'members once each, by email')
     t.match(res.headers['x-event-position'], /^\d+-\d+$/)
-    t.match((await get('/api/teams/', alice.headers)).json(), { count: 1, offset: 0, limit: 10, results: [{ name: 'Sales', users: [{ id: alice.profileId }, { id: bob.profileId }] }] }, 'members read the list')
+    const listed = (await get('/api/teams/', alice.headers)).json()
+    t.match(listed, { count: 1, offset: 0, limit: 10, results: [{ name: 'Sales', users: [{ id: alice.profileId }, { id: bob.profileId }] }] }, 'members read the list')
+    t.same(listed.teams, listed.results, "the original's names too (the web app's team page reads teams)")
+    t.equal(listed.teams_count, 1)
+    t.equal((await get('/api/teams/?team_name=SAL', alice.headers)).json().count, 1, 'team_name filters like name')
+    t.equal((await get('/api/teams/?team_name=nope', alice.headers)).json().count, 0)
     t.match((await get(`/api/teams/${res.json().id}/`, alice.headers)).json(), { id: res.json().id, name: 'Sales' }, 'and the detail')
     const empty = await create(admin, { name: 'Empty', users: [] })
     t.match(empty.json(), { description: null, users: [] }, 'a team may have no members')

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { recordSignIn } from '../../src/identity/users.ts'
 
 t.test('users and members', async (t) => {
   const { app, database } = await buildTestApp(t)
@@ -257,4 +258,46 @@ t.test('concurrent demotions keep one active admin', async (t) => {
   t.equal([a.statusCode, b.statusCode].filter((s) => s === 200).length, 1)
   const admins = await database.db.selectFrom('profiles').select('id').where('org_id', '=', org.orgId).where('role', '=', 'ADMIN').where('is_active', '=', true).execute()
   t.equal(admins.length, 1)
+})
+
+t.test("the web app's team page (issue 22): last_login, active_token_count, members named by user id", async (t) => {
+  const { app, database } = await buildTestApp(t)
+  const db = database.db
+  const acme = await givenOrganization(app, db, 'Acme')
+  const globex = await givenOrganization(app, db, 'Globex')
+  const carol = await acme.addMember('carol@acme.test')
+  const dave = await acme.addMember('dave@acme.test')
+  const gina = await globex.addMember('gina@globex.test')
+  const signedIn = new Date('2026-11-21T07:30:00Z')
+  await recordSignIn(db, carol.userId, signedIn)
+  const token = async (member: { headers: Record<string, string> }, payload: object) => {
+    const res = await app.inject({ method: 'POST', url: '/api/profile/tokens/', headers: member.headers, payload })
+    t.equal(res.statusCode, 201, res.body)
+    return res.json().id as string
+  }
+  await token(carol, { name: 'live' })
+  const revoked = await token(carol, { name: 'revoked' })
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/profile/tokens/${revoked}/`, headers: carol.headers })).statusCode, 200)
+  await token(dave, { name: 'before leaving' })
+  t.equal((await app.inject({ method: 'POST', url: `/api/user/${dave.userId}/status/`, headers: acme.admin.headers, payload: { status: 'Inactive' } })).statusCode, 200)
+
+  const list = (await app.inject({ url: '/api/users/', headers: acme.admin.headers })).json()
+  const carolRow = list.active_users.active_users.find((u: { id: string }) => u.id === carol.profileId)
+  t.match(carolRow, { user_details: { id: carol.userId, email: 'carol@acme.test', name: '', last_login: signedIn.toISOString() }, active_token_count: 1 })
+  t.match(list.active_users.active_users.find((u: { id: string }) => u.id === acme.admin.profileId), { user_details: { last_login: null }, active_token_count: 0 }, 'never signed in')
+  t.match(list.inactive_users.inactive_users, [{ id: dave.profileId, active_token_count: 1 }], 'a live token on a deactivated member: what the page warns about')
+
+  const byUser = await app.inject({ url: `/api/user/${carol.userId}/`, headers: acme.admin.headers })
+  t.equal(byUser.statusCode, 200, byUser.body)
+  t.same(byUser.json(), (await app.inject({ url: `/api/user/${carol.profileId}/`, headers: acme.admin.headers })).json(), 'the user id names the same member as the profile id')
+  t.equal(byUser.json().profile_obj.user_details.last_login, signedIn.toISOString())
+  // The team page changes a role by user id; the profile form sends one name.
+  t.equal((await app.inject({ method: 'PATCH', url: `/api/user/${carol.userId}/`, headers: acme.admin.headers, payload: { role: 'ADMIN', name: 'Carol  Danvers' } })).statusCode, 200)
+  t.match(await db.selectFrom('profiles').selectAll().where('id', '=', carol.profileId).executeTakeFirstOrThrow(), { role: 'ADMIN' })
+  t.match(await db.selectFrom('users').selectAll().where('id', '=', carol.userId).executeTakeFirstOrThrow(), { first_name: 'Carol', last_name: 'Danvers' })
+  t.equal((await app.inject({ url: `/api/user/${gina.userId}/`, headers: acme.admin.headers })).statusCode, 404, "another organization's user id is not found")
+  t.equal((await app.inject({ method: 'PATCH', url: `/api/user/${gina.userId}/`, headers: acme.admin.headers, payload: { phone: '1' } })).statusCode, 404)
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/user/${gina.userId}/`, headers: acme.admin.headers })).statusCode, 404)
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/user/${carol.userId}/`, headers: acme.admin.headers })).statusCode, 200, 'DELETE by user id too')
+  t.match(await db.selectFrom('profiles').selectAll().where('id', '=', carol.profileId).executeTakeFirstOrThrow(), { is_active: false })
 })

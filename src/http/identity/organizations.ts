@@ -3,13 +3,14 @@ import { z } from 'zod'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { bootstrapOrganization } from '../../identity/memberships.ts'
-import { TIMEZONES, organizationById, organizationsOfUser, updateOrganization } from '../../identity/organizations.ts'
+import { currencySymbol, organizationById, organizationSettings, organizationsOfUser, selectableTimezones, updateOrganization } from '../../identity/organizations.ts'
+import type { OrganizationSettingsRow } from '../../identity/organizations.ts'
 import { requireUser } from '../../identity/users.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
-import { Currency, OrgName, Organization, RoleEnum, Timezone, organizationBody } from './schemas.ts'
+import { Currency, OrgName, Organization, Phone, RoleEnum, Timezone, organizationBody } from './schemas.ts'
 
 const Membership = z.object({
   id: z.uuid().describe("The caller's profile id in that organization"),
@@ -20,10 +21,97 @@ const Membership = z.object({
 
 const CreateOrganization = z.object({ name: OrgName, default_currency: Currency.optional() })
 
-const Settings = Organization.pick({ id: true, name: true, default_currency: true, timezone: true })
-const settingsBody = ({ id, name, default_currency, timezone }: z.infer<typeof Organization>) => ({ id, name, default_currency, timezone })
-const SettingsChanges = z.object({ name: OrgName.optional(), default_currency: Currency.optional(), timezone: Timezone.optional() })
-const OrganizationChanges = SettingsChanges.extend({ is_active: formBoolean(z.boolean()).optional() })
+const blank = (v: unknown) => (v === null ? '' : v)
+/** A settings text: trimmed, blank (or null) clears it. */
+const SettingText = (max: number) => z.preprocess(blank, z.string().trim().max(max, `At most ${max} characters.`)).optional()
+const CountryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{2}$/, 'Expected an ISO 3166-1 alpha-2 country code, such as "FR".')
+const orBlank = <T extends z.ZodType>(schema: T) => z.preprocess(blank, z.union([z.literal(''), schema]))
+
+const Settings = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  company_name: z.string().describe('Legal company name, for invoices and documents'),
+  logo: z.string().nullable().describe('Not stored yet: null'),
+  logo_url: z.string().nullable().describe('Not stored yet: null'),
+  address_line: z.string(),
+  city: z.string(),
+  state: z.string(),
+  postcode: z.string(),
+  country: z.string().describe('ISO 3166-1 alpha-2 code, or blank'),
+  phone: z.string(),
+  email: z.string(),
+  website: z.string(),
+  tax_id: z.string().describe('Tax ID, VAT or registration number'),
+  default_currency: z.string(),
+  default_country: z.string().nullable().describe('ISO 3166-1 alpha-2 code, or null'),
+  currency_symbol: z.string().describe("The default currency's symbol, e.g. $, €, £, ₹"),
+  timezone: z.string(),
+  csat_enabled: z.boolean().describe('Whether satisfaction surveys are sent when a case closes'),
+  auto_close_children_on_parent_close: z.boolean().describe("Whether closing a parent case offers to close its open children by default"),
+  vertical: z.string().describe('The vertical pack applied (read-only; packs are not built yet: blank)'),
+  terminology: z.record(z.string(), z.string()).describe('Label overrides of the vertical pack (read-only; empty)'),
+  member_count: z.number().int().describe('Active members of the organization'),
+  created_at: z.string(),
+})
+const settingsBody = (row: OrganizationSettingsRow): z.infer<typeof Settings> => ({
+  id: row.id,
+  name: row.name,
+  company_name: row.company_name,
+  logo: null,
+  logo_url: null,
+  address_line: row.address_line,
+  city: row.city,
+  state: row.state,
+  postcode: row.postcode,
+  country: row.country,
+  phone: row.phone,
+  email: row.email,
+  website: row.website,
+  tax_id: row.tax_id,
+  default_currency: row.default_currency,
+  default_country: row.default_country,
+  currency_symbol: currencySymbol(row.default_currency),
+  timezone: row.timezone,
+  csat_enabled: row.csat_enabled,
+  auto_close_children_on_parent_close: row.auto_close_children_on_parent_close,
+  vertical: '',
+  terminology: {},
+  member_count: row.member_count,
+  created_at: row.created_at.toISOString(),
+})
+const SettingsChanges = z.object({
+  name: OrgName.optional(),
+  default_currency: Currency.optional(),
+  timezone: Timezone.optional(),
+  company_name: SettingText(255),
+  address_line: SettingText(255),
+  city: SettingText(100),
+  state: SettingText(100),
+  postcode: SettingText(20),
+  country: orBlank(CountryCode).optional(),
+  phone: z.preprocess(blank, Phone.max(25, 'At most 25 characters.')).optional(),
+  email: orBlank(z.email('Enter a valid email address.').max(254)).optional(),
+  website: orBlank(z.url({ protocol: /^https?$/, error: 'Enter a valid URL, such as "https://example.com".' }).max(200)).optional(),
+  tax_id: SettingText(50),
+  default_country: z.preprocess((v) => (v === '' ? null : v), CountryCode.nullable()).optional(),
+  csat_enabled: formBoolean(z.boolean()).optional(),
+  auto_close_children_on_parent_close: formBoolean(z.boolean()).optional(),
+})
+const Timezones = z.object({
+  timezones: z.array(
+    z.object({
+      name: z.string().describe('IANA name'),
+      offset_minutes: z.number().int().describe('Minutes east of UTC now (it moves with daylight saving)'),
+      offset: z.string().describe('The same as ±HH:MM'),
+      label: z.string().describe('For a select, e.g. "America/New York (UTC-05:00)"'),
+    }),
+  ),
+})
+const OrganizationChanges = SettingsChanges.pick({ name: true, default_currency: true, timezone: true }).extend({ is_active: formBoolean(z.boolean()).optional() })
 
 const OrgAnswer = z.object({ error: z.literal(false), org: Organization })
 const OrgWritten = OrgAnswer.extend({ message: z.string() })
@@ -78,22 +166,40 @@ export function organizationRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
       },
     )
 
-    app.get('/api/org/timezones/', { schema: { tags: ['organizations'], summary: 'IANA time zone names accepted for an organization', response: { 200: z.object({ timezones: z.array(z.string()) }), ...authErrors } } }, async () => ({
-      timezones: [...TIMEZONES],
-    }))
+    app.get(
+      '/api/org/timezones/',
+      {
+        schema: {
+          tags: ['organizations'],
+          summary: 'The time zones to offer for an organization, by name, each with its UTC offset now',
+          description: 'Region zones (Europe/Paris) and UTC; legacy names (US/Eastern, Etc/GMT+5) are left out here but still accepted where a time zone is set.',
+          response: { 200: Timezones, ...authErrors },
+        },
+      },
+      async () => ({ timezones: selectableTimezones(clock()) }),
+    )
 
     app.get(
       '/api/org/settings/',
       { schema: { tags: ['organizations'], summary: "The caller's organization settings", description: 'Any member; personal access tokens and the organization API key may read them too.', response: { 200: Settings, ...authErrors } } },
-      async (request) => settingsBody(organizationBody(await organizationById(db, identityOf(request).orgId))),
+      async (request) => settingsBody(await organizationSettings(db, identityOf(request).orgId)),
     )
 
     app.patch(
       '/api/org/settings/',
-      { schema: { tags: ['organizations'], summary: "Change the caller's organization settings (admins)", body: SettingsChanges, response: { 200: Settings, 400: ErrorBody, ...authErrors } } },
+      {
+        schema: {
+          tags: ['organizations'],
+          summary: "Change the caller's organization settings (admins)",
+          description: 'Only the fields sent change. A blank (or null) text clears it; `is_active` and the read-only fields (member_count, currency_symbol, vertical, …) are ignored.',
+          body: SettingsChanges,
+          response: { 200: Settings, 400: ErrorBody, ...authErrors },
+        },
+      },
       async (request) => {
         const { orgId } = requireAdmin(request)
-        return settingsBody(organizationBody(await updateOrganization(db, orgId, request.body, clock())))
+        await updateOrganization(db, orgId, request.body, clock())
+        return settingsBody(await organizationSettings(db, orgId))
       },
     )
 

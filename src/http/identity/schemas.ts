@@ -11,7 +11,14 @@ export const Profile = z
   .object({
     id: z.uuid().describe('Profile id: the membership of the user in this organization'),
     user_details: z
-      .object({ id: z.uuid().describe('User id'), email: z.string(), first_name: z.string(), last_name: z.string() })
+      .object({
+        id: z.uuid().describe('User id'),
+        email: z.string(),
+        first_name: z.string(),
+        last_name: z.string(),
+        name: z.string().describe('First and last name; empty when the user has none'),
+        last_login: z.string().nullable().describe('When the user last signed in interactively (magic link or Google); null if never'),
+      })
       .describe('The user behind the profile; email and name are shared by every organization the user belongs to'),
     role: RoleEnum,
     is_active: z.boolean().describe('An inactive profile keeps its history but none of its credentials work'),
@@ -24,7 +31,7 @@ export const OwnProfile = Profile.extend({ org: z.object({ id: z.uuid(), name: z
 
 export const profileBody = (row: MemberRow): z.infer<typeof Profile> => ({
   id: row.id,
-  user_details: { id: row.user_id, email: row.email, first_name: row.first_name, last_name: row.last_name },
+  user_details: { id: row.user_id, email: row.email, first_name: row.first_name, last_name: row.last_name, name: `${row.first_name} ${row.last_name}`.trim(), last_login: row.last_login?.toISOString() ?? null },
   role: row.role,
   is_active: row.is_active,
   phone: row.phone,
@@ -38,6 +45,18 @@ export const Organization = z.object({ id: z.uuid(), name: z.string(), default_c
 export const organizationBody = (row: OrganizationRow): z.infer<typeof Organization> => ({ ...row, created_at: row.created_at.toISOString() })
 
 export const PersonName = z.string().trim().max(150, 'At most 150 characters.')
+
+/** The original's single `name`: split at its first space into first_name and the rest as last_name. */
+export const FullName = z.string().trim().max(301, 'At most 301 characters.').describe('The whole name (the original has one name field): the first word becomes first_name, the rest last_name; first_name and last_name win when sent too')
+
+/** first_name and last_name from a body that may send the original's `name` instead. */
+export function namesOf<B extends { name?: string; first_name?: string; last_name?: string }>(body: B): Omit<B, 'name'> {
+  const { name, ...rest } = body
+  if (name === undefined) return rest
+  const space = name.indexOf(' ')
+  const [first, last] = space === -1 ? [name, ''] : [name.slice(0, space), name.slice(space + 1).trim()]
+  return { ...rest, first_name: body.first_name ?? first.slice(0, 150), last_name: body.last_name ?? last.slice(0, 150) }
+}
 
 export const Phone = z
   .string()

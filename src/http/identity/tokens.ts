@@ -4,6 +4,7 @@ import { ValidationError } from '../../errors.ts'
 import { credentialHistory, recordCredentialEvent } from '../../identity/audit.ts'
 import { createToken, revokeToken, tokensOfOrganization, tokensOfProfile } from '../../identity/personal-access-tokens.ts'
 import type { TokenRow } from '../../identity/personal-access-tokens.ts'
+import { displayName } from '../../identity/users.ts'
 import { MAX_SCOPES, normalizeScopes } from '../../identity/scopes.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
@@ -23,7 +24,7 @@ const Token = z.object({
 })
 
 const OrgToken = Token.extend({
-  owner: z.object({ id: z.uuid(), name: z.string(), role: z.enum(['ADMIN', 'USER']), is_active: z.boolean() }),
+  owner: z.object({ id: z.uuid().describe('Profile id'), name: z.string().describe("The owner's name, or their email when they have none"), email: z.string(), role: z.enum(['ADMIN', 'USER']), is_active: z.boolean() }),
   history: z.array(AuditEntry).describe('Lifecycle events of the token from the audit stream: created, first used, revoked'),
 })
 
@@ -93,9 +94,9 @@ export function tokenRoutes({ db, store, clock }: Deps): FastifyPluginAsyncZod {
         const now = clock()
         const unusedSince = new Date(now.getTime() - UNUSED_DAYS * 86_400_000)
         const history = await credentialHistory(store, identity.orgId)
-        const tokens = (await tokensOfOrganization(db, identity.orgId)).map(({ owner_id, owner_email, owner_role, owner_active, ...row }) => ({
+        const tokens = (await tokensOfOrganization(db, identity.orgId)).map(({ owner_id, owner_email, owner_first_name, owner_last_name, owner_role, owner_active, ...row }) => ({
           ...tokenBody(row, now, owner_active),
-          owner: { id: owner_id, name: owner_email, role: owner_role, is_active: owner_active },
+          owner: { id: owner_id, name: displayName({ first_name: owner_first_name, last_name: owner_last_name, email: owner_email }), email: owner_email, role: owner_role, is_active: owner_active },
           history: history.get(row.id) ?? [],
           lastActivity: row.last_used_at ?? row.created_at,
         }))

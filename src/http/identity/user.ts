@@ -5,14 +5,17 @@ import { ForbiddenError } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { updateMember } from '../../identity/member-updates.ts'
-import { belongsElsewhere, memberById, memberByUserId } from '../../identity/users.ts'
+import { belongsElsewhere, memberByEitherId, memberByUserId } from '../../identity/users.ts'
 import type { MemberRow } from '../../identity/users.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
-import { PersonName, Phone, Profile, RoleEnum, profileBody } from './schemas.ts'
+import { FullName, PersonName, Phone, Profile, RoleEnum, namesOf, profileBody } from './schemas.ts'
 
-const EditUser = z.object({ first_name: PersonName.optional(), last_name: PersonName.optional(), phone: Phone.optional(), role: RoleEnum.optional() })
+const EditUser = z
+  .object({ first_name: PersonName.optional(), last_name: PersonName.optional(), name: FullName.optional(), phone: Phone.optional(), role: RoleEnum.optional() })
+  .transform(namesOf)
+const ByEitherId = IdParams.extend({ id: IdParams.shape.id.describe('Profile id, or user id (the original names a member by user id)') })
 
 const Status = z.object({ status: z.enum(['Active', 'Inactive'], { error: 'Expected "Active" or "Inactive".' }) })
 
@@ -41,14 +44,14 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['users'],
-          summary: 'One member, by profile id (admins, or the member themselves)',
-          params: IdParams,
+          summary: 'One member, by profile or user id (admins, or the member themselves)',
+          params: ByEitherId,
           response: { 200: z.object({ error: z.literal(false), profile_obj: Profile }), ...authErrors, ...notFound },
         },
       },
       async (request) => {
         const identity = identityOf(request)
-        const member = await memberById(db, identity.orgId, request.params.id)
+        const member = await memberByEitherId(db, identity.orgId, request.params.id)
         if (!isAdmin(identity) && identity.profileId !== member.id) throw new ForbiddenError('Only an admin or the user themselves may view this profile')
         return { error: false as const, profile_obj: profileBody(member) }
       },
@@ -59,18 +62,18 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
       url: '/api/user/:id/',
       schema: {
         tags: ['users'],
-        summary: 'Edit a member, by profile id',
+        summary: 'Edit a member, by profile or user id',
         description:
-          'PUT and PATCH both change only the fields sent. Admins may edit `first_name`, `last_name`, `phone` and `role`; a member may edit their own name and phone ' +
+          'PUT and PATCH both change only the fields sent. Admins may edit `first_name`, `last_name` (or the whole `name`), `phone` and `role`; a member may edit their own name and phone ' +
           '(sending their current role is accepted, changing it is 403). An admin may not rename a user who also belongs to another organization (403). ' +
           'Demoting the last active admin is 400 on `role`.',
-        params: IdParams,
+        params: ByEitherId,
         body: EditUser,
         response: { 200: Message, 400: ErrorBody, ...authErrors, ...notFound },
       },
       handler: async (request) => {
         const identity = identityOf(request)
-        const member = await memberById(db, identity.orgId, request.params.id)
+        const member = await memberByEitherId(db, identity.orgId, request.params.id)
         await checkEdit(db, identity, member, request.body)
         await updateMember(db, identity.orgId, member.id, request.body, clock())
         return { error: false as const, message: 'User updated' }
@@ -82,17 +85,18 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['users'],
-          summary: 'Deactivate a member, by profile id (admins)',
+          summary: 'Deactivate a member, by profile or user id (admins)',
           description:
             'A soft delete: the profile stays (it keeps its history) but is inactive, so its access tokens and personal access tokens stop working until it is reactivated ' +
             'with POST /api/user/{user_id}/status/. Deactivating an inactive member is a no-op. Deactivating the last active admin is 400.',
-          params: IdParams,
+          params: ByEitherId,
           response: { 200: Message, 400: ErrorBody, ...authErrors, ...notFound },
         },
       },
       async (request) => {
         const identity = requireAdmin(request)
-        await updateMember(db, identity.orgId, request.params.id, { is_active: false }, clock())
+        const member = await memberByEitherId(db, identity.orgId, request.params.id)
+        await updateMember(db, identity.orgId, member.id, { is_active: false }, clock())
         return { error: false as const, message: 'User deactivated' }
       },
     )

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { activeMembers, addMember, adminContact, memberPage } from '../../identity/users.ts'
+import { activeMembers, addMember, adminContact, memberPage, validTokenCounts } from '../../identity/users.ts'
 import type { MemberFilters, Page } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
 import { allTeams, memberIdsOf } from '../../projections/teams.ts'
@@ -16,8 +16,11 @@ const ListQuery = Pagination.extend({
 
 const Count = z.number().int().describe('Members in the whole filtered section')
 const NextOffset = z.number().int().nullable().describe('Offset of the next page, or null on the last page')
-const ActiveSection = z.object({ active_users_count: Count, active_users: z.array(Profile).describe('This page'), offset: NextOffset })
-const InactiveSection = z.object({ inactive_users_count: Count, inactive_users: z.array(Profile).describe('This page'), offset: NextOffset })
+const ListedProfile = Profile.extend({
+  active_token_count: z.number().int().describe('Personal access tokens of the profile neither revoked nor expired: on an inactive profile, tokens that would work again on reactivation'),
+})
+const ActiveSection = z.object({ active_users_count: Count, active_users: z.array(ListedProfile).describe('This page'), offset: NextOffset })
+const InactiveSection = z.object({ inactive_users_count: Count, inactive_users: z.array(ListedProfile).describe('This page'), offset: NextOffset })
 
 const UsersList = z.object({
   active_users: ActiveSection,
@@ -38,13 +41,14 @@ const Created = z.object({ error: z.literal(false), message: z.string(), id: z.u
 const ROLES: [string, string][] = [['ADMIN', 'ADMIN'], ['USER', 'USER']]
 const STATUSES: [string, string][] = [['Active', 'Active'], ['Inactive', 'Inactive']]
 
-async function listSection(db: Db, orgId: string, active: boolean, filters: MemberFilters, page: Page) {
+async function listSection(db: Db, orgId: string, active: boolean, filters: MemberFilters, page: Page, now: Date) {
   const { rows, count } = await memberPage(db, orgId, active, filters, page)
-  return { count, rows: rows.map(profileBody), offset: nextOffset(page.offset, rows.length, count) }
+  const tokens = await validTokenCounts(db, orgId, rows.map((row) => row.id), now)
+  return { count, rows: rows.map((row) => ({ ...profileBody(row), active_token_count: tokens.get(row.id) ?? 0 })), offset: nextOffset(page.offset, rows.length, count) }
 }
 
 /** The organization's members as a whole (issue 3); one member is handled in user.ts. */
-export function usersRoutes({ db }: Deps): FastifyPluginAsyncZod {
+export function usersRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/users/',
@@ -60,9 +64,10 @@ export function usersRoutes({ db }: Deps): FastifyPluginAsyncZod {
       async (request) => {
         const { orgId } = requireAdmin(request)
         const { limit, offset, ...filters } = request.query
+        const now = clock()
         const [active, inactive, adminEmail] = await Promise.all([
-          listSection(db, orgId, true, filters, { limit, offset }),
-          listSection(db, orgId, false, filters, { limit, offset }),
+          listSection(db, orgId, true, filters, { limit, offset }, now),
+          listSection(db, orgId, false, filters, { limit, offset }, now),
           adminContact(db, orgId),
         ])
         return {

@@ -7,7 +7,7 @@ import { SOLUTION_STATUSES, emptySolution, solutionDecider, solutionNames, solut
 import type { SolutionCommand, SolutionFields } from '../../commands/solution/solution.ts'
 import { orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import { membersByIds } from '../../identity/users.ts'
+import { displayName, membersByIds } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
 import { listSolutions, solutionOf, solutionTotals } from '../../projections/solutions.ts'
 import type { SolutionRow } from '../../projections/solutions.ts'
@@ -80,7 +80,7 @@ const solutionBody = (row: SolutionRow, authors: Authors): z.infer<typeof Soluti
 async function authorsOf(db: Db, orgId: string, rows: readonly SolutionRow[]): Promise<Authors> {
   const ids = [...new Set(rows.flatMap((row) => (row.created_by ? [row.created_by] : [])))]
   const members = await membersByIds(db, orgId, ids)
-  return new Map(members.map((m) => [m.id, `${m.first_name} ${m.last_name}`.trim() || m.email]))
+  return new Map(members.map((m) => [m.id, displayName(m)]))
 }
 
 /** The same list URL at another offset, keeping the other query parameters (the standard envelope's next/previous). */

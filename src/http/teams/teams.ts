@@ -31,7 +31,10 @@ const TeamBody = z.object({
   users: Users,
 })
 const TeamPatch = TeamBody.partial()
-const ListQuery = PageQuery.extend({ name: z.string().optional().describe('Case-insensitive contains on the name') })
+const ListQuery = PageQuery.extend({
+  name: z.string().optional().describe('Case-insensitive contains on the name'),
+  team_name: z.string().optional().describe("The same as name (the original's name); name wins"),
+})
 const SCOPE = 'team'
 const writeErrors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 
@@ -78,12 +81,17 @@ export function teamRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 
   return async (app) => {
-    app.get('/api/teams/', { schema: { tags: ['teams'], summary: 'Teams of the organization, by name', querystring: ListQuery, response: { 200: pageOf(Team), ...authErrors } } }, async (request) => {
+    const TeamList = pageOf(Team).extend({
+      teams: z.array(Team).describe('The same page as results (the original\'s name)'),
+      teams_count: z.number().int().describe('The same as count (the original\'s name)'),
+    })
+    app.get('/api/teams/', { schema: { tags: ['teams'], summary: 'Teams of the organization, by name', querystring: ListQuery, response: { 200: TeamList, ...authErrors } } }, async (request) => {
       const { orgId } = identityOf(request)
-      const { limit, offset, name } = request.query
-      const { count, rows } = await listTeams(db, orgId, { limit, offset, name })
+      const { limit, offset, name, team_name } = request.query
+      const { count, rows } = await listTeams(db, orgId, { limit, offset, name: name ?? team_name })
       const members = await membersOf(db, rows.map((row) => row.id))
-      return { count, offset, limit, results: rows.map((row) => teamBody(row, members)) }
+      const results = rows.map((row) => teamBody(row, members))
+      return { count, offset, limit, results, teams: results, teams_count: count }
     })
 
     app.post('/api/teams/', { schema: { tags: ['teams'], summary: 'Create a team (admins)', body: TeamBody, response: { 201: Team, ...writeErrors } } }, async (request, reply) => {
