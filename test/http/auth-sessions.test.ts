@@ -41,7 +41,7 @@ t.test('/api/auth/ sessions', async (t) => {
       role: 'USER',
       org_settings: { default_currency: String, currency_symbol: String, default_country: null },
     })
-    const adminClaims = JSON.parse(Buffer.from((await signIn(app, mail, acme.admin.email)).access_token.split('.')[1], 'base64url').toString())
+    const adminClaims = JSON.parse(Buffer.from((await signIn(app, mail, acme.admin.email)).access_token.split('.')[1]!, 'base64url').toString())
     t.equal(adminClaims.role, 'ADMIN', "an admin's token says so")
     const detail = (await me(bearer(second))).json()
     t.match(detail, { id: alice.userId, email: alice.email, is_active: true, org_id: acme.orgId, role: 'USER', credential: 'jwt' })
