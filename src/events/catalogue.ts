@@ -150,6 +150,9 @@ const leadShape = {
   custom_fields: CustomValues,
 }
 
+// Custom fields (custom_field-<id>): a select field's choice.
+const FieldOption = z.strictObject({ value: z.string(), label: z.string() })
+
 // Goals (goal-<id>).
 const goalShape = {
   name: z.string(),
@@ -235,10 +238,10 @@ const DEFINITIONS = {
   // custom_field-<id>
   CustomFieldDefined: {
     stream: 'custom_field',
-    description: 'A custom field was defined for a module (key, module and type never change).',
-    data: z.strictObject({ field_id: Id, org_id: Id, module: z.enum(CUSTOM_FIELD_MODULES), key: z.string(), label: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), options: z.array(z.string()), required: z.boolean(), is_active: z.boolean(), created_by: By, ...at }),
+    description: 'A custom field was defined for a module (key, module and type never change; v2: options as {value, label} pairs, is_filterable, display_order).',
+    data: z.strictObject({ field_id: Id, org_id: Id, module: z.enum(CUSTOM_FIELD_MODULES), key: z.string(), label: z.string(), type: z.enum(CUSTOM_FIELD_TYPES), options: z.array(FieldOption), required: z.boolean(), is_filterable: z.boolean(), display_order: z.number().int().min(0), is_active: z.boolean(), created_by: By, ...at }),
   },
-  CustomFieldChanged: { stream: 'custom_field', description: 'A custom field changed label, required, options or active: only the changed values.', data: z.strictObject({ label: z.string().optional(), required: z.boolean().optional(), options: z.array(z.string()).optional(), is_active: z.boolean().optional(), ...at }) },
+  CustomFieldChanged: { stream: 'custom_field', description: 'A custom field changed label, required, options, filterable, display order or active: only the changed values (v2: options as pairs).', data: z.strictObject({ label: z.string().optional(), required: z.boolean().optional(), options: z.array(FieldOption).optional(), is_filterable: z.boolean().optional(), display_order: z.number().int().min(0).optional(), is_active: z.boolean().optional(), ...at }) },
   CustomFieldRemoved: { stream: 'custom_field', description: 'A custom field was (soft, finally) deleted.', data: z.strictObject(at) },
   // webhook-<id>
   WebhookCreated: { stream: 'webhook', description: "A webhook subscription was created: where the organization's events are POSTed, and which types (never its secret).", data: z.strictObject({ webhook_id: Id, org_id: Id, url: z.string(), event_types: z.array(z.string()), created_by: By, ...at }) },

@@ -11,6 +11,10 @@ import type { RecordedEvent } from '../eventstore/event-store.ts'
  */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>
 
+/** Custom field options as {value, label} pairs: a plain string (version 1) is both. */
+const optionPairs = (options: unknown): unknown[] | undefined =>
+  Array.isArray(options) ? options.map((option: unknown) => (typeof option === 'string' ? { value: option, label: option } : option)) : undefined
+
 /** Per type, the upcasters from version 1: `[v1→v2, v2→v3, …]`. A type not listed is at version 1. */
 const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, readonly Upcaster[]>([
   [
@@ -23,6 +27,9 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
   ],
   // v1 → v2: goals have a type (a won amount, or a number of won deals), a period type and an active flag (the original's SalesGoal).
   ['GoalSet', [(data) => ({ ...data, goal_type: data.goal_type ?? 'REVENUE', period_type: data.period_type ?? 'CUSTOM', is_active: data.is_active ?? true })]],
+  // v1 → v2: a select field's options became {value, label} pairs (the original's dropdown options; a v1 string is both), and definitions gained is_filterable and display_order.
+  ['CustomFieldDefined', [(data) => ({ ...data, options: optionPairs(data.options) ?? [], is_filterable: data.is_filterable ?? false, display_order: data.display_order ?? 0 })]],
+  ['CustomFieldChanged', [(data) => (data.options === undefined ? data : { ...data, options: optionPairs(data.options) })]],
   [
     'AccountCreated',
     [

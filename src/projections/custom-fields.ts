@@ -1,16 +1,16 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { customFieldStreams } from '../commands/custom-field/custom-field.ts'
-import type { CustomFieldEvent, CustomFieldModule } from '../commands/custom-field/custom-field.ts'
+import type { CustomFieldEvent, CustomFieldModule, CustomFieldOption } from '../commands/custom-field/custom-field.ts'
 import { insertRowsOnce } from '../db/insert-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
-import { fetchPage } from './records.ts'
 import type { Projector } from './projector.ts'
 
 /**
- * The custom field definitions read model: one row per definition; a deleted one stays
- * (is_deleted) but no query here returns it. `options` is a JSON list, empty unless select.
+ * The custom field definitions read model: one row per definition; a removed one (the older,
+ * final delete) stays (is_deleted) but no query here returns it. `options` is a JSON list of
+ * {value, label}, empty unless select.
  * `position` is the log position of the definition's creation: creation order, also within one
  * clock tick, and the same after a rebuild.
  */
@@ -22,7 +22,8 @@ type Tables = { custom_field_definitions: CustomFieldDefinitionRow }
 
 export const customFieldsProjector: Projector = {
   name: 'custom_fields',
-  version: 1,
+  // 2: options as {value, label} pairs, is_filterable, display_order.
+  version: 2,
   eventTypes: ['CustomFieldDefined', 'CustomFieldChanged', 'CustomFieldRemoved'],
   tables: ['custom_field_definitions'],
   async createTables(db) {
@@ -35,6 +36,8 @@ export const customFieldsProjector: Projector = {
       type text NOT NULL,
       options jsonb NOT NULL,
       required boolean NOT NULL,
+      is_filterable boolean NOT NULL,
+      display_order integer NOT NULL,
       is_active boolean NOT NULL,
       is_deleted boolean NOT NULL DEFAULT false,
       position bigint NOT NULL,
@@ -68,27 +71,50 @@ async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent
 }
 
 // pg would send a JS array as a PostgreSQL array; jsonb wants the JSON text.
-const jsonList = (list: readonly string[]) => JSON.stringify(list) as unknown as string[]
+const jsonList = (list: readonly CustomFieldOption[]) => JSON.stringify(list) as unknown as CustomFieldOption[]
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 const liveOf = (db: Kysely<any>, orgId: string) => readDb(db).selectFrom('custom_field_definitions').where('org_id', '=', orgId).where('is_deleted', '=', false)
 
-export type DefinitionListFilter = { limit: number; offset: number; module?: CustomFieldModule }
+export type DefinitionListFilter = { module?: CustomFieldModule; activeOnly?: boolean }
 
-/** A page of the organization's definitions (active and inactive), by module then creation order. */
-export function listDefinitions(db: Kysely<any>, orgId: string, filter: DefinitionListFilter): Promise<{ count: number; rows: CustomFieldDefinitionRow[] }> {
-  const query = filter.module ? liveOf(db, orgId).where('module', '=', filter.module) : liveOf(db, orgId)
-  return fetchPage<CustomFieldDefinitionRow>(query, filter, (q) => q.orderBy('module').orderBy('position'))
+/** The organization's definitions (active and inactive), by module, display_order, label, then creation. */
+export function listDefinitions(db: Kysely<any>, orgId: string, filter: DefinitionListFilter): Promise<CustomFieldDefinitionRow[]> {
+  let query = liveOf(db, orgId).selectAll()
+  if (filter.module) query = query.where('module', '=', filter.module)
+  if (filter.activeOnly) query = query.where('is_active', '=', true)
+  return query.orderBy('module').orderBy('display_order').orderBy(sql`lower(label)`).orderBy('position').execute()
+}
+
+/** The modules whose records carry custom values, and their read-model tables (each with org_id, is_deleted and a custom_fields object). */
+const VALUE_TABLES: Partial<Record<CustomFieldModule, string>> = { opportunities: 'opportunities', leads: 'leads' }
+
+/**
+ * For each live definition of the organization, how many of its module's live records hold no
+ * value for it (what marking a field required leaves behind: the rule binds new writes only). 0
+ * for a module whose records carry no custom values yet.
+ */
+export async function recordsMissingValue(db: Kysely<any>, orgId: string): Promise<Map<string, number>> {
+  const definitions = await liveOf(db, orgId).select(['id', 'module', 'key']).execute()
+  const missing = new Map<string, number>(definitions.map((d) => [d.id, 0]))
+  for (const [module, table] of Object.entries(VALUE_TABLES)) {
+    const keys = definitions.filter((d) => d.module === module)
+    if (!keys.length) continue
+    const counts = await sql<{ id: string; n: number }>`SELECT d.id, (SELECT count(*)::int FROM ${sql.table(table)} r WHERE r.org_id = ${orgId} AND NOT r.is_deleted AND NOT r.custom_fields ? d.key) AS n
+      FROM custom_field_definitions d WHERE d.id = ANY (${keys.map((d) => d.id)}::uuid[])`.execute(db)
+    for (const row of counts.rows) missing.set(row.id, row.n)
+  }
+  return missing
 }
 
 /**
- * The definitions of one module, in creation order: what record writes validate against (all of
+ * The definitions of one module, in display order: what record writes validate against (all of
  * them, for values.ts) and what a record's detail shows (`activeOnly`).
  */
 export function definitionsOf(db: Kysely<any>, orgId: string, module: CustomFieldModule, options: { activeOnly: boolean }): Promise<CustomFieldDefinitionRow[]> {
   const query = liveOf(db, orgId).selectAll().where('module', '=', module)
-  return (options.activeOnly ? query.where('is_active', '=', true) : query).orderBy('position').execute()
+  return (options.activeOnly ? query.where('is_active', '=', true) : query).orderBy('display_order').orderBy(sql`lower(label)`).orderBy('position').execute()
 }
 
 /** A live definition of the organization, or undefined: another org's id, or a deleted one's, looks exactly like a missing one. */

@@ -10,10 +10,10 @@ import { spec } from '../helpers/given-when-then.ts'
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
 const at = '2026-11-22T09:00:00.000Z'
-const define: CustomFieldCommand = { type: 'DefineCustomField', fieldId: 'f1', orgId: org, module: 'opportunities', key: 'tier', label: 'Tier', fieldType: 'select', options: ['Gold', 'Silver'], required: false, isActive: true, actorId: 'p1', at }
+const define: CustomFieldCommand = { type: 'DefineCustomField', fieldId: 'f1', orgId: org, module: 'opportunities', key: 'tier', label: 'Tier', fieldType: 'select', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, isActive: true, actorId: 'p1', at }
 const defined: CustomFieldEvent = {
   type: 'CustomFieldDefined',
-  data: { field_id: 'f1', org_id: org, module: 'opportunities', key: 'tier', label: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: false, is_active: true, created_by: 'p1', at },
+  data: { field_id: 'f1', org_id: org, module: 'opportunities', key: 'tier', label: 'Tier', type: 'select', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, is_filterable: false, display_order: 0, is_active: true, created_by: 'p1', at },
 }
 const removed: CustomFieldEvent = { type: 'CustomFieldRemoved', data: { at } }
 const change = (changes: Partial<Extract<CustomFieldCommand, { type: 'ChangeCustomField' }>>): CustomFieldCommand => ({ type: 'ChangeCustomField', orgId: org, at, ...changes })
@@ -24,16 +24,17 @@ t.test('custom field decider', async (t) => {
   field.given([defined]).when(define).then([], 'defining again is a no-op')
   field.given([]).when({ ...define, key: 'Tier' }).thenRejects(ValidationError, { errors: { key: [String] } })
   field.given([]).when({ ...define, key: '1st' }).thenRejects(ValidationError, { errors: { key: [String] } })
-  field.given([]).when({ ...define, key: `a${'b'.repeat(50)}` }).thenRejects(ValidationError, { errors: { key: [String] } })
-  field.given([]).when({ ...define, options: [] }).thenRejects(ValidationError, { errors: { options: [/at least one/] } })
-  field.given([]).when({ ...define, options: ['Gold', 'Gold'] }).thenRejects(ValidationError, { errors: { options: [/distinct/] } })
-  field.given([]).when({ ...define, options: [' '] }).thenRejects(ValidationError, { errors: { options: [/blank/] } })
-  field.given([]).when({ ...define, fieldType: 'text', options: ['x'] }).thenRejects(ValidationError, { errors: { options: [/Only select/] } })
+  field.given([]).when({ ...define, key: `a${'b'.repeat(64)}` }).thenRejects(ValidationError, { errors: { key: [String] } })
+  field.given([]).when({ ...define, options: [] }).thenRejects(ValidationError, { errors: { options: [/non-empty list/] } })
+  field.given([]).when({ ...define, options: [{ value: 'gold', label: 'Gold' }, { value: 'gold', label: 'Golden' }] }).thenRejects(ValidationError, { errors: { options: [/Duplicate dropdown value/] } })
+  field.given([]).when({ ...define, options: [{ value: ' ', label: 'Blank' }] }).thenRejects(ValidationError, { errors: { options: [/non-empty value and label/] } })
+  field.given([]).when({ ...define, fieldType: 'text', options: [{ value: 'x', label: 'x' }] }).thenRejects(ValidationError, { errors: { options: [/only valid for dropdown/] } })
   field.given([]).when({ ...define, fieldType: 'number', options: [] }).then([{ ...defined, data: { ...defined.data, type: 'number', options: [] } }] as CustomFieldEvent[])
 
   field.given([defined]).when(change({ label: 'Level', required: true })).then([{ type: 'CustomFieldChanged', data: { label: 'Level', required: true, at } }])
-  field.given([defined]).when(change({ options: ['Gold', 'Bronze'], isActive: false })).then([{ type: 'CustomFieldChanged', data: { options: ['Gold', 'Bronze'], is_active: false, at } }])
-  field.given([defined]).when(change({ label: 'Tier', options: ['Gold', 'Silver'], required: false, isActive: true })).then([], 'no change, no event')
+  field.given([defined]).when(change({ options: [{ value: 'Gold', label: 'Gold' }, { value: 'Bronze', label: 'Bronze' }], isActive: false, displayOrder: 3, isFilterable: true })).then([{ type: 'CustomFieldChanged', data: { options: [{ value: 'Gold', label: 'Gold' }, { value: 'Bronze', label: 'Bronze' }], is_filterable: true, display_order: 3, is_active: false, at } }])
+  field.given([defined]).when(change({ options: [{ value: 'Gold', label: 'Or' }, { value: 'Silver', label: 'Silver' }] })).then([{ type: 'CustomFieldChanged', data: { options: [{ value: 'Gold', label: 'Or' }, { value: 'Silver', label: 'Silver' }], at } }], 'a relabelled option is a change')
+  field.given([defined]).when(change({ label: 'Tier', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, isActive: true })).then([], 'no change, no event')
   field.given([defined]).when(change({ key: 'tier', module: 'opportunities', fieldType: 'select', label: 'Tier' })).then([], 'echoing the immutable fields is fine')
   field.given([defined]).when(change({ key: 'level' })).thenRejects(ValidationError, { errors: { key: [/cannot be changed/] } })
   field.given([defined]).when(change({ module: 'leads' })).thenRejects(ValidationError, { errors: { module: [/cannot be changed/] } })
@@ -50,7 +51,7 @@ t.test('custom field decider', async (t) => {
 })
 
 const def = (key: string, type: Definition['type'], extra: Partial<Definition> = {}): Definition => ({ key, type, options: [], required: false, is_active: true, ...extra })
-const tier = def('tier', 'select', { options: ['Gold', 'Silver'] })
+const tier = def('tier', 'select', { options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }] })
 const definitions = [def('note', 'text'), def('seats', 'number'), def('renewal', 'date'), def('signed', 'boolean'), tier]
 
 function resolve(input: Partial<CustomValuesInput>, options: { mode?: CustomValuesMode; current?: Record<string, unknown>; definitions?: Definition[] } = {}) {
@@ -84,7 +85,8 @@ t.test('values: coercion of each type', async (t) => {
   t.match(rejection(t, () => resolve({ customFields: { seats: true } })), { seats: [/number/] })
   for (const bad of ['2027-02-30', '2027-13-01', '27-02-01', '2027-2-1', '2027-02-01T00:00:00Z']) t.match(rejection(t, () => resolve({ cfFields: { cf_renewal: bad } })), { renewal: [/YYYY-MM-DD/] }, `date "${bad}"`)
   t.same(resolve({ cfFields: { cf_renewal: '2028-02-29' } }), { renewal: '2028-02-29' }, 'a leap day')
-  for (const bad of ['yes', '1', 'on']) t.match(rejection(t, () => resolve({ cfFields: { cf_signed: bad } })), { signed: [/true or false/] }, `boolean "${bad}"`)
+  for (const bad of ['perhaps', '2', 'y']) t.match(rejection(t, () => resolve({ cfFields: { cf_signed: bad } })), { signed: [/true or false/] }, `boolean "${bad}"`)
+  for (const [word, value] of [['yes', true], ['1', true], ['on', true], ['No', false], ['0', false], ['off', false]] as const) t.same(resolve({ cfFields: { cf_signed: word } }), { signed: value }, `the original's checkbox word "${word}"`)
   t.match(rejection(t, () => resolve({ cfFields: { cf_tier: 'Platinum' } })), { tier: [/not a valid choice/] }, 'select: one of the options')
   t.match(rejection(t, () => resolve({ cfFields: { cf_tier: 'gold' } })), { tier: [/not a valid choice/] }, 'select options are exact')
   t.same(resolve({ cfFields: { cf_tier: ' Silver ' } }), { tier: 'Silver' })
@@ -119,7 +121,7 @@ t.test('values: PATCH merges, PUT and create replace', async (t) => {
 })
 
 t.test('values: required', async (t) => {
-  const required = [...definitions, def('region', 'select', { options: ['EU', 'US'], required: true }), def('active', 'boolean', { required: true })]
+  const required = [...definitions, def('region', 'select', { options: [{ value: 'EU', label: 'Europe' }, { value: 'US', label: 'United States' }], required: true }), def('active', 'boolean', { required: true })]
   t.match(rejection(t, () => resolve({}, { definitions: required })), { region: ['This field is required.'], active: ['This field is required.'] }, 'on create')
   t.same(resolve({ cfFields: { cf_region: 'EU', cf_active: 'false' } }, { definitions: required }), { region: 'EU', active: false }, 'false is a value')
   t.match(rejection(t, () => resolve({ cfFields: { cf_region: 'EU' } }, { definitions: required, mode: 'replace', current: { region: 'US', active: true } })), { active: ['This field is required.'] }, 'on replace')
@@ -134,7 +136,8 @@ t.test('filter values', async (t) => {
   t.equal(customFilterValue({ type: 'number' }, 'abc'), null)
   t.equal(customFilterValue({ type: 'boolean' }, 'True'), true)
   t.equal(customFilterValue({ type: 'boolean' }, 'false'), false)
-  t.equal(customFilterValue({ type: 'boolean' }, 'yes'), null)
+  t.equal(customFilterValue({ type: 'boolean' }, 'yes'), true)
+  t.equal(customFilterValue({ type: 'boolean' }, 'perhaps'), null)
   t.equal(customFilterValue({ type: 'date' }, '2027-01-31'), '2027-01-31')
   t.equal(customFilterValue({ type: 'date' }, '2027-01-32'), null)
   t.equal(customFilterValue({ type: 'text' }, ' hello '), 'hello')

@@ -95,7 +95,7 @@ function decidedEvents(): StoredEvent[] {
     { type: 'DeletePipeline', orgId: org, dealCount: 0, at: later },
   ]).slice(pipelineEvents.length)
 
-  const tier: Definition = { key: 'tier', type: 'select', options: ['gold', 'silver'], required: false, is_active: true }
+  const tier: Definition = { key: 'tier', type: 'select', options: [{ value: 'gold', label: 'Gold' }, { value: 'silver', label: 'Silver' }], required: false, is_active: true }
   const facts = { orgId: org, actor: admin, at, defaultCurrency: 'EUR', pipeline, customFields: [tier] }
   const [commentId, attachmentId, lineItemId] = ids(3) as [string, string, string]
   const attachment = { attachment_id: attachmentId, file_name: 'offer.pdf', content_type: 'application/pdf', size: 1234, storage_key: `attachments/${attachmentId}` }
@@ -166,8 +166,8 @@ function decidedEvents(): StoredEvent[] {
     { type: 'DeleteGoal', orgId: org, at },
   ]
   const fieldCommands: CustomFieldCommand[] = [
-    { type: 'DefineCustomField', fieldId: randomUUID(), orgId: org, module: 'opportunities', key: 'tier', label: 'Tier', fieldType: 'select', options: ['gold'], required: false, isActive: true, actorId: admin.profileId, at },
-    { type: 'ChangeCustomField', orgId: org, label: 'Customer tier', options: ['gold', 'silver'], isActive: false, at },
+    { type: 'DefineCustomField', fieldId: randomUUID(), orgId: org, module: 'opportunities', key: 'tier', label: 'Tier', fieldType: 'select', options: [{ value: 'gold', label: 'Gold' }], required: false, isFilterable: true, displayOrder: 1, isActive: true, actorId: admin.profileId, at },
+    { type: 'ChangeCustomField', orgId: org, label: 'Customer tier', options: [{ value: 'gold', label: 'Gold' }, { value: 'silver', label: 'Silver' }], isActive: false, at },
     { type: 'RemoveCustomField', orgId: org, at },
   ]
   const webhookCommands: WebhookCommand[] = [

@@ -8,15 +8,15 @@ t.test('custom fields on deals: writes, detail, filters (§2.1, §4.3, where-the
   const admin = acme.admin.headers
   const { inject, create, detail } = collectionClient(app, BASE)
   const define = async (body: object, headers = admin) => {
-    const res = await inject('POST', '/api/custom-fields/', headers, { module: 'opportunities', ...body })
+    const res = await inject('POST', '/api/custom-fields/', headers, { target_model: 'Opportunity', ...body })
     t.equal(res.statusCode, 201, res.body)
     return res.json().id as string
   }
-  await define({ key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'], required: true })
-  await define({ key: 'score', label: 'Score', type: 'number' })
-  await define({ key: 'renewal', label: 'Renewal', type: 'date' })
-  const vip = await define({ key: 'vip', label: 'VIP', type: 'boolean' })
-  await define({ key: 'tier', label: 'Theirs', type: 'text' }, globex.admin.headers)
+  await define({ key: 'tier', label: 'Tier', field_type: 'dropdown', options: [{ value: 'gold', label: 'Gold' }, { value: 'silver', label: 'Silver' }], is_required: true })
+  await define({ key: 'score', label: 'Score', field_type: 'number' })
+  await define({ key: 'renewal', label: 'Renewal', field_type: 'date' })
+  const vip = await define({ key: 'vip', label: 'VIP', field_type: 'checkbox' })
+  await define({ key: 'tier', label: 'Theirs', field_type: 'text' }, globex.admin.headers)
   const names = async (query: string) => ((await inject('GET', `${BASE}${query}`, admin)).json().opportunities as { name: string }[]).map((o) => o.name).sort()
 
   t.test('writes are checked against the definitions; unknown keys are dropped', async (t) => {

@@ -1,5 +1,5 @@
 import { DomainError } from '../../errors.ts'
-import type { CustomFieldType } from './custom-field.ts'
+import type { CustomFieldOption, CustomFieldType } from './custom-field.ts'
 
 /**
  * Custom field values of a record, checked against the organization's definitions for its module.
@@ -8,7 +8,7 @@ import type { CustomFieldType } from './custom-field.ts'
  */
 
 /** What a value check needs of a definition; a custom_field_definitions row fits. */
-export type Definition = { key: string; type: CustomFieldType; options: readonly string[]; required: boolean; is_active: boolean }
+export type Definition = { key: string; type: CustomFieldType; options: readonly CustomFieldOption[]; required: boolean; is_active: boolean }
 export type CustomValue = string | number | boolean
 /** Stored values by key: text, date (YYYY-MM-DD) and select as strings, number, boolean. No value is no key. */
 export type CustomValues = Record<string, CustomValue>
@@ -29,6 +29,7 @@ export class CustomFieldsError extends DomainError {
 
 export const CF_PREFIX = 'cf_'
 export const MAX_TEXT_LENGTH = 1000
+export const MAX_TEXTAREA_LENGTH = 10000
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
@@ -44,16 +45,21 @@ function isCalendarDate(text: string): boolean {
 
 const asText = (raw: unknown): string | undefined => (typeof raw === 'string' ? raw.trim() : typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined)
 
+/** What a record stores for an option (a plain string, as callers holding version-1 definitions pass, is its own value). */
+const optionValue = (option: CustomFieldOption | string): string => (typeof option === 'string' ? option : option.value)
+
 /** One incoming value as stored, or an error message. Blank text (or null) is "no value". */
 type Coerced = { value: CustomValue | null } | { error: string }
 
 function coerce(definition: Definition, raw: unknown): Coerced {
   if (raw === null || raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return { value: null }
   switch (definition.type) {
-    case 'text': {
+    case 'text':
+    case 'textarea': {
       const text = asText(raw) ?? (typeof raw === 'boolean' ? String(raw) : undefined)
       if (text === undefined) return { error: 'Expected text.' }
-      return text.length > MAX_TEXT_LENGTH ? { error: `Ensure this value has at most ${MAX_TEXT_LENGTH} characters.` } : { value: text }
+      const max = definition.type === 'text' ? MAX_TEXT_LENGTH : MAX_TEXTAREA_LENGTH
+      return text.length > max ? { error: `Ensure this value has at most ${max} characters.` } : { value: text }
     }
     case 'number': {
       if (typeof raw === 'number') return Number.isFinite(raw) ? { value: raw } : { error: 'A valid number is required.' }
@@ -65,13 +71,17 @@ function coerce(definition: Definition, raw: unknown): Coerced {
       return text !== undefined && isCalendarDate(text) ? { value: text } : { error: 'Expected a date as YYYY-MM-DD.' }
     }
     case 'boolean': {
+      // The original's checkbox words: true/1/yes/on, false/0/no/off.
       if (typeof raw === 'boolean') return { value: raw }
       const text = asText(raw)?.toLowerCase()
-      return text === 'true' || text === 'false' ? { value: text === 'true' } : { error: 'Expected true or false.' }
+      if (text !== undefined && ['true', '1', 'yes', 'on'].includes(text)) return { value: true }
+      return text !== undefined && ['false', '0', 'no', 'off'].includes(text) ? { value: false } : { error: 'Expected true or false.' }
     }
     case 'select': {
+      // A dropdown stores the option's value.
       const text = asText(raw)
-      return text !== undefined && definition.options.includes(text) ? { value: text } : { error: `"${String(raw)}" is not a valid choice; expected one of: ${definition.options.join(', ')}.` }
+      const values = definition.options.map(optionValue)
+      return text !== undefined && values.includes(text) ? { value: text } : { error: `"${String(raw)}" is not a valid choice; expected one of: ${values.join(', ')}.` }
     }
   }
 }
@@ -113,8 +123,8 @@ export const namesCustomValues = (input: CustomValuesInput): boolean =>
 /**
  * The record's custom values after a write. Values come from `cf_<key>` entries and the
  * `custom_fields` object (the object wins on conflict). Keys without an active definition are
- * dropped; each value is coerced from its form text (number '12.5', boolean 'true'/'false', date
- * YYYY-MM-DD, select one of the options, text trimmed and at most 1000 characters); null or blank
+ * dropped; each value is coerced from its form text (number '12.5', boolean 'true'/'false' (or yes/no, on/off, 1/0), date
+ * YYYY-MM-DD, select one of the options' values, text trimmed and at most 1000 characters, textarea 10000); null or blank
  * clears it.
  *
  * - create, replace: the result holds the named values only (PUT replaces the visible set);
