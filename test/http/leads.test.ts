@@ -191,6 +191,24 @@ t.test('leads: create, detail, PUT, PATCH, DELETE; access rules like deals', asy
     t.match(listed, { job_title: 'COO', industry: null })
   })
 
+  t.test('a first or a last name will do, as the web app\'s form says; neither is 400 on first_name', async (t) => {
+    const id = await createOk({ first_name: null, last_name: 'Onlylast', email: 'onlylast@initech.test' })
+    t.match((await leads.detail(admin, id)).lead_obj, { first_name: '', last_name: 'Onlylast' })
+    for (const payload of [{ first_name: '', last_name: null }, { first_name: null }, { last_name: '  ' }]) {
+      const res = await leads.create(admin, payload)
+      t.equal(res.statusCode, 400, JSON.stringify(payload))
+      t.match(res.json(), { error: true, errors: { first_name: [String] } })
+    }
+    const cleared = await inject('PATCH', `${BASE}${id}/`, admin, { last_name: null })
+    t.equal(cleared.statusCode, 400, 'a change that would leave no name')
+    t.match(cleared.json(), { errors: { first_name: [String] } })
+    t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { first_name: 'Now', last_name: null })).statusCode, 200, 'one for the other')
+    t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { first_name: null, last_name: 'Back' })).statusCode, 200)
+    const converted = await inject('PATCH', `${BASE}${id}/`, admin, { status: 'converted' })
+    t.equal(converted.statusCode, 200, converted.body)
+    t.match((await inject('GET', `/api/contacts/${converted.json().contact_id}/`, admin)).json(), { contact_obj: { first_name: 'Back', last_name: null } }, 'its contact is named by the last name')
+  })
+
   t.test('404 and 403 as for deals', async (t) => {
     const id = await createOk({ first_name: 'Alice lead', assigned_to: [bob.profileId] }, alice.headers)
     const carol = await acme.addMember('carol@acme.test')

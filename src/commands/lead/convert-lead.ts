@@ -59,7 +59,9 @@ async function conversionOf(deps: DealDeps, caller: Caller, lead: LeadFields): P
   const ids: Conversion = { account_id: randomUUID(), contact_id: randomUUID(), opportunity_id: randomUUID() }
   const { email, phone, website, industry, address_line, city, state, postcode, country, description, assigned_to, tags } = lead
   const account = replacing(emptyAccount(), { name, email, phone, website, industry, address_line, city, state, postcode, country, description, assigned_to, tags })
-  const contact = replacing(emptyContact(), { first_name: lead.first_name, last_name: lead.last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
+  // A contact needs a first name: a lead known only by its last name gives that.
+  const [first_name, last_name] = lead.first_name ? [lead.first_name, lead.last_name] : [lead.last_name ?? '', null]
+  const contact = replacing(emptyContact(), { first_name, last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
   const input = {
     name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
     description, tags, teams: lead.teams, assigned_to, custom: { cfFields: {} },

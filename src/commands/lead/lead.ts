@@ -33,6 +33,7 @@ export type LeadStatus = (typeof LEAD_STATUSES)[number]
 
 export type LeadFields = {
   salutation: string | null
+  /** Blank when the lead has only a last name (it needs one or the other). */
   first_name: string
   last_name: string | null
   /** The person's job title (answered as `job_title`, the original's name, and as `title`). */
@@ -166,9 +167,15 @@ function customValues(command: WriteFacts & { input: LeadInput }, current: Custo
   return resolveCustomValues(command.customFields, current, custom, mode)
 }
 
+/** A lead is found by its name: it needs a first or a last one (the original's form rule). */
+function assertNamed(fields: LeadFields): void {
+  if (!fields.first_name && !fields.last_name) throw new ValidationError({ first_name: ['A lead needs a first or a last name.'] })
+}
+
 function decideCreate(command: Extract<LeadCommand, { type: 'CreateLead' }>, state: LeadState): LeadEvent[] {
   if (state.exists) return []
   const fields = { ...replacing(emptyLead(), writable(command.input)), custom_fields: customValues(command, {}, 'create') }
+  assertNamed(fields)
   const converted = conversionEvents(fields, false, command)
   const created: LeadEvent = { type: 'LeadCreated', data: { lead_id: command.leadId, org_id: command.orgId, ...fields, created_by: command.actor.profileId, at: command.at } }
   return [created, ...converted]
@@ -187,6 +194,7 @@ function decideUpdate(command: Extract<LeadCommand, { type: 'UpdateLead' }>, sta
   const requested: LeadFields = command.replace
     ? { ...replacing(emptyLead(), writable(input)), status: input.status ?? current.status, account: current.account, custom_fields }
     : { ...current, ...writable(input), custom_fields }
+  assertNamed(requested)
   const converted = conversionEvents(requested, state.conversion !== null, command)
   // LeadConverted carries the status change itself.
   const next = converted.length ? { ...requested, status: current.status } : requested

@@ -14,10 +14,13 @@ const choice = <T extends readonly [string, ...string[]]>(values: T) => z.prepro
 // The deal body's field schemas where a lead field reads the same (amount, probability, a date, a file, custom values).
 const deal = OpportunityBody.shape
 
-export const LeadBody = z
+const LeadFieldsBody = z
   .object({
     salutation: optionalText(64).describe('e.g. "Mr", "Ms", "Dr"'),
-    first_name: z.string().trim().min(1, 'This field may not be blank.').max(255),
+    first_name: z
+      .preprocess((v) => (v === null ? '' : v), z.string().trim().max(255))
+      .optional()
+      .describe('A lead needs a first or a last name (400 on first_name when it would have neither); null or blank is no first name'),
     last_name: optionalText(),
     job_title: optionalText().describe("The person's job title (e.g. \"VP of Sales\")"),
     title: optionalText().describe('The same as job_title (our earlier name for it); job_title wins'),
@@ -52,7 +55,11 @@ export const LeadBody = z
   })
   .catchall(z.unknown())
   .describe('Also `cf_<key>`: a custom field value. Other keys (output-only fields such as account, id, created_by) are ignored')
-export const LeadPatch = LeadBody.partial()
+/** A whole lead (create, PUT, a CSV row): a first or a last name, as the original's form asks. */
+export const LeadBody = LeadFieldsBody.superRefine((body, context) => {
+  if (!body.first_name && !body.last_name) context.addIssue({ code: 'custom', path: ['first_name'], message: 'A lead needs a first or a last name.' })
+})
+export const LeadPatch = LeadFieldsBody.partial()
 
 /** A scalar filter (blank: no filter; repeated: the last value), documented for leads. */
 const text = (what: string) => DealFilterQuery.shape.name.describe(what)
