@@ -140,6 +140,7 @@ const leadShape = {
   source: z.enum(LEAD_LEAD_SOURCES).nullable(),
   rating: z.enum(LEAD_RATINGS).nullable(),
   opportunity_amount: Decimal.nullable(),
+  currency: z.string().nullable(),
   probability: z.number().min(0).max(100).nullable(),
   close_date: Day.nullable(),
   account: Id.nullable(),

@@ -49,6 +49,8 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
     [
       // v1 → v2: leads carry an industry (issue 22). A lead created before it has none.
       (data) => ({ ...data, industry: data.industry ?? null }),
+      // v2 → v3: and the currency of their amount (issue 22); an older lead has none.
+      (data) => ({ ...data, currency: data.currency ?? null }),
     ],
   ],
 ])

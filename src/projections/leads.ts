@@ -42,7 +42,7 @@ export type LeadRow = Omit<LeadFields, 'close_date'> & {
 }
 
 export const LEAD_NOTES = noteTables('lead')
-const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
+const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'currency', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
 const LIST_COLUMNS = ['contacts', 'tags', 'teams', 'assigned_to']
 
 async function createTables(db: Kysely<any>): Promise<void> {
@@ -121,8 +121,8 @@ async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<voi
 
 export const leadsProjector: Projector = {
   name: 'leads',
-  // 2: the board placement (LeadMoved). 3: industry.
-  version: 3,
+  // 2: the board placement (LeadMoved). 3: industry. 4: currency.
+  version: 4,
   eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
   tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
   createTables,

@@ -245,12 +245,13 @@ t.test('the upcaster: OpportunityCreated v1 (no custom_fields) reads as v2', asy
   t.equal(upcast('TagDeleted', 1, v1), v1, 'a type at version 1 is untouched')
 })
 
-t.test('the upcaster: LeadCreated v1 (no industry) reads as v2', async (t) => {
-  t.equal(currentVersion('LeadCreated'), 2)
+t.test('the upcasters: LeadCreated v1 (no industry) and v2 (no currency) read as v3', async (t) => {
+  t.equal(currentVersion('LeadCreated'), 3)
   const v1 = { lead_id: 'l1', first_name: 'Old lead' }
-  t.same(upcast('LeadCreated', 1, v1), { ...v1, industry: null })
-  t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE' })
-  t.equal(upcast('LeadCreated', 2, v1), v1, 'the current version is read as stored')
+  t.same(upcast('LeadCreated', 1, v1), { ...v1, industry: null, currency: null })
+  t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
+  t.same(upcast('LeadCreated', 2, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
+  t.equal(upcast('LeadCreated', 3, v1), v1, 'the current version is read as stored')
 })
 
 /** A deal as a version-1 writer stored it: everything but custom_fields. */

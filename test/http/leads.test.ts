@@ -180,7 +180,7 @@ t.test('leads: create, detail, PUT, PATCH, DELETE; access rules like deals', asy
   t.test("the web app's lead form (issue 22): job_title and industry stored and answered; title stays an alias of job_title", async (t) => {
     // What the original's create form sends: every editable field, blanks as null, the amount as a number.
     const id = await createOk({ first_name: 'Jo', last_name: 'Jobs', job_title: 'VP of Sales', company_name: 'Initech', email: null, phone: null, website: null, status: 'assigned', source: null, industry: 'SOFTWARE', opportunity_amount: 2500, description: null, assigned_to: [] })
-    t.match((await leads.detail(admin, id)).lead_obj, { job_title: 'VP of Sales', title: 'VP of Sales', industry: 'SOFTWARE', opportunity_amount: '2500.00' })
+    t.match((await leads.detail(admin, id)).lead_obj, { job_title: 'VP of Sales', title: 'VP of Sales', industry: 'SOFTWARE', opportunity_amount: '2500.00', currency: 'USD' }, "an amount without a currency: the organization's default")
     t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { job_title: 'CTO', industry: null })).statusCode, 200)
     t.match((await leads.detail(admin, id)).lead_obj, { job_title: 'CTO', title: 'CTO', industry: null })
     t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { title: 'CFO' })).statusCode, 200, 'the old name still writes')
@@ -188,7 +188,14 @@ t.test('leads: create, detail, PUT, PATCH, DELETE; access rules like deals', asy
     t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { title: 'ignored', job_title: 'COO' })).statusCode, 200)
     t.match((await leads.detail(admin, id)).lead_obj, { job_title: 'COO', title: 'COO' }, 'job_title wins')
     const listed = (await leads.list(admin)).open_leads.open_leads.find((l: { id: string }) => l.id === id)
-    t.match(listed, { job_title: 'COO', industry: null })
+    t.match(listed, { job_title: 'COO', industry: null, currency: 'USD' })
+    const noAmount = await createOk({ first_name: 'No amount' })
+    t.match((await leads.detail(admin, noAmount)).lead_obj, { opportunity_amount: null, currency: null }, 'no amount, no currency')
+    t.equal((await inject('PATCH', `${BASE}${noAmount}/`, admin, { opportunity_amount: '10' })).statusCode, 200)
+    t.match((await leads.detail(admin, noAmount)).lead_obj, { currency: 'USD' }, 'setting an amount stamps the default')
+    t.equal((await inject('PATCH', `${BASE}${noAmount}/`, admin, { currency: 'eur' })).statusCode, 200)
+    t.match((await leads.detail(admin, noAmount)).lead_obj, { currency: 'EUR' })
+    t.equal((await inject('PATCH', `${BASE}${noAmount}/`, admin, { currency: 'XYZ' })).statusCode, 400)
   })
 
   t.test('a first or a last name will do, as the web app\'s form says; neither is 400 on first_name', async (t) => {
@@ -236,14 +243,14 @@ t.test('conversion (§3.3): PATCH status converted creates account, contact and 
   const tag = (await inject('POST', '/api/tags/', admin, { name: 'hot' })).json().id as string
 
   t.test('answers the ids; the records exist, linked both ways; events recorded', async (t) => {
-    const id = (await leads.create(alice.headers, { first_name: 'Ann', last_name: 'Archer', title: 'CTO', email: 'ann@initech.test', phone: '555', company_name: 'Initech', industry: 'SOFTWARE', city: 'Austin', source: 'compaign', opportunity_amount: 5000, probability: 30, tags: [tag], assigned_to: [alice.profileId] })).json().id as string
+    const id = (await leads.create(alice.headers, { first_name: 'Ann', last_name: 'Archer', title: 'CTO', email: 'ann@initech.test', phone: '555', company_name: 'Initech', industry: 'SOFTWARE', city: 'Austin', source: 'compaign', opportunity_amount: 5000, currency: 'EUR', probability: 30, tags: [tag], assigned_to: [alice.profileId] })).json().id as string
     const res = await inject('PATCH', `${BASE}${id}/`, alice.headers, { status: 'converted' })
     t.equal(res.statusCode, 200, res.body)
     const { account_id, contact_id, opportunity_id } = res.json()
     t.match(res.json(), { error: false, message: 'Lead converted', account_id: /^[0-9a-f-]{36}$/, contact_id: /^[0-9a-f-]{36}$/, opportunity_id: /^[0-9a-f-]{36}$/ })
     t.match((await inject('GET', `/api/accounts/${account_id}/`, admin)).json(), { account_obj: { name: 'Initech', email: 'ann@initech.test', industry: 'SOFTWARE', city: 'Austin', tags: [tag] } })
     t.match((await inject('GET', `/api/contacts/${contact_id}/`, admin)).json(), { contact_obj: { first_name: 'Ann', last_name: 'Archer', title: 'CTO', email: 'ann@initech.test', account: account_id } })
-    t.match((await inject('GET', `/api/opportunities/${opportunity_id}/`, admin)).json().opportunity_obj, { name: 'Initech', account: { id: account_id }, contacts: [{ id: contact_id }], amount: '5000.00', probability: 30, lead_source: 'CAMPAIGN', stage: 'PROSPECTING', created_by: { id: alice.profileId } })
+    t.match((await inject('GET', `/api/opportunities/${opportunity_id}/`, admin)).json().opportunity_obj, { name: 'Initech', account: { id: account_id }, contacts: [{ id: contact_id }], amount: '5000.00', currency: 'EUR', probability: 30, lead_source: 'CAMPAIGN', stage: 'PROSPECTING', created_by: { id: alice.profileId } })
     const lead = (await leads.detail(alice.headers, id)).lead_obj
     t.match(lead, { status: 'converted', account: { id: account_id, name: 'Initech' }, contacts: [{ id: contact_id }], conversion: { account_id, contact_id, opportunity_id, converted_by: { id: alice.profileId } } })
     t.same((await store.readStream(leadStreams.stream(id))).map((e) => e.type), ['LeadCreated', 'LeadConverted'])

@@ -63,7 +63,7 @@ async function conversionOf(deps: DealDeps, caller: Caller, lead: LeadFields): P
   const [first_name, last_name] = lead.first_name ? [lead.first_name, lead.last_name] : [lead.last_name ?? '', null]
   const contact = replacing(emptyContact(), { first_name, last_name, email, phone, title: lead.title, account: ids.account_id, description, assigned_to, tags })
   const input = {
-    name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
+    name, account: ids.account_id, contacts: [ids.contact_id], amount: lead.opportunity_amount, currency: lead.currency, probability: lead.probability, lead_source: lead.source ? DEAL_SOURCE[lead.source] : null,
     description, tags, teams: lead.teams, assigned_to, custom: { cfFields: {} },
   }
   const deal = await dealCreation(deps, caller, { id: ids.opportunity_id, input, field: 'company_name' })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Position } from '../../eventstore/event-store.ts'
+import { organizationById } from '../../identity/organizations.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import type { Caller } from '../caller.ts'
@@ -18,6 +19,8 @@ export const LEAD_EMAIL_SCOPE = 'lead_email'
 export type CreateLeadOptions = {
   /** The organization's custom field definitions for leads, so an import looks them up once, not per row. */
   customFields?: readonly Definition[]
+  /** The organization's default currency (for an amount sent without one), so an import looks it up once. */
+  defaultCurrency?: string
   /** The unit of work to join (an HTTP request's, an import's); a new one by default. */
   session?: CommandSession
 }
@@ -31,9 +34,12 @@ export async function createLead(deps: DealDeps, caller: Caller, input: LeadInpu
   const { orgId } = caller
   const session = options.session ?? commandSession(deps.store, caller)
   await checkRelations(deps.db, orgId, input)
-  const definitions = options.customFields ?? (await definitionsOf(deps.db, orgId, 'leads', { activeOnly: false }))
+  const [definitions, defaultCurrency] = await Promise.all([
+    options.customFields ?? definitionsOf(deps.db, orgId, 'leads', { activeOnly: false }),
+    options.defaultCurrency ?? organizationById(deps.db, orgId).then((org) => org.default_currency),
+  ])
   const id = randomUUID()
-  const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString(), customFields: definitions, input }
+  const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString(), customFields: definitions, defaultCurrency, input }
   const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
   const converted = await withOptionalClaim(session.run, claim, (run) => runLeadCommand(deps, caller, run, id, command))
   return { id, converted, position: session.position() }

@@ -6,6 +6,7 @@ import { commandSession, readModelsAt } from '../command-session.ts'
 import { checkCsv, createRows, csvRows } from '../imports/csv.ts'
 import type { CsvColumns, CsvShape, ImportOutcome } from '../imports/csv.ts'
 import type { DealDeps } from '../opportunity/create-deal.ts'
+import { organizationById } from '../../identity/organizations.ts'
 import { createLead } from './create-lead.ts'
 import type { LeadInput } from './lead.ts'
 
@@ -26,12 +27,12 @@ export type LeadRows<Row> = {
 export async function importLeads<Row>(deps: DealDeps, caller: Caller, path: string, rows: LeadRows<Row>): Promise<ImportOutcome & { columns: CsvColumns; position: Position | null }> {
   const columns: CsvColumns = { recognized: [], ignored: [] }
   await checkCsv(createReadStream(path), rows.shape, columns)
-  const customFields = await definitionsOf(deps.db, caller.orgId, 'leads', { activeOnly: false })
+  const [customFields, org] = await Promise.all([definitionsOf(deps.db, caller.orgId, 'leads', { activeOnly: false }), organizationById(deps.db, caller.orgId)])
   const session = commandSession(deps.store, caller)
   const outcome = await createRows(csvRows(createReadStream(path), rows.shape, { recognized: [], ignored: [] }), {
     uniqueField: 'email',
     unique: rows.emailOf,
-    create: (row) => createLead(deps, caller, rows.inputOf(row), { customFields, session }).then(() => undefined),
+    create: (row) => createLead(deps, caller, rows.inputOf(row), { customFields, defaultCurrency: org.default_currency, session }).then(() => undefined),
     settle: () => readModelsAt(deps, session.position()),
   })
   return { ...outcome, columns, position: session.position() }

@@ -56,6 +56,8 @@ export type LeadFields = {
   description: string | null
   /** Decimal string with 2 places, like a deal's amount. */
   opportunity_amount: string | null
+  /** ISO 4217 code of the amount; the organization's default when an amount is set without one. */
+  currency: string | null
   probability: number | null
   /** The expected close date, YYYY-MM-DD. */
   close_date: string | null
@@ -70,7 +72,7 @@ export type LeadFields = {
 
 export const emptyLead = (): LeadFields => ({
   salutation: null, first_name: '', last_name: null, title: null, email: null, phone: null, company_name: null, industry: null, website: null, address_line: null, city: null, state: null, postcode: null, country: null,
-  status: 'assigned', source: null, rating: null, description: null, opportunity_amount: null, probability: null, close_date: null, account: null, contacts: [], tags: [], teams: [], assigned_to: [], custom_fields: {},
+  status: 'assigned', source: null, rating: null, description: null, opportunity_amount: null, currency: null, probability: null, close_date: null, account: null, contacts: [], tags: [], teams: [], assigned_to: [], custom_fields: {},
 })
 
 /** What conversion created, recorded on the lead. */
@@ -129,7 +131,12 @@ export function evolveLead(state: LeadState, event: LeadEvent): LeadState {
 /** What a client may set: every field but `account` (conversion sets it), custom values as sent. */
 export type LeadInput = Partial<Omit<LeadFields, 'account' | 'custom_fields'>> & { custom?: CustomValuesInput }
 
-type WriteFacts = { orgId: string; actor: Actor; at: string; customFields: readonly Definition[]; conversion?: Conversion }
+/** `defaultCurrency`: the organization's, for an amount set without a currency. */
+type WriteFacts = { orgId: string; actor: Actor; at: string; customFields: readonly Definition[]; conversion?: Conversion; defaultCurrency?: string }
+
+/** An amount is in a currency: the one sent, else the organization's default (as the original stamps it). */
+const withCurrency = (fields: LeadFields, defaultCurrency: string | undefined): LeadFields =>
+  fields.opportunity_amount !== null && fields.currency === null && defaultCurrency ? { ...fields, currency: defaultCurrency } : fields
 export type LeadCommand =
   | ({ type: 'CreateLead'; leadId: string; input: LeadInput } & WriteFacts)
   /** PUT (`replace`: fields left out take their empty value, except status, which is kept) or PATCH. */
@@ -174,7 +181,7 @@ function assertNamed(fields: LeadFields): void {
 
 function decideCreate(command: Extract<LeadCommand, { type: 'CreateLead' }>, state: LeadState): LeadEvent[] {
   if (state.exists) return []
-  const fields = { ...replacing(emptyLead(), writable(command.input)), custom_fields: customValues(command, {}, 'create') }
+  const fields = withCurrency({ ...replacing(emptyLead(), writable(command.input)), custom_fields: customValues(command, {}, 'create') }, command.defaultCurrency)
   assertNamed(fields)
   const converted = conversionEvents(fields, false, command)
   const created: LeadEvent = { type: 'LeadCreated', data: { lead_id: command.leadId, org_id: command.orgId, ...fields, created_by: command.actor.profileId, at: command.at } }
@@ -191,9 +198,13 @@ function decideUpdate(command: Extract<LeadCommand, { type: 'UpdateLead' }>, sta
   }
   const custom_fields = customValues(command, current.custom_fields, command.replace ? 'replace' : 'patch')
   // A PUT keeps what it cannot or need not send: the account conversion set, and the status when it names none.
-  const requested: LeadFields = command.replace
-    ? { ...replacing(emptyLead(), writable(input)), status: input.status ?? current.status, account: current.account, custom_fields }
-    : { ...current, ...writable(input), custom_fields }
+  const requested: LeadFields = withCurrency(
+    command.replace
+      ? { ...replacing(emptyLead(), writable(input)), status: input.status ?? current.status, account: current.account, custom_fields }
+      : { ...current, ...writable(input), custom_fields },
+    // Only a request that sets the amount stamps the default: an unrelated edit leaves an older lead as it was.
+    input.opportunity_amount !== undefined ? command.defaultCurrency : undefined,
+  )
   assertNamed(requested)
   const converted = conversionEvents(requested, state.conversion !== null, command)
   // LeadConverted carries the status change itself.
