@@ -222,11 +222,13 @@ const DEFINITIONS = {
   LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
   ...noteDefinitions('Lead', 'lead', 'lead'),
   // tag-<id>
-  TagCreated: { stream: 'tag', description: 'A tag was created.', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), created_by: By, ...at }) },
-  TagUpdated: { stream: 'tag', description: 'A tag was renamed or recoloured: only the changed values.', data: z.strictObject({ name: z.string().optional(), color: z.string().nullable().optional(), ...at }) },
-  TagDeleted: { stream: 'tag', description: 'A tag was (soft) deleted.', data: z.strictObject(at) },
+  TagCreated: { stream: 'tag', description: 'A tag was created (v2: with its description).', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), description: z.string(), created_by: By, ...at }) },
+  TagUpdated: { stream: 'tag', description: 'A tag was renamed, recoloured or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), color: z.string().nullable().optional(), description: z.string().optional(), ...at }) },
+  TagDeleted: { stream: 'tag', description: 'A tag was (soft) deleted: its name freed, hidden from records (no longer decided by the API: tags are archived).', data: z.strictObject(at) },
   TagRestored: { stream: 'tag', description: 'A deleted tag was restored.', data: z.strictObject(at) },
-  TagMerged: { stream: 'tag', description: 'A tag was merged into another and is gone (records are retagged).', data: z.strictObject({ into_tag_id: Id, ...at }) },
+  TagArchived: { stream: 'tag', description: 'A tag was archived (turned off): no longer offered for new records; records keep it, and it keeps its name.', data: z.strictObject(at) },
+  TagUnarchived: { stream: 'tag', description: 'An archived tag was turned back on.', data: z.strictObject(at) },
+  TagMerged: { stream: 'tag', description: "A tag was merged into another: its records were retagged in the same append, and it is archived (older merges also freed the source's name).", data: z.strictObject({ into_tag_id: Id, ...at }) },
   // team-<id>
   TeamCreated: { stream: 'team', description: 'A team was created with its members (sorted, whole).', data: z.strictObject({ team_id: Id, org_id: Id, name: z.string(), description: z.string().nullable(), users: Ids, created_by: By, ...at }) },
   TeamUpdated: { stream: 'team', description: 'A team was renamed or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), description: z.string().nullable().optional(), ...at }) },

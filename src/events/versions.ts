@@ -44,6 +44,8 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
       (data) => ({ organization: null, department: null, linkedin_url: null, address_line: null, city: null, state: null, postcode: null, country: null, do_not_call: false, is_active: true, ...data }),
     ],
   ],
+  // v1 → v2: tags carry a description (the original's, issue 22). An older tag has a blank one.
+  ['TagCreated', [(data) => ({ ...data, description: data.description ?? '' })]],
   [
     'LeadCreated',
     [

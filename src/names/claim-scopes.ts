@@ -7,7 +7,7 @@ import { CUSTOM_FIELD_MODULES, customFieldKeyScope } from '../commands/custom-fi
  * that has a live row for every record holding a name of that scope. The scopes are those passed
  * to withClaimedName / withOptionalClaim / withRenamedClaim in src/ (test/names/claim-scopes.test.ts
  * fails when a new one appears without an entry here). "Live" is what keeps the claim: a deleted
- * record released it, a merged tag too, a deleted team leaves no row.
+ * record released it, a deleted team leaves no row.
  */
 export type ScopeModel = { projector: string; table: string; column: string; live: RawBuilder<boolean> }
 
@@ -19,7 +19,8 @@ export const CLAIM_SCOPES: ReadonlyMap<string, ScopeModel> = new Map<string, Sco
   ['contact_email', { projector: 'contacts', table: 'contacts', column: 'email', live: notDeleted }],
   ['lead_email', { projector: 'leads', table: 'leads', column: 'email', live: notDeleted }],
   ['opportunity_name', { projector: 'opportunities', table: 'opportunities', column: 'name', live: notDeleted }],
-  ['tag', { projector: 'tags', table: 'tags', column: 'name', live: sql<boolean>`NOT is_deleted AND merged_into IS NULL` }],
+  // An archived tag, and a merged one (archived), keeps its name; only the older delete freed it.
+  ['tag', { projector: 'tags', table: 'tags', column: 'name', live: notDeleted }],
   ['team', { projector: 'teams', table: 'teams', column: 'name', live: sql<boolean>`true` }],
   ...CUSTOM_FIELD_MODULES.map((module): [string, ScopeModel] => [
     customFieldKeyScope(module),

@@ -8,7 +8,7 @@ import { spec } from '../helpers/given-when-then.ts'
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
 const at = '2026-11-22T09:00:00.000Z'
-const created: TagEvent = { type: 'TagCreated', data: { tag_id: 't1', org_id: org, name: 'VIP', color: null, created_by: 'p1', at } }
+const created: TagEvent = { type: 'TagCreated', data: { tag_id: 't1', org_id: org, name: 'VIP', color: null, description: '', created_by: 'p1', at } }
 
 t.test('tag decider', async (t) => {
   const tag = spec(t, tagDecider)
@@ -22,8 +22,27 @@ t.test('tag decider', async (t) => {
   tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'DeleteTag', orgId: org, at }).then([], 'deleting twice is a no-op')
   tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'UpdateTag', orgId: org, name: 'X', at }).thenRejects(NotFoundError)
   tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'RestoreTag', orgId: org, at }).then([{ type: 'TagRestored', data: { at } }])
+  tag.given([created]).when({ type: 'UpdateTag', orgId: org, description: 'Key customers', at }).then([{ type: 'TagUpdated', data: { description: 'Key customers', at } }])
   tag.given([created]).when({ type: 'MergeTag', orgId: org, intoTagId: 't2', at }).then([{ type: 'TagMerged', data: { into_tag_id: 't2', at } }])
-  tag.given([created, { type: 'TagMerged', data: { into_tag_id: 't2', at } }]).when({ type: 'RestoreTag', orgId: org, at }).thenRejects(NotFoundError, undefined)
+  tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'MergeTag', orgId: org, intoTagId: 't2', at }).thenRejects(NotFoundError)
+})
+
+t.test('tag decider: archiving (the original is_active)', async (t) => {
+  const tag = spec(t, tagDecider)
+  const archived: TagEvent = { type: 'TagArchived', data: { at } }
+  const merged: TagEvent = { type: 'TagMerged', data: { into_tag_id: 't2', at } }
+  tag.given([created]).when({ type: 'ArchiveTag', orgId: org, at }).then([archived])
+  tag.given([created, archived]).when({ type: 'ArchiveTag', orgId: org, at }).then([], 'archiving twice is a no-op')
+  tag.given([created, { type: 'TagDeleted', data: { at } }]).when({ type: 'ArchiveTag', orgId: org, at }).then([], 'a deleted tag is off already')
+  tag.given([created]).when({ type: 'ArchiveTag', orgId: otherOrg, at }).thenRejects(NotFoundError)
+  tag.given([]).when({ type: 'ArchiveTag', orgId: org, at }).thenRejects(NotFoundError)
+  tag.given([created, archived]).when({ type: 'RestoreTag', orgId: org, at }).then([{ type: 'TagUnarchived', data: { at } }], 'restore turns an archived tag back on')
+  tag.given([created, archived, { type: 'TagUnarchived', data: { at } }]).when({ type: 'RestoreTag', orgId: org, at }).then([], 'an active tag needs no restore')
+  tag.given([created]).when({ type: 'RestoreTag', orgId: org, at }).then([])
+  tag.given([created, archived]).when({ type: 'UpdateTag', orgId: org, name: 'Former VIP', at }).then([{ type: 'TagUpdated', data: { name: 'Former VIP', at } }], 'an archived tag may be renamed')
+  tag.given([created, archived]).when({ type: 'MergeTag', orgId: org, intoTagId: 't2', at }).then([merged], 'an archived tag may be merged away')
+  tag.given([created, merged]).when({ type: 'RestoreTag', orgId: org, at }).then([{ type: 'TagUnarchived', data: { at } }], 'a merged tag is archived, not gone')
+  tag.given([created, merged]).when({ type: 'ArchiveTag', orgId: org, at }).then([], 'a merged tag is off already')
 })
 
 t.test('name claim decider', async (t) => {

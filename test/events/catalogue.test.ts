@@ -152,6 +152,9 @@ function decidedEvents(): StoredEvent[] {
     { type: 'UpdateTag', orgId: org, name: 'VIPs', color: null, at },
     { type: 'DeleteTag', orgId: org, at },
     { type: 'RestoreTag', orgId: org, at },
+    { type: 'UpdateTag', orgId: org, description: 'Key customers', at },
+    { type: 'ArchiveTag', orgId: org, at },
+    { type: 'RestoreTag', orgId: org, at },
     { type: 'MergeTag', orgId: org, intoTagId: randomUUID(), at },
   ]
   const teamCommands: TeamCommand[] = [

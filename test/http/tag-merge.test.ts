@@ -40,7 +40,7 @@ t.test('POST /api/tags/{id}/merge/ retags the records carrying the source, as ev
 
   const merged = await inject('POST', `/api/tags/${source}/merge/`, acme.admin.headers, { into: target })
   t.equal(merged.statusCode, 200)
-  t.match(merged.json(), { error: false, into: { id: target } })
+  t.match(merged.json(), { error: false, tag: { id: target }, into: { id: target }, moved: 4 }, 'the live account, contact, deal and lead moved')
 
   t.test('the records read back tagged with the target, once, their other tags kept', async (t) => {
     t.same((await inject('GET', `/api/accounts/${account}/`, alice.headers)).json().account_obj.tags.sort(), [target, other].sort())
@@ -63,6 +63,7 @@ t.test('POST /api/tags/{id}/merge/ retags the records carrying the source, as ev
     t.same(dealEvents[1]!.data, { changes: { tags: { from: [source, other], to: [target, other] } }, at: '2026-11-22T09:00:00.000Z' })
     const mergedEvent = (await history(tagStream(source))).at(-1)!
     t.match(mergedEvent, { type: 'TagMerged', data: { into_tag_id: target } })
+    t.same((await inject('GET', `/api/tags/${source}/`, alice.headers)).json().is_active, false, 'the source is archived, not gone')
     for (const update of [accountEvents[1]!, contactEvents[1]!, dealEvents[1]!]) t.ok(comparePositions(update.position, mergedEvent.position) < 0, 'retagged before TagMerged')
   })
 
