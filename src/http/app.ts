@@ -2,7 +2,6 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
-import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { Deps } from '../deps.ts'
 import { diskFileStore } from '../files/file-store.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
@@ -52,6 +51,7 @@ import { tokenRoutes } from './identity/tokens.ts'
 import { userRoutes } from './identity/user.ts'
 import { usersRoutes } from './identity/users.ts'
 import { webhookRoutes } from './webhooks/webhooks.ts'
+import { validatorCompiler } from './kernel/unknown-fields.ts'
 
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */

@@ -114,7 +114,8 @@ t.test('deals: create, detail, PUT, PATCH, delete (§4.4)', async (t) => {
   t.test('404: missing, other organization, non-uuid ids', async (t) => {
     const id = await createOk(admin, { name: 'Mine' })
     for (const [method, url] of [['GET', `${BASE}${id}/`], ['PATCH', `${BASE}${id}/`], ['PUT', `${BASE}${id}/`], ['DELETE', `${BASE}${id}/`], ['PATCH', `${BASE}${id}/move/`]] as const) {
-      const res = await inject(method, url, globex.admin.headers, method === 'PUT' || method === 'PATCH' ? { name: 'x', column_id: 'PROPOSAL' } : undefined)
+      const body = url.endsWith('/move/') ? { column_id: 'PROPOSAL' } : method === 'PUT' || method === 'PATCH' ? { name: 'x' } : undefined
+      const res = await inject(method, url, globex.admin.headers, body)
       t.equal(res.statusCode, 404, `${method} ${url} from another org`)
       t.match(res.json(), { error: true, errors: String })
     }

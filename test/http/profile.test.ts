@@ -36,7 +36,10 @@ t.test('own profile', async (t) => {
   })
 
   t.test('PATCH /api/profile/', async (t) => {
-    const res = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { first_name: 'Alice', last_name: 'Liddell', phone: '+44 20 7946 0000', role: 'ADMIN', is_active: false } })
+    const escalate = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { first_name: 'Alice', role: 'ADMIN', is_active: false } })
+    t.equal(escalate.statusCode, 400, 'role and status are refused here, not silently dropped')
+    t.same(Object.keys(escalate.json().errors).sort(), ['is_active', 'role'])
+    const res = await app.inject({ method: 'PATCH', url: '/api/profile/', headers: alice.headers, payload: { first_name: 'Alice', last_name: 'Liddell', phone: '+44 20 7946 0000' } })
     t.equal(res.statusCode, 200)
     t.match(res.json(), { error: false, message: String, user_obj: { id: alice.profileId, role: 'USER', is_active: true, phone: '+44 20 7946 0000', user_details: { first_name: 'Alice', last_name: 'Liddell' } } })
     const row = await db.selectFrom('profiles').selectAll().where('id', '=', alice.profileId).executeTakeFirstOrThrow()

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, errorsByField } from '../../errors.ts'
 import { ProjectionLagError } from '../../projections/runner.ts'
+import { UNKNOWN_FIELD } from './unknown-fields.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
 export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
@@ -27,6 +28,9 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       if (error.validationContext === 'params') return reply.code(404).send({ error: true, errors: 'Not found' })
+      const unknown = error.validation.filter((issue) => issue.message === UNKNOWN_FIELD).map((issue) => issue.instancePath.slice(1))
+      // Logged: a client sending fields we do not store is worth knowing about (a typo, or a field the original had).
+      if (unknown.length > 0) request.log.warn({ fields: unknown, route: request.routeOptions.url }, 'unknown body fields refused')
       return reply.code(400).send({ error: true, errors: fieldErrors(error.validation) })
     }
     if (error instanceof DomainError) return reply.code(error.statusCode).send({ error: true, errors: error.errors })

@@ -8,11 +8,12 @@ const same = (field: string) => `The same as ${field} (what some forms call it);
 
 /**
  * What a website's contact form sends to POST /api/leads/create-from-site/: a few lead fields,
- * validated by the lead body's own field schemas. Other keys (a submit button, a captcha token) are dropped.
+ * validated by the lead body's own field schemas. Other keys (a submit button, a captcha token, the
+ * site's own fields) are accepted and dropped, as the original does: an HTML form posts whatever it
+ * holds, and refusing it would lose the visitor's lead over a field nobody asked them for.
  */
-export const CaptureBody = z
-  .object({
-    apikey: z.string().optional().describe("The organization's API key (or send it in the `Token` header)"),
+const captureFields = z.object({
+  apikey: z.string().optional().describe("The organization's API key (or send it in the `Token` header)"),
     first_name: lead.first_name,
     last_name: lead.last_name,
     email: lead.email.describe('Required: a lead from the web must be reachable. Unique per organization among leads (400 naming email)'),
@@ -26,10 +27,17 @@ export const CaptureBody = z
     message: lead.description.describe(same('description')),
     source: lead.source.describe('§2.5 source; `other` when absent'),
   })
+
+export const CaptureBody = captureFields
+  .catchall(z.unknown())
+  .describe('Other keys (a submit button, a captcha token) are accepted and ignored')
   .superRefine((body, context) => {
     if (!body.email) context.addIssue({ code: 'custom', path: ['email'], message: 'This field is required.' })
   })
-  .transform(({ apikey, job_title, ...body }): { apikey: string | undefined; input: LeadInput } => {
+  .transform((all): { apikey: string | undefined; input: LeadInput } => {
+    // Only the lead fields go on: the catchall's keys stop here.
+    const known = Object.fromEntries(Object.entries(all).filter(([key]) => key in captureFields.shape)) as z.output<typeof captureFields>
+    const { apikey, job_title, ...body } = known
     const fields: Record<string, unknown> = { ...body, title: job_title !== undefined ? job_title : body.title }
     for (const [alias, field] of Object.entries(LEAD_FIELD_ALIASES)) {
       fields[field] ??= fields[alias]
