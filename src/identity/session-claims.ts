@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { Db, Role } from '../db/database.ts'
-import type { SessionSubject } from './sessions.ts'
 
 /**
  * What a signed-in client reads without another round trip, as the original service hands it out:
@@ -9,6 +8,9 @@ import type { SessionSubject } from './sessions.ts'
  * claims: every request re-reads role and membership (authenticate.ts), so a stale `role` in a live
  * token only changes what a client shows until its next refresh.
  */
+/** The membership a session acts as. */
+export type SessionSubject = { user_id: string; org_id: string; profile_id: string }
+
 export type OrgSettingsClaim = { default_currency: string; currency_symbol: string; default_country: string | null }
 
 export type DisplayClaims = {

@@ -7,7 +7,8 @@ import type { AccessClaims } from './jwt.ts'
 import { activeMembershipsOfUser, membershipOf } from './queries.ts'
 import { REFRESH_TOKEN_PREFIX, hashSecret, newSecret } from './secrets.ts'
 import { sessionDisplay, userDetail } from './session-claims.ts'
-import type { CurrentOrg, UserDetail } from './session-claims.ts'
+import { recordSignIn } from './users.ts'
+import type { CurrentOrg, SessionSubject, UserDetail } from './session-claims.ts'
 
 /** What every interactive sign-in answers: an access JWT and an opaque refresh token for one membership. */
 export type TokenPair = {
@@ -26,8 +27,7 @@ export type TokenPair = {
 /** What a sign-in answers beyond the pair: the user with their organizations and the profile acted as. */
 export type SignIn = TokenPair & { user: UserDetail; profile: { id: string; role: Role; is_organization_admin: boolean } }
 
-/** The membership a session acts as. */
-export type SessionSubject = { user_id: string; org_id: string; profile_id: string }
+export type { SessionSubject } from './session-claims.ts'
 
 export type SessionDeps = {
   db: Db
@@ -101,8 +101,8 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
     }
   }
 
-  /** {@link issue} for a sign-in or an organization switch: also the user and the profile now acted as. */
-  async function signIn(trx: Db, subject: SessionSubject): Promise<SignIn> {
+  /** {@link issue} for an organization switch: also the user and the profile now acted as. */
+  async function switchTo(trx: Db, subject: SessionSubject): Promise<SignIn> {
     const pair = await issue(trx, subject)
     const user = (await userDetail(trx, subject.user_id))!
     const role = user.organizations.find((org) => org.id === subject.org_id)?.role ?? 'USER'
@@ -152,7 +152,13 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
     if (token) await revokeFamily(db, token.family_id, clock())
   }
 
-  return { issue, signIn, rotate, logout }
+  /** {@link switchTo} for a sign-in proper (a link, a code, Google), which is what the user's `last_login` records. */
+  async function signIn(trx: Db, subject: SessionSubject): Promise<SignIn> {
+    await recordSignIn(trx, subject.user_id, clock())
+    return switchTo(trx, subject)
+  }
+
+  return { issue, signIn, switchTo, rotate, logout }
 }
 
 export type Sessions = ReturnType<typeof createSessions>

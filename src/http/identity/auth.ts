@@ -82,7 +82,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
         const subject = await signInSubject(deps.db, userId, request.body.org_id)
         const { refresh } = request.body
         if (refresh) await sessions.logout(refresh, userId)
-        return sessions.signIn(deps.db, subject)
+        return sessions.switchTo(deps.db, subject)
       },
     )
   }
