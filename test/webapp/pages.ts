@@ -43,7 +43,7 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/settings/organization/edit', shows: 'Acme Webapp' },
 ]
 
-/** A record created through one of the app's forms: the fields to fill, and the list that must then show it. */
+/** A record created or edited through one of the app's forms: the fields to fill, and the page that must then show it. */
 export type FormCase = { form: string; fill: Record<string, string>; select?: string[]; list: string; shows: string }
 
 export const FORMS: readonly FormCase[] = [
@@ -51,8 +51,14 @@ export const FORMS: readonly FormCase[] = [
   { form: '/contacts/new', fill: { first_name: 'Formy', last_name: 'Contactson' }, list: '/contacts', shows: 'Contactson' },
   { form: '/leads/new', fill: { first_name: 'Formy', last_name: 'Leadsworth', job_title: 'Buyer', email: 'formy@example.test' }, list: '/leads', shows: 'Leadsworth' },
   { form: '/pipeline/new', fill: { name: 'Form deal', amount: '2500', closed_on: '2026-12-31' }, select: ['account'], list: '/pipeline', shows: 'Form deal' },
-  { form: '/solutions/new', fill: { title: 'Form solution', description: 'Made in the form' }, list: '/solutions', shows: 'Form solution' },
+  { form: '/solutions/new', fill: { title: 'Form solution', description: 'Made in the form, with the steps that resolve it.' }, list: '/solutions', shows: 'Form solution' },
   { form: '/goals/new', fill: { name: 'Form goal', target_value: '5000', period_start: '2026-11-01', period_end: '2026-11-30' }, list: '/goals', shows: 'Form goal' },
+  { form: '/accounts/{account}/edit', fill: { name: 'Seeded Account Renamed' }, list: '/accounts/{account}', shows: 'Seeded Account Renamed' },
+  { form: '/contacts/{contact}/edit', fill: { last_name: 'Recontacted' }, list: '/contacts/{contact}', shows: 'Recontacted' },
+  { form: '/leads/{lead}/edit', fill: { last_name: 'Releaded', job_title: 'Head of buying' }, list: '/leads/{lead}', shows: 'Releaded' },
+  { form: '/pipeline/{deal}/edit', fill: { name: 'Seeded deal, edited', amount: '1300' }, list: '/pipeline/{deal}', shows: 'Seeded deal, edited' },
+  { form: '/solutions/{solution}/edit', fill: { title: 'Seeded solution, edited' }, list: '/solutions/{solution}', shows: 'Seeded solution, edited' },
+  { form: '/goals/{goal}/edit', fill: { name: 'Seeded goal, edited' }, list: '/goals', shows: 'Seeded goal, edited' },
 ]
 
 /** Pages of modules not built yet (tasks, cases, invoices, documents, notifications …): not visited. */
@@ -100,8 +106,10 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const account = await create('/api/accounts/', { name: 'Seeded Account Ltd' })
   const contact = await create('/api/contacts/', { first_name: 'Seeded', last_name: 'Contact', account })
   const lead = await create('/api/leads/', { first_name: 'Seeded', last_name: 'Lead', title: 'Seeded lead', email: 'seeded.lead@example.test' })
-  const deal = await create('/api/opportunities/', { name: 'Seeded deal', amount: '1200.50', account, assigned_to: [memberProfileId] })
-  const solution = await create('/api/cases/solutions/', { title: 'Seeded solution', description: 'How to seed' })
+  // Closing in three days puts it on the landing page's "later this week".
+  const closedOn = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10)
+  const deal = await create('/api/opportunities/', { name: 'Seeded deal', amount: '1200.50', account, assigned_to: [memberProfileId], closed_on: closedOn })
+  const solution = await create('/api/cases/solutions/', { title: 'Seeded solution', description: 'How to seed: the steps that resolve it, in order.' })
   await create('/api/tags/', { name: 'Seeded tag' })
   const goal = await create('/api/opportunities/goals/', { name: 'Seeded goal', goal_type: 'REVENUE', target_value: '10000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', assigned_to: memberProfileId })
   return { lead, account, contact, deal, goal, solution }

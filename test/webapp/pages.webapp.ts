@@ -104,21 +104,27 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
 
   const rendered: string[] = []
   const failedCallsByPage = new Map<string, string[]>()
+  const waitingCallsByPage = new Map<string, number>()
   /** Visits a page and checks what every page must: no error page, no failed call of ours, still signed in. */
+  const urlOf = (path: string) => path.replace(/\{(\w+)\}/g, (_, key: keyof Seeded) => seeded[key])
   const visit = async (t: Test, path: string, shows?: string) => {
-    const url = path.replace(/\{(\w+)\}/g, (_, key: keyof Seeded) => seeded[key])
+    const url = urlOf(path)
     const mark = calls.mark()
     const response = await admin.goto(`${origin}${url}`, { waitUntil: 'networkidle' })
     const body = await admin.locator('body').innerText()
     const failures = calls.since(mark).filter(isOurFailure).map(describeCall)
     failedCallsByPage.set(path, [...(failedCallsByPage.get(path) ?? []), ...failures])
+    // Calls of the shell to modules not built yet (tasks, tickets, invoices …) are counted, not failed.
+    waitingCallsByPage.set(path, calls.since(mark).filter((c) => c.notBuilt && c.status >= 400).length)
     const status = response?.status() ?? 0
     t.not(new URL(admin.url()).pathname, '/login', 'still signed in')
     t.ok(status < 400, `answers ${status}`)
     t.notMatch(body, ERROR_TITLES, 'no error page')
-    t.notMatch(body, /Admins only/, 'an admin sees the admin screens')
+    // The HTML, not innerText: CSS may set the label in capitals.
+    const html = await admin.content()
+    t.notMatch(html, /Admins only/, 'an admin sees the admin screens')
     t.same(failures, [], 'no API call of ours failed')
-    const holdsData = shows === undefined || (await admin.content()).includes(shows)
+    const holdsData = shows === undefined || html.includes(shows)
     t.ok(holdsData, shows === undefined ? 'renders' : `shows ${shows}`)
     return status < 400 && !ERROR_TITLES.test(body) && failures.length === 0 && holdsData
   }
@@ -131,15 +137,15 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
 
   const created: string[] = []
   for (const form of FORMS) {
-    await t.test(`form ${form.form} creates what ${form.list} then lists`, async (t) => {
+    await t.test(`form ${form.form} writes what ${form.list} then shows`, async (t) => {
       await visit(t, form.form)
       for (const [name, value] of Object.entries(form.fill)) await admin.locator(`[name="${name}"]`).first().fill(value)
       for (const name of form.select ?? []) await admin.locator(`select[name="${name}"]`).selectOption({ index: 1 })
       const mark = calls.mark()
-      // Each form redirects away from itself (to the new record or its list) once the server took it.
-      const left = admin.waitForURL((url) => url.pathname !== form.form, { timeout: 15_000 }).then(() => true, () => false)
       await admin.locator('button[type="submit"]').last().click()
-      t.ok(await left, `the form was accepted (now at ${new URL(admin.url()).pathname})`)
+      // A create form redirects to its record, an edit form stays with `saved`: either way the app's server writes to ours.
+      const wrote = () => calls.since(mark).some((c) => c.method !== 'GET')
+      for (let waited = 0; waited < 150 && !wrote(); waited++) await admin.waitForTimeout(100)
       await admin.waitForLoadState('networkidle')
       const writes = calls.since(mark).filter((c) => c.method !== 'GET')
       t.ok(writes.some((c) => c.status < 300), `the form wrote: ${writes.map(describeCall).join(', ')}`)
@@ -156,10 +162,12 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
     const page = await browser.newPage()
     await signInThroughTheApp(page, origin, mail, member.email, 'Acme Webapp')
     await page.goto(`${origin}/team`, { waitUntil: 'networkidle' })
-    t.match(await page.locator('body').innerText(), /Admins only/, `the team page at ${page.url()}`)
+    t.match(await page.content(), /Admins only/, `the team page at ${page.url()}`)
     await page.close()
   })
 
-  t.comment(`pages render: ${rendered.length} / ${BUILT_PAGES.length} checked; forms create and list: ${created.length} / ${FORMS.length}; not ours yet: ${NOT_OURS_YET.length} pages`)
-  for (const [path, failures] of failedCallsByPage) if (failures.length > 0) t.comment(`${path}: ${failures.length} API calls ≥ 400: ${failures.join(', ')}`)
+  t.comment(`pages render: ${rendered.length} / ${BUILT_PAGES.length} checked; forms write and show: ${created.length} / ${FORMS.length}; not ours yet: ${NOT_OURS_YET.length} pages`)
+  for (const [path, failures] of failedCallsByPage) {
+    t.comment(`${path}: ${failures.length} calls of ours ≥ 400${failures.length ? ` (${failures.join(', ')})` : ''}, ${waitingCallsByPage.get(path) ?? 0} to modules not built yet`)
+  }
 })
