@@ -140,6 +140,48 @@ t.test('issue 8 §3: event feeds, live deal streams, projections status, min_pos
     t.same(resumed.frames.filter((f) => f.event !== 'ready').map((f) => [f.event, (f.data as { id: string }).id]), [['delete', assigned], ['upsert', own]])
   })
 
+  t.test("GET /api/stream/opportunities/: every frame's data is the deal as of its id (issue 17 point 4)", async (t) => {
+    const rename = async (id: string, name: string) => {
+      const res = await app.inject({ method: 'PATCH', url: `/api/opportunities/${id}/`, headers: admin, payload: { name } })
+      t.equal(res.statusCode, 200, res.body)
+      return res.headers['x-event-position'] as string
+    }
+    // Away: three changes after the last frame seen. The resume brings the deal once, as it is now, under the third change's position.
+    const away = await deal({ name: 'Away v0' })
+    const seen = await stream('/api/stream/opportunities/')
+    await seen.until((frames) => frames.some((f) => f.event === 'ready'))
+    const lastSeen = seen.frames[0]!.id!
+    seen.close()
+    await rename(away, 'Away v1')
+    await rename(away, 'Away v2')
+    const third = await rename(away, 'Away v3')
+    const resumed = await stream('/api/stream/opportunities/', { ...admin, 'last-event-id': lastSeen })
+    await resumed.until((frames) => frames.some((f) => f.id === third))
+    const aboutAway = resumed.frames.filter((f) => f.event !== 'ready' && (f.data as { id: string }).id === away)
+    t.same(aboutAway.map((f) => [f.id, (f.data as { name: string }).name]), [[third, 'Away v3']], 'one frame, under the latest change, with that change')
+
+    // Concurrent writers on a few deals while a stream reads: each frame shows the name written at its id.
+    const live = await stream('/api/stream/opportunities/')
+    await live.until((frames) => frames.some((f) => f.event === 'ready'))
+    const deals = await Promise.all(['A', 'B', 'C'].map((n) => deal({ name: `Race ${n} 0` })))
+    const written = new Map<string, string>()
+    await Promise.all(
+      deals.map(async (id, d) => {
+        for (let i = 1; i <= 5; i++) {
+          const name = `Race ${'ABC'[d]} ${i}`
+          written.set(await rename(id, name), name)
+        }
+      }),
+    )
+    const finals = [...written.entries()].filter(([, name]) => name.endsWith(' 5')).map(([position]) => position)
+    await live.until((frames) => finals.every((p) => frames.some((f) => f.id === p)))
+    const updates = live.frames.filter((f) => f.event === 'upsert' && written.has(f.id!))
+    t.ok(updates.length >= 3, `${updates.length} frames about the renames`)
+    for (const frame of updates) t.equal((frame.data as { name: string }).name, written.get(frame.id!), `the frame ${frame.id} shows what was written at it`)
+    const ids = frameIds(live.frames)
+    t.same(ids, [...ids].sort((a, b) => comparePositions(parsePosition(a)!, parsePosition(b)!)), 'ids still increase')
+  })
+
   t.test('GET /api/stream/opportunities/kanban/: cards of one pipeline only', async (t) => {
     const other = (await post('/api/opportunities/pipelines/', { name: 'Partners' })).json().id as string
     const board = await stream(`/api/stream/opportunities/kanban/?pipeline=${other}`)

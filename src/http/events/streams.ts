@@ -154,7 +154,13 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
           // Events appended without an organization (system work) are judged by the row's.
           if (event.metadata.orgId != null && event.metadata.orgId !== watcher.orgId) continue
           if (!(await applied(event.position, stream.signal))) return
-          const change = dealChange(await dealRow(db, watcher.orgId, opportunityStreams.idOf(event.streamName)), event, watcher)
+          const row = await dealRow(db, watcher.orgId, opportunityStreams.idOf(event.streamName))
+          // The row already holds a later change of this deal (a catch-up after a reconnect, or writes
+          // racing the stream): that change's own event comes further on and carries this row under its
+          // id. Sending it now would put today's deal under an older position; so a catch-up coalesces
+          // into one frame per deal, and every frame's data is the deal as of its id.
+          if (row && BigInt(row.revision) > event.revision) continue
+          const change = dealChange(row, event, watcher)
           if (!change) continue
           const id = formatPosition(event.position)
           const frame = change.kind === 'upsert' ? { event: 'upsert', id, data: await render(change.row) } : { event: 'delete', id, data: { id: change.id } }
@@ -186,7 +192,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
       })
     })
 
-    app.get('/api/stream/opportunities/', { exposeHeadRoute: false, schema: { tags: ['opportunities'], summary: 'Changes of the deals the caller may see, live', description: `\`upsert\` with the deal as a list row, or \`delete\` with its id, once the list would show the change; id: the position of the event. A non-admin sees deals they created or are assigned to. Without a resume point, starts at what the list holds now: open the stream, then read the list. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
+    app.get('/api/stream/opportunities/', { exposeHeadRoute: false, schema: { tags: ['opportunities'], summary: 'Changes of the deals the caller may see, live', description: `\`upsert\` with the deal as a list row, or \`delete\` with its id, once the list would show the change; id: the position of the event, and the data is the deal as of that position. A deal changed several times before the stream reached it (a resume after time away) comes once, under the position of its latest change. A non-admin sees deals they created or are assigned to. Without a resume point, starts at what the list holds now: open the stream, then read the list. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
       const watcher = watcherOf(request)
       const org = await organizationById(db, watcher.orgId)
       await streamDeals(request, reply, request.query.after, watcher, async (row) => (await opportunitiesOf(db, { id: org.id, name: org.name }, [row], clock()))[0])
