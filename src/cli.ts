@@ -6,6 +6,7 @@
  *   npm run crm -- projections rebuild [name]
  *   npm run crm -- superuser --email <email>
  *   npm run crm -- names orphans [--org <id>] [--older-than <seconds>] [--release] [--json]
+ *   npm run crm -- events export --org <id> [--from <position>] [--type <Type>]…
  */
 import { parseArgs } from 'node:util'
 import { bootstrap, grantSuperuser, login } from './cli-identity.ts'
@@ -15,6 +16,8 @@ import type { Config } from './config.ts'
 import { createLogger } from './logger.ts'
 import { namesOrphans } from './names/orphans-command.ts'
 import type { NamesOrphansOptions } from './names/orphans-command.ts'
+import { eventsExport } from './events/export-command.ts'
+import type { EventsExportOptions } from './events/export-command.ts'
 import { rebuildProjection } from './projections/rebuild.ts'
 import { projectionsStatus } from './projections/status.ts'
 import { openRuntime } from './runtime.ts'
@@ -29,9 +32,12 @@ const USAGE = `Usage: npm run crm -- <command>
   projections rebuild [name]      replay the log into fresh tables and swap them in
   names orphans [--org <id>] [--older-than <seconds>] [--release] [--json]
                                   name claims older than the grace period (default 300 s) whose record is
-                                  missing (a process died mid-create); --release frees them`
+                                  missing (a process died mid-create); --release frees them
+  events export --org <id> [--from <position>] [--type <Type>]…
+                                  the organization's events in commit order, upcast to current shapes,
+                                  as NDJSON on stdout; progress and the resume position on stderr`
 
-type Command = (runtime: Runtime, args: string[], options: CliOptions & NamesOrphansOptions & { config: Config }) => Promise<unknown>
+type Command = (runtime: Runtime, args: string[], options: CliOptions & NamesOrphansOptions & EventsExportOptions & { config: Config }) => Promise<unknown>
 
 const commands: Record<string, Command> = {
   bootstrap: (runtime, _args, { config, ...options }) => bootstrap(runtime, config, options),
@@ -50,12 +56,17 @@ const commands: Record<string, Command> = {
     return { rebuilt: results }
   },
   'names orphans': (runtime, _args, options) => namesOrphans(runtime, options),
+  'events export': (runtime, _args, options) => eventsExport(runtime, options),
 }
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, strict: true, options: { org: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' }, release: { type: 'boolean' }, 'older-than': { type: 'string' } } })
-  // Two-word commands: `projections status`, `names orphans`.
-  const key = positionals[0] === 'projections' || positionals[0] === 'names' ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: { org: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' }, release: { type: 'boolean' }, 'older-than': { type: 'string' }, from: { type: 'string' }, type: { type: 'string', multiple: true } },
+  })
+  // Two-word commands: `projections status`, `names orphans`, `events export`.
+  const key = ['projections', 'names', 'events'].includes(positionals[0] ?? '') ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
   const command = commands[key]
   if (!command) {
     console.error(USAGE)
@@ -67,8 +78,8 @@ async function main(): Promise<number> {
   const runtime = await openRuntime(config, logger, 'cli')
   try {
     const result = await command(runtime, positionals.slice(key.split(' ').length), { ...values, config })
-    // A command may answer text for people (a table); anything else is one JSON document for scripts.
-    process.stdout.write(`${typeof result === 'string' ? result : JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
+    // A command may answer text for people (a table), nothing (it wrote stdout itself), or one JSON document for scripts.
+    if (result !== undefined) process.stdout.write(`${typeof result === 'string' ? result : JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
     return 0
   } finally {
     await runtime.close()

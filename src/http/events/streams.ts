@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { decodeEvent } from '../../events/versions.ts'
+import { exportedEvent } from '../../events/export.ts'
 import { z } from 'zod'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
@@ -81,15 +81,8 @@ const SSE_NOTE = 'Server-Sent Events. A first `ready` frame carries the start po
 const SCAN_PAGE = 500
 const MAX_SCANS = 20
 
-const feedEvent = (e: RecordedEvent): z.infer<typeof FeedEvent> => ({
-  position: formatPosition(e.position),
-  stream: e.streamName,
-  revision: Number(e.revision),
-  type: e.type,
-  // Upcast: subscribers see the current shape of every event, whichever version it was stored in.
-  data: decodeEvent(e).data,
-  at: e.createdAt.toISOString(),
-})
+// Subscribers see the current shape of every event, whichever version it was stored in.
+const feedEvent = (e: RecordedEvent): z.infer<typeof FeedEvent> => exportedEvent(e)
 
 /** Up to `limit` events of the organization after `after`; `next` is where the scan stopped, so following it sees every event once. */
 async function orgEvents(store: EventStore, orgId: string, query: { after?: Position; type?: string[]; limit: number }) {
