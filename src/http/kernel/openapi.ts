@@ -15,12 +15,12 @@ const REDOC_PAGE = `<!DOCTYPE html>
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'CRM deals API',
         version: '0.1.0',
         description: 'Event-sourced CRM deals (opportunities) API. Every change is an event; reads are served from projections. A personal access token with scopes may call an operation when it holds the scope in the operation\'s `x-scopes` (`<resource>:<read|write>`, or `*:<read|write>`); a token without scopes may call every operation.',
-        license: { name: 'Proprietary' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: '/', description: 'This server (the document is served by the API it describes)' }],
       // Every operation needs a credential unless it says `security: []` (operations.ts).
