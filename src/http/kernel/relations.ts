@@ -41,7 +41,9 @@ export const optionalText = (max = 255) => z.preprocess((v) => (typeof v === 'st
 export const optionalEmail = () => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v), z.email('Enter a valid email address.').max(254).nullable()).optional()
 
 export const TagRef = z.object({ id: z.uuid(), name: z.string(), color: z.string().nullable() })
-export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), role: z.string(), is_active: z.boolean() })
+/** The original's nested user of a profile: the web app reads a record's owner from `assigned_to[0].user_details.email`. */
+const UserDetails = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), profile_pic: z.string() })
+export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), role: z.string(), is_active: z.boolean(), user_details: UserDetails })
 
 export async function tagRefs(db: Db, orgId: string, ids?: readonly string[]): Promise<z.infer<typeof TagRef>[]> {
   return (await liveTags(db, orgId, ids)).map(({ id, name, color }) => ({ id, name, color }))
@@ -56,6 +58,18 @@ export async function nameRefs(db: Db, table: 'accounts' | 'teams', orgId: strin
   return new Map(rows.map((row) => [row.id, row]))
 }
 
+type Member = { id: string; user_id: string; email: string; first_name: string; last_name: string; role: string; is_active: boolean }
+
+export const profileRefOf = ({ id, user_id, email, first_name, last_name, role, is_active }: Member): z.infer<typeof ProfileRef> => ({
+  id,
+  email,
+  first_name,
+  last_name,
+  role,
+  is_active,
+  user_details: { id: user_id, email, first_name, last_name, profile_pic: '' },
+})
+
 export async function profileRefs(db: Db, orgId: string, ids: readonly string[]): Promise<z.infer<typeof ProfileRef>[]> {
-  return (await membersByIds(db, orgId, ids)).map(({ id, email, first_name, last_name, role, is_active }) => ({ id, email, first_name, last_name, role, is_active }))
+  return (await membersByIds(db, orgId, ids)).map(profileRefOf)
 }

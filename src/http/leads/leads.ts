@@ -22,7 +22,7 @@ import { identityOf } from '../kernel/auth.ts'
 import type { UploadedFile } from '../kernel/bodies.ts'
 import { profileRefs } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
-import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, LeadUpdated } from './schemas.ts'
+import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, LeadReplaceBody, LeadUpdated } from './schemas.ts'
 import { adoptUpload } from '../kernel/uploads.ts'
 import { leadNoteRoutes } from './lead-notes.ts'
 import { changeLead, visibleLead } from '../../commands/lead/change-lead.ts'
@@ -108,7 +108,7 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       }
     })
 
-    app.put('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Replace a lead (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared; status left out is kept. Status `converted` converts (see POST).', params: IdParams, body: LeadBody, response: { 200: LeadUpdated, ...errors } } }, (request, reply) =>
+    app.put('/api/leads/:id/', { schema: { tags: TAGS, summary: 'Replace a lead (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared; status left out is kept. Status `converted` converts (see POST).', params: IdParams, body: LeadReplaceBody, response: { 200: LeadUpdated, ...errors } } }, (request, reply) =>
       write(request, reply, request.params.id, request.body, true),
     )
 

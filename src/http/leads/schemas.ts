@@ -61,6 +61,11 @@ export const LeadBody = LeadFieldsBody.superRefine((body, context) => {
   if (!body.first_name && !body.last_name) context.addIssue({ code: 'custom', path: ['first_name'], message: 'A lead needs a first or a last name.' })
 })
 export const LeadPatch = LeadFieldsBody.partial()
+/**
+ * PUT's body: the name rule is the decider's there, so it is judged after the lead was found and
+ * its visibility checked (another organization's id stays a 404, whatever the body).
+ */
+export const LeadReplaceBody = LeadFieldsBody
 
 /** A scalar filter (blank: no filter; repeated: the last value), documented for leads. */
 const text = (what: string) => DealFilterQuery.shape.name.describe(what)

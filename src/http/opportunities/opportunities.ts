@@ -10,6 +10,7 @@ import { ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
+import { profileRefOf } from '../kernel/relations.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
@@ -145,7 +146,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
         opportunity_obj: opportunity!,
         ...notes,
         contacts: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email })),
-        users: members.map(({ id, email, first_name, last_name, role, is_active }) => ({ id, email, first_name, last_name, role, is_active })),
+        users: members.map(profileRefOf),
         stage: (pipeline?.stages ?? []).map((s) => [s.code, s.label] as [string, string]),
         lead_source: leadSourceChoices(),
         currency: currencyChoices(),
