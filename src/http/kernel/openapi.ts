@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import './schemas/components.ts'
 import { API_SECURITY, routeSecurity, withOperationIds } from './operations.ts'
 
 // ReDoc has no lightweight npm bundle; the page loads its standalone script from the official CDN.
@@ -10,6 +11,36 @@ const REDOC_PAGE = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><redoc spec-url="/schema/?format=json"></redoc>
 <script src="https://cdn.redoc.ly/redoc/latest/bundles/redoc.standalone.js"></script></body></html>`
+
+/**
+ * Every registered shape is emitted twice, as read (`Lead`) and as written (`LeadInput`); most are
+ * only ever answered, so the copies nothing refers to are dropped.
+ */
+const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
+
+/**
+ * The answers every route can give whatever its own schema lists, because the framework gives them
+ * (error-handler.ts): 404 for a path id that is malformed or not the caller's, 400 for a body or
+ * query that fails validation. Documented on every route they apply to.
+ */
+function frameworkAnswers(schema: Record<string, unknown>, url: string): { response?: Record<string, unknown> } {
+  const response = schema.response as Record<string, unknown> | undefined
+  if (!response) return {}
+  const added: Record<string, unknown> = {}
+  if (/[:{]\w+/.test(url) && !response['404']) added['404'] = ERROR_REF
+  if ((schema.body || schema.querystring) && !response['400']) added['400'] = ERROR_REF
+  return Object.keys(added).length ? { response: { ...response, ...added } } : {}
+}
+
+type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>
+
+function withoutUnusedComponents(document: OpenApiDocument): OpenApiDocument {
+  const { components } = document as { components?: { schemas?: Record<string, unknown> } }
+  if (!components?.schemas) return document
+  const text = JSON.stringify({ ...document, components: { ...components, schemas: {} } }) + JSON.stringify(components.schemas)
+  const used = (name: string) => text.includes(`"#/components/schemas/${name}"`)
+  return { ...document, components: { ...components, schemas: Object.fromEntries(Object.entries(components.schemas).filter(([name]) => used(name))) } } as OpenApiDocument
+}
 
 /** The OpenAPI document is generated from the zod schemas every route declares. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -35,10 +66,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: (input) => {
       const transformed = jsonSchemaTransform(input)
       const schema = transformed.schema as Record<string, unknown>
-      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url) } }
+      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url), ...frameworkAnswers(schema, transformed.url) } }
     },
     // The dynamic mode with an `openapi` option hands over an OpenAPI 3 document.
-    transformObject: (documentObject) => withOperationIds('openapiObject' in documentObject ? documentObject.openapiObject : {}),
+    transformObject: (documentObject) => withOperationIds('openapiObject' in documentObject ? withoutUnusedComponents(jsonSchemaTransformObject(documentObject)) : {}),
   })
   await app.register(swaggerUi, { routePrefix: '/swagger-ui', uiConfig: { url: '/schema/?format=json' } })
   app.get('/schema/', { schema: { hide: true } }, async () => app.swagger())

@@ -6,6 +6,7 @@ import { PageQuery } from '../kernel/schemas/common.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { Column, ContactRef, DealFilterQuery, MoveBody, OpportunityBody } from '../opportunities/schemas.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
+import { registerComponents } from '../kernel/schemas/components.ts'
 
 /** Request and response shapes of the lead routes (§2.5, §3.3, §4.1, §4.8; our field choices where the spec shows none). */
 
@@ -209,3 +210,5 @@ export const LeadMoveBody = MoveBody.extend({
   pipeline: z.uuid().optional().describe('Move the lead into this lead pipeline of the organization (400 otherwise); unlike a deal, a lead changes pipeline on the board, as its edit form has no pipeline field'),
 })
 export const LeadMoveAnswer = z.object({ error: z.literal(false), message: z.string(), lead: LeadCard })
+
+registerComponents({ Lead, LeadCard })

@@ -8,6 +8,7 @@ import { formBoolean, formNumber } from '../kernel/schemas/form-values.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
 import { Account, Contact } from '../kernel/schemas/records.ts'
 import { AttachmentView, CommentView, UploadedFileSchema } from '../kernel/schemas/notes.ts'
+import { registerComponents } from '../kernel/schemas/components.ts'
 
 /** Request and response shapes of the deal routes (§2.1, §2.4, §4.2, §4.4, §4.7). */
 
@@ -239,3 +240,5 @@ export const LineItemBody = z.object({
   discount_value: nullable(Amount).describe('With discount_type: a percentage (at most 100) or an amount'),
 })
 export const LineItemList = z.object({ line_items: z.array(LineItemView), line_items_total: z.string(), amount_source: z.enum(['MANUAL', 'CALCULATED']) })
+
+registerComponents({ Opportunity, Card, Totals, LineItemView, Column, CommentView, AttachmentView })
