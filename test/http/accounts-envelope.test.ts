@@ -60,7 +60,7 @@ t.test('/api/accounts/ as the web app reads it', async (t) => {
   t.test("records: the original's business fields, as decimal strings where money", async (t) => {
     const { active_accounts } = await list(alice.headers)
     const row = active_accounts.open_accounts.find((a: { id: string }) => a.id === north)
-    t.match(row, { number_of_employees: 120, annual_revenue: '1250000.50', currency: null, country: 'US', country_display: 'United States', industry: 'FOOD & BEVERAGE', is_active: true, tags: [vip], assigned_to: [bob.profileId] })
+    t.match(row, { number_of_employees: 120, annual_revenue: '1250000.50', currency: null, country: 'US', country_display: 'United States', industry: 'FOOD & BEVERAGE', is_active: true, tags: [{ id: vip }], assigned_to: [{ id: bob.profileId }] })
     t.match(row.rollups, { won_amount: '0.00', won_count: 0, open_pipeline: '0.00', open_deal_count: 0, overdue_amount: '0.00', open_tickets: 0, first_won_on: null })
     t.match((await detail(alice.headers, contoso)).account_obj, { annual_revenue: '99.90', currency: 'EUR', country_display: 'United States' })
   })
@@ -108,9 +108,9 @@ t.test('/api/accounts/ as the web app reads it', async (t) => {
 
   t.test("the edit form's PATCH: only what it sends changes; blanks clear", async (t) => {
     t.match((await inject('PATCH', `/api/accounts/${north}/`, alice.headers, { number_of_employees: '150', annual_revenue: null, website: null })).json(), { error: false })
-    t.match((await detail(alice.headers, north)).account_obj, { number_of_employees: 150, annual_revenue: null, city: 'Seattle', tags: [vip], assigned_to: [bob.profileId] })
+    t.match((await detail(alice.headers, north)).account_obj, { number_of_employees: 150, annual_revenue: null, city: 'Seattle', tags: [{ id: vip }], assigned_to: [{ id: bob.profileId }] })
     t.match((await inject('PATCH', `/api/accounts/${north}/`, alice.headers, { number_of_employees: '', tags: [{ id: vip, name: 'VIP' }] })).json(), { error: false }, 'relation items may be objects with an id')
-    t.match((await detail(alice.headers, north)).account_obj, { number_of_employees: null, tags: [vip] })
+    t.match((await detail(alice.headers, north)).account_obj, { number_of_employees: null, tags: [{ id: vip }] })
   })
 
   t.test('rollups and the detail come from the deals of the account', async (t) => {

@@ -33,7 +33,7 @@ t.test('/api/contacts/ as the web app reads it', async (t) => {
     const shown = await detail(alice.headers, ada)
     t.match(shown.contact_obj, {
       department: 'Engineering', organization: 'Northwind Ltd', linkedin_url: 'https://www.linkedin.com/in/ada', do_not_call: true, is_active: true, address_line: '1 Main St', city: 'London', postcode: 'N1', country: 'GB',
-      country_display: 'United Kingdom', account: northwind, account_detail: { id: northwind, name: 'Northwind' }, linked_accounts: [{ id: northwind, name: 'Northwind' }], assigned_to: [bob.profileId],
+      country_display: 'United Kingdom', account: northwind, account_detail: { id: northwind, name: 'Northwind' }, linked_accounts: [{ id: northwind, name: 'Northwind' }], assigned_to: [{ id: bob.profileId, user_details: { email: 'bob@acme.test' } }],
     })
     t.same(shown.address_obj, { address_line: '1 Main St', city: 'London', state: null, postcode: 'N1', country: 'GB' })
     t.match(shown.account, { id: northwind, name: 'Northwind', rollups: { won_count: 0 } })
@@ -72,7 +72,7 @@ t.test('/api/contacts/ as the web app reads it', async (t) => {
 
   t.test("the edit form's PATCH: flags switch off, blanks clear, the owner stays unless sent", async (t) => {
     t.match((await inject('PATCH', `/api/contacts/${ada}/`, alice.headers, { do_not_call: false, is_active: false, department: null, city: 'Paris', account: null })).json(), { error: false })
-    t.match((await detail(alice.headers, ada)).contact_obj, { do_not_call: false, is_active: false, department: null, city: 'Paris', account: null, account_detail: null, assigned_to: [bob.profileId], organization: 'Northwind Ltd' })
+    t.match((await detail(alice.headers, ada)).contact_obj, { do_not_call: false, is_active: false, department: null, city: 'Paris', account: null, account_detail: null, assigned_to: [{ id: bob.profileId }], organization: 'Northwind Ltd' })
     t.match((await inject('PATCH', `/api/contacts/${ada}/`, alice.headers, { is_active: 'on', account: northwind })).json(), { error: false }, 'form values')
     t.match((await detail(alice.headers, ada)).contact_obj, { is_active: true, account: northwind })
   })

@@ -21,8 +21,8 @@ t.test('/api/contacts/', async (t) => {
     t.match(res.json(), { error: false, message: 'Contact created', id: String })
     t.match(res.headers['x-event-position'], /^\d+-\d+$/)
     const shown = await detail(alice.headers, res.json().id)
-    t.match(shown, { contact_obj: { first_name: 'Peter', last_name: 'Gibbons', email: 'Peter@Initech.test', account: initech, tags: [vip], assigned_to: [bob.profileId], created_by: alice.profileId, phone: null }, account: { id: initech, name: 'Initech' }, tags: [{ name: 'VIP' }], assigned_to: [{ email: 'bob@acme.test' }] })
-    t.match(await list(alice.headers), { count: 1, results: [{ first_name: 'Peter' }], tags: [{ name: 'Partner' }, { name: 'VIP' }] })
+    t.match(shown, { contact_obj: { first_name: 'Peter', last_name: 'Gibbons', email: 'Peter@Initech.test', account: initech, tags: [{ id: vip }], assigned_to: [{ id: bob.profileId }], created_by: alice.profileId, phone: null }, account: { id: initech, name: 'Initech' }, tags: [{ name: 'VIP' }], assigned_to: [{ email: 'bob@acme.test' }] })
+    t.match(await list(alice.headers), { count: 1, results: [{ first_name: 'Peter', tags: [{ id: vip, name: 'VIP' }], assigned_to: [{ id: bob.profileId, user_details: { email: 'bob@acme.test' } }] }], tags: [{ name: 'Partner' }, { name: 'VIP' }] })
   })
 
   t.test('email is optional, and unique per organization case-insensitively when given, also concurrently', async (t) => {
@@ -54,7 +54,7 @@ t.test('/api/contacts/', async (t) => {
   t.test('PUT clears what it does not mention; PATCH keeps it; changing or clearing the email frees the old one', async (t) => {
     const id = await idOf('/api/contacts/', alice.headers, { first_name: 'Milton', email: 'milton@initech.test', title: 'Collator', account: initech, tags: [vip, partner], assigned_to: [alice.profileId] })
     t.same((await inject('PATCH', `/api/contacts/${id}/`, alice.headers, { title: 'Stapler keeper' })).json(), { error: false, message: 'Contact updated' })
-    t.match((await detail(alice.headers, id)).contact_obj, { email: 'milton@initech.test', title: 'Stapler keeper', account: initech, tags: [vip, partner], assigned_to: [alice.profileId] })
+    t.match((await detail(alice.headers, id)).contact_obj, { email: 'milton@initech.test', title: 'Stapler keeper', account: initech, tags: [{ id: vip }, { id: partner }], assigned_to: [{ id: alice.profileId }] })
     t.match((await inject('PATCH', `/api/contacts/${id}/`, alice.headers, { email: 'milton@hooli.test', account: hooli })).json(), { error: false })
     t.equal((await create(alice.headers, { first_name: 'Reuse', email: 'MILTON@initech.test' })).statusCode, 200, 'the old email is free')
     t.match((await inject('PATCH', `/api/contacts/${id}/`, alice.headers, { account: foreignAccount })).json(), { errors: { account: [String] } })

@@ -248,7 +248,7 @@ t.test('conversion (§3.3): PATCH status converted creates account, contact and 
     t.equal(res.statusCode, 200, res.body)
     const { account_id, contact_id, opportunity_id } = res.json()
     t.match(res.json(), { error: false, message: 'Lead converted', account_id: /^[0-9a-f-]{36}$/, contact_id: /^[0-9a-f-]{36}$/, opportunity_id: /^[0-9a-f-]{36}$/ })
-    t.match((await inject('GET', `/api/accounts/${account_id}/`, admin)).json(), { account_obj: { name: 'Initech', email: 'ann@initech.test', industry: 'SOFTWARE', city: 'Austin', tags: [tag] } })
+    t.match((await inject('GET', `/api/accounts/${account_id}/`, admin)).json(), { account_obj: { name: 'Initech', email: 'ann@initech.test', industry: 'SOFTWARE', city: 'Austin', tags: [{ id: tag, name: 'hot' }] } })
     t.match((await inject('GET', `/api/contacts/${contact_id}/`, admin)).json(), { contact_obj: { first_name: 'Ann', last_name: 'Archer', title: 'CTO', email: 'ann@initech.test', account: account_id } })
     t.match((await inject('GET', `/api/opportunities/${opportunity_id}/`, admin)).json().opportunity_obj, { name: 'Initech', account: { id: account_id }, contacts: [{ id: contact_id }], amount: '5000.00', currency: 'EUR', probability: 30, lead_source: 'CAMPAIGN', stage: 'PROSPECTING', created_by: { id: alice.profileId } })
     const lead = (await leads.detail(alice.headers, id)).lead_obj

@@ -4,20 +4,19 @@ import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyA
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { ACCOUNT_NOTES, accountOf, dealsOf, listAccounts } from '../../projections/accounts.ts'
-import type { AccountRow } from '../../projections/accounts.ts'
 import { contactPicker, contactsOfAccount } from '../../projections/contacts.ts'
 import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
-import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../kernel/schemas/common.ts'
-import { Account, recordBody } from '../kernel/schemas/records.ts'
 import { ContactRecord, contactRecords } from '../contacts/schemas.ts'
 import { countryChoices, industryChoices } from './choices.ts'
 import { AccountRecord, AnnualRevenue, Choices, CurrencyCode, DealSummary, Employees, RelationList, TeamChoice, UserChoice, accountRecords, dealSummary, nextOffset, teamChoices, userChoices } from './schemas.ts'
+import type { AccountRecordBody } from './schemas.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 
 const AccountBody = z.object({
@@ -108,7 +107,9 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         userChoices(db, orgId),
         teamChoices(db, orgId),
       ])
-      const [results, open, closed] = await Promise.all([all, active, inactive].map(({ rows }) => accountRecords(db, orgId, rows)))
+      // The three pages often share rows: their bodies (rollups, assignees, tags) are made in one batch.
+      const bodies = new Map((await accountRecords(db, orgId, [...new Map([all, active, inactive].flatMap(({ rows }) => rows.map((row) => [row.id, row] as const))).values()])).map((body) => [body.id, body]))
+      const [results, open, closed] = [all, active, inactive].map(({ rows }) => rows.map((row) => bodies.get(row.id)!))
       return {
         count: all.count,
         offset,
@@ -132,12 +133,10 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId } = identityOf(request)
       const account = await found(orgId, request.params.id)
       const now = deps.clock()
-      const [[record], contacts, deals, tags, assigned, notes, users, teams] = await Promise.all([
+      const [[record], contacts, deals, notes, users, teams] = await Promise.all([
         accountRecords(db, orgId, [account]),
         contactsOfAccount(db, orgId, account.id).then((rows) => contactRecords(db, orgId, rows)),
         dealsOf(db, orgId, { account: account.id }),
-        tagRefs(db, orgId, account.tags),
-        profileRefs(db, orgId, account.assigned_to),
         notesView(db, orgId, ACCOUNT_NOTES, 'accounts', account.id),
         userChoices(db, orgId),
         teamChoices(db, orgId),
@@ -151,8 +150,8 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         cases: [],
         invoices: [],
         tasks: [],
-        tags,
-        assigned_to: assigned,
+        tags: record!.tags,
+        assigned_to: record!.assigned_to,
         users,
         teams,
         countries: countryChoices(),
@@ -177,8 +176,14 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 }
 
-/** An account's comments and attachments (note-routes.ts), the file in `account_attachment`; events on the account's stream. */
+/** A live account as the account routes answer it (`account_obj`), or undefined. */
+async function accountBody(db: Deps['db'], orgId: string, id: string): Promise<AccountRecordBody | undefined> {
+  const row = await accountOf(db, orgId, id)
+  return row && (await accountRecords(db, orgId, [row]))[0]
+}
+
+/** An account's comments and attachments (note-routes.ts), the file in `account_attachment`; events on the account's stream. The answer's `account_obj` is the detail's. */
 export const accountNoteRoutes = (deps: Deps, files: FileStore) =>
-  memberNoteRoutes<AccountRow>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: Account, bodyOf: recordBody, rowOf: (orgId, id) => accountOf(deps.db, orgId, id) }, (commands, id, command) =>
+  memberNoteRoutes<AccountRecordBody>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: AccountRecord, bodyOf: (body) => body, rowOf: (orgId, id) => accountBody(deps.db, orgId, id) }, (commands, id, command) =>
     commands.run(accountDecider, accountStream(id), command),
   )

@@ -7,7 +7,7 @@ import { accountRollups } from '../../projections/accounts.ts'
 import type { AccountDealRow, AccountRow } from '../../projections/accounts.ts'
 import { allTeams } from '../../projections/teams.ts'
 import { IdList } from '../kernel/relations.ts'
-import { Account, recordBody } from '../kernel/schemas/records.ts'
+import { Account, RecordRefs, recordBody, recordRefs } from '../kernel/schemas/records.ts'
 import { formNumber } from '../kernel/schemas/form-values.ts'
 import { Amount } from '../opportunities/schemas.ts'
 import { countryDisplay } from './choices.ts'
@@ -41,8 +41,9 @@ export const Rollups = z
   })
   .describe('Computed at read time from the deals; amounts of every currency added together, as the original does')
 
-/** An account as the account routes answer it: today's fields, the original's business fields and the rollups. */
+/** An account as the account routes answer it: today's fields, its assignees and tags as objects, the original's business fields and the rollups. */
 export const AccountRecord = Account.extend({
+  ...RecordRefs,
   number_of_employees: z.number().int().nullable(),
   annual_revenue: z.string().nullable().describe('Decimal string with 2 places'),
   currency: z.string().nullable(),
@@ -51,10 +52,10 @@ export const AccountRecord = Account.extend({
 })
 export type AccountRecordBody = z.infer<typeof AccountRecord>
 
-/** Accounts as response bodies, their rollups looked up once for the whole batch. */
+/** Accounts as response bodies, their rollups, assignees and tags looked up once for the whole batch. */
 export async function accountRecords(db: Db, orgId: string, rows: readonly AccountRow[]): Promise<AccountRecordBody[]> {
-  const rollups = await accountRollups(db, orgId, rows.map((row) => row.id))
-  return rows.map((row) => ({ ...recordBody(row), country_display: countryDisplay(row.country), rollups: rollups.get(row.id)! }))
+  const [rollups, refsOf] = await Promise.all([accountRollups(db, orgId, rows.map((row) => row.id)), recordRefs(db, orgId, rows)])
+  return rows.map((row) => ({ ...recordBody(row), ...refsOf(row), country_display: countryDisplay(row.country), rollups: rollups.get(row.id)! }))
 }
 
 /** A deal in an account's or a contact's detail, as the original's pages read it. */

@@ -8,20 +8,19 @@ import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { accountOf, dealsOf } from '../../projections/accounts.ts'
 import { CONTACT_NOTES, colleaguesOf, contactOf, countContactsByActivity, listContacts } from '../../projections/contacts.ts'
-import type { ContactRow } from '../../projections/contacts.ts'
 import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
-import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../kernel/schemas/common.ts'
-import { Contact, recordBody } from '../kernel/schemas/records.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 import { countryChoices } from '../accounts/choices.ts'
 import { AccountRecord, Choices, DealSummary, RelationList, UserChoice, accountRecords, blankable, dealSummary, userChoices } from '../accounts/schemas.ts'
 import { ContactRecord, contactRecords } from './schemas.ts'
+import type { ContactRecordBody } from './schemas.ts'
 
 const linkedIn = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
@@ -149,11 +148,9 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId } = identityOf(request)
       const contact = await found(orgId, request.params.id)
       const now = deps.clock()
-      const [[record], account, tags, assigned, notes, deals, colleagues] = await Promise.all([
+      const [[record], account, notes, deals, colleagues] = await Promise.all([
         contactRecords(db, orgId, [contact]),
-        contact.account ? accountOf(db, orgId, contact.account) : undefined,
-        tagRefs(db, orgId, contact.tags),
-        profileRefs(db, orgId, contact.assigned_to),
+        contact.account ? accountOf(db, orgId, contact.account).then((row) => row && accountRecords(db, orgId, [row])) : undefined,
         notesView(db, orgId, CONTACT_NOTES, 'contacts', contact.id),
         dealsOf(db, orgId, { contact: contact.id }, 10),
         colleaguesOf(db, orgId, contact, 8),
@@ -161,9 +158,9 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { address_line, city, state, postcode, country } = contact
       return {
         contact_obj: record!,
-        account: account ? (await accountRecords(db, orgId, [account]))[0]! : null,
-        tags,
-        assigned_to: assigned,
+        account: account?.[0] ?? null,
+        tags: record!.tags,
+        assigned_to: record!.assigned_to,
         address_obj: { address_line, city, state, postcode, country },
         opportunities: deals.map((deal) => dealSummary(deal, now)),
         cases: [],
@@ -178,8 +175,14 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 }
 
-/** A contact's comments and attachments (note-routes.ts), the file in `contact_attachment`; events on the contact's stream. */
+/** A live contact as the contact routes answer it (`contact_obj`), or undefined. */
+async function contactBody(db: Db, orgId: string, id: string): Promise<ContactRecordBody | undefined> {
+  const row = await contactOf(db, orgId, id)
+  return row && (await contactRecords(db, orgId, [row]))[0]
+}
+
+/** A contact's comments and attachments (note-routes.ts), the file in `contact_attachment`; events on the contact's stream. The answer's `contact_obj` is the detail's. */
 export const contactNoteRoutes = (deps: Deps, files: FileStore) =>
-  memberNoteRoutes<ContactRow>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: Contact, bodyOf: recordBody, rowOf: (orgId, id) => contactOf(deps.db, orgId, id) }, (commands, id, command) =>
+  memberNoteRoutes<ContactRecordBody>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: ContactRecord, bodyOf: (body) => body, rowOf: (orgId, id) => contactBody(deps.db, orgId, id) }, (commands, id, command) =>
     commands.run(contactDecider, contactStream(id), command),
   )
