@@ -74,7 +74,12 @@ const Projections = z.object({
   projections: z.array(ProjectionState),
   visibility: z.object({ hidden_events: z.number().int(), hidden_for_ms: z.number(), blocked_by_pid: z.number().int().nullable() }),
 })
-const sseErrors = { 400: ErrorBody, ...authErrors }
+/** A stream's answers: `text/event-stream` frames, or an error before the stream opened. */
+const sseErrors = {
+  200: { description: 'Server-Sent Events: `event:`, `id:` (a position) and `data:` (JSON) lines per frame', content: { 'text/event-stream': { schema: z.string() } } },
+  400: ErrorBody,
+  ...authErrors,
+}
 const SSE_NOTE = 'Server-Sent Events. A first `ready` frame carries the start position as its id; reconnect with Last-Event-ID (or `?after=`) to resume with no gap and no duplicate. A comment line every 15 s keeps the connection alive; a client that stops reading is disconnected and resumes.'
 
 /** Feeds scan the shared log in pages of this many and return after this many pages, with the cursor reached. */

@@ -134,13 +134,16 @@ export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteMod
     })
 
     const download = module.downloadPath ?? `${base}/attachment/:id/download/`
-    app.get(download, { schema: { tags: module.downloadPath ? ['attachments'] : tags, summary: `Download an attachment of ${noun.indefinite} (whoever may see it)`, params: IdParams, response: { 200: z.unknown().describe('The file, with its content type'), ...errors } } }, async (request, reply) => {
+    app.get(download, { schema: { tags: module.downloadPath ? ['attachments'] : tags, summary: `Download an attachment of ${noun.indefinite} (whoever may see it)`, params: IdParams, response: { 200: FILE_ANSWER, ...errors } } }, async (request, reply) => {
       const found = await orNotFound(attachmentOf(request, request.params.id))
       await module.visible(request, found.owner_id)
       return sendStoredFile(reply, files, found)
     })
   }
 }
+
+/** A download answers the stored bytes under the content type they were uploaded with, not JSON. */
+const FILE_ANSWER = { description: 'The file, under the content type it was uploaded with', content: { 'application/octet-stream': { schema: z.string().describe('The file\'s bytes (any content type)') } } }
 
 /** A plain record module (accounts, contacts) as its notes need it. */
 export type MemberRecord<Row extends { id: string }> = {
