@@ -44,7 +44,17 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
 ]
 
 /** A record created or edited through one of the app's forms: the fields to fill, and the page that must then show it. */
-export type FormCase = { form: string; fill: Record<string, string>; select?: string[]; list: string; shows: string }
+export type FormCase = {
+  form: string
+  /** A button to press first, where the form opens in a panel (settings pages). */
+  open?: string
+  fill: Record<string, string>
+  select?: string[]
+  /** The submit button's label where the page holds several forms; else the last submit button. */
+  submit?: string
+  list: string
+  shows: string
+}
 
 export const FORMS: readonly FormCase[] = [
   { form: '/accounts/new', fill: { name: 'Form Account GmbH' }, list: '/accounts', shows: 'Form Account GmbH' },
@@ -59,6 +69,8 @@ export const FORMS: readonly FormCase[] = [
   { form: '/pipeline/{deal}/edit', fill: { name: 'Seeded deal, edited', amount: '1300' }, list: '/pipeline/{deal}', shows: 'Seeded deal, edited' },
   { form: '/solutions/{solution}/edit', fill: { title: 'Seeded solution, edited' }, list: '/solutions/{solution}', shows: 'Seeded solution, edited' },
   { form: '/goals/{goal}/edit', fill: { name: 'Seeded goal, edited' }, list: '/goals', shows: 'Seeded goal, edited' },
+  { form: '/settings/tags', open: 'New tag', fill: { name: 'Form tag' }, submit: 'Create', list: '/settings/tags', shows: 'Form tag' },
+  { form: '/settings/custom-fields', open: 'New field', fill: { label: 'Contract length', key: 'contract_length' }, submit: 'Add field', list: '/settings/custom-fields', shows: 'Contract length' },
 ]
 
 /** Pages of modules not built yet (tasks, cases, invoices, documents, notifications …): not visited. */

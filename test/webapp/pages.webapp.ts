@@ -139,10 +139,11 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
   for (const form of FORMS) {
     await t.test(`form ${form.form} writes what ${form.list} then shows`, async (t) => {
       await visit(t, form.form)
+      if (form.open) await admin.getByRole('button', { name: form.open }).click()
       for (const [name, value] of Object.entries(form.fill)) await admin.locator(`[name="${name}"]`).first().fill(value)
       for (const name of form.select ?? []) await admin.locator(`select[name="${name}"]`).selectOption({ index: 1 })
       const mark = calls.mark()
-      await admin.locator('button[type="submit"]').last().click()
+      await (form.submit ? admin.getByRole('button', { name: form.submit, exact: true }) : admin.locator('button[type="submit"]').last()).click()
       // A create form redirects to its record, an edit form stays with `saved`: either way the app's server writes to ours.
       const wrote = () => calls.since(mark).some((c) => c.method !== 'GET')
       for (let waited = 0; waited < 150 && !wrote(); waited++) await admin.waitForTimeout(100)
