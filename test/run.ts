@@ -5,7 +5,9 @@
  * Each test file then creates its own fresh database on that server (test/helpers/db.ts).
  */
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 
 const log = { info: (m: string) => console.error(`[test] ${m}`), debug: () => {} }
@@ -13,10 +15,12 @@ const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgr
 const databaseUrl = process.env.DATABASE_URL ?? cluster!.url
 log.info(`tests use PostgreSQL at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}`)
 
+// Each test process appends how many answers it checked against the OpenAPI document (kernel/document-conformance.ts).
+const answerCounts = await mkdtemp(join(tmpdir(), 'crm-answers-'))
 const started = Date.now()
 const tap = spawn('npx', ['tap', ...process.argv.slice(2)], {
   stdio: ['inherit', 'pipe', 'inherit'],
-  env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test' },
+  env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test', ANSWER_COUNT_DIR: answerCounts },
 })
 // tap's own summary is `# { total: N, pass: N, fail: N }`; CI reads the plain `N passed, N failed` line.
 let summary: Record<string, number> | undefined
@@ -32,6 +36,10 @@ tap.stdout.on('data', (chunk: Buffer) => {
 })
 const code = await new Promise<number>((done) => tap.on('close', (c, signal) => done(c ?? (signal ? 1 : 0))))
 log.info(`suite wall time ${((Date.now() - started) / 1000).toFixed(1)} s`)
+const counted = await Promise.all((await readdir(answerCounts)).map((file) => readFile(join(answerCounts, file), 'utf8')))
+const validated = counted.flatMap((text) => text.trim().split('\n')).reduce((sum, n) => sum + (Number(n) || 0), 0)
+log.info(`${validated} answers validated against the OpenAPI document`)
+await rm(answerCounts, { recursive: true, force: true })
 if (summary) {
   const skipped = (summary.skip ?? 0) + (summary.todo ?? 0)
   console.log(`${summary.pass ?? 0} passed, ${summary.fail ?? 0} failed${skipped ? `, ${skipped} skipped` : ''}`)

@@ -52,6 +52,7 @@ import { userRoutes } from './identity/user.ts'
 import { usersRoutes } from './identity/users.ts'
 import { webhookRoutes } from './webhooks/webhooks.ts'
 import { validatorCompiler } from './kernel/unknown-fields.ts'
+import { checkAnswersAgainstDocument } from './kernel/document-conformance.ts'
 
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
@@ -81,6 +82,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(responseSerializerCompiler({ assert: deps.config.env === 'test' }))
   echoRequestId(app)
+  if (deps.config.env === 'test') checkAnswersAgainstDocument(app)
   registerErrorHandlers(app)
   await registerSecurity(app, { corsOrigins: deps.config.corsOrigins })
   await registerOpenApi(app)

@@ -69,6 +69,8 @@ export const FORMS: readonly FormCase[] = [
   { form: '/pipeline/{deal}/edit', fill: { name: 'Seeded deal, edited', amount: '1300' }, list: '/pipeline/{deal}', shows: 'Seeded deal, edited' },
   { form: '/solutions/{solution}/edit', fill: { title: 'Seeded solution, edited' }, list: '/solutions/{solution}', shows: 'Seeded solution, edited' },
   { form: '/goals/{goal}/edit', fill: { name: 'Seeded goal, edited' }, list: '/goals', shows: 'Seeded goal, edited' },
+  { form: '/settings/organization/edit', fill: { name: 'Acme Webapp Renamed' }, submit: 'Save changes', list: '/settings/organization', shows: 'Acme Webapp Renamed' },
+  { form: '/profile', open: 'Edit details', fill: { name: 'Ada Admin' }, submit: 'Save', list: '/profile', shows: 'Ada Admin' },
   { form: '/settings/tags', open: 'New tag', fill: { name: 'Form tag' }, submit: 'Create', list: '/settings/tags', shows: 'Form tag' },
   { form: '/settings/custom-fields', open: 'New field', fill: { label: 'Contract length', key: 'contract_length' }, submit: 'Add field', list: '/settings/custom-fields', shows: 'Contract length' },
 ]

@@ -20,15 +20,21 @@ const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
 
 /**
  * The answers every route can give whatever its own schema lists, because the framework gives them
- * (error-handler.ts): 404 for a path id that is malformed or not the caller's, 400 for a body or
- * query that fails validation. Documented on every route they apply to.
+ * (error-handler.ts, bodies.ts): 404 for a path id that is malformed or not the caller's, 400 for a
+ * body or query that fails validation or holds text that cannot be stored, 413 for a body over the
+ * limit, 429 where a rate limit applies. Documented on every route they apply to.
  */
-function frameworkAnswers(schema: Record<string, unknown>, url: string): { response?: Record<string, unknown> } {
+function frameworkAnswers(schema: Record<string, unknown>, url: string, route: { method: string | string[]; config?: unknown }): { response?: Record<string, unknown> } {
   const response = schema.response as Record<string, unknown> | undefined
   if (!response) return {}
   const added: Record<string, unknown> = {}
   if (/[:{]\w+/.test(url) && !response['404']) added['404'] = ERROR_REF
-  if ((schema.body || schema.querystring) && !response['400']) added['400'] = ERROR_REF
+  // Text PostgreSQL cannot store (a NUL) is refused in any query or body (bodies.ts), so any route may answer 400.
+  if (!response['400']) added['400'] = ERROR_REF
+  // A body over the limit (bodyLimit, MAX_UPLOAD_BYTES) is refused before the route runs.
+  const methods = [route.method].flat()
+  if (methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') && !response['413']) added['413'] = ERROR_REF
+  if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit && !response['429']) added['429'] = ERROR_REF
   return Object.keys(added).length ? { response: { ...response, ...added } } : {}
 }
 
@@ -66,7 +72,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: (input) => {
       const transformed = jsonSchemaTransform(input)
       const schema = transformed.schema as Record<string, unknown>
-      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url), ...frameworkAnswers(schema, transformed.url) } }
+      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url), ...frameworkAnswers(schema, transformed.url, input.route) } }
     },
     // The dynamic mode with an `openapi` option hands over an OpenAPI 3 document.
     transformObject: (documentObject) => withOperationIds('openapiObject' in documentObject ? withoutUnusedComponents(jsonSchemaTransformObject(documentObject)) : {}),

@@ -10,7 +10,7 @@ import type { TagRow, TagUsage } from '../../projections/tags.ts'
 import type { Deps } from '../../deps.ts'
 import { callerOf, requestCommands, settle } from '../kernel/commands.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
-import { IdParams, Message, PageQuery, authErrors } from '../kernel/schemas/common.ts'
+import { ErrorBody, IdParams, Message, PageQuery, authErrors } from '../kernel/schemas/common.ts'
 
 const HEX = /^#[0-9a-fA-F]{6}$/
 const NAMED = new Set<string>(TAG_COLORS)
@@ -190,7 +190,7 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post(
       '/api/tags/:id/restore/',
-      { schema: { tags: ['tags'], summary: 'Turn an archived (or merged, or deleted) tag back on (admins); 400 if its name was taken meanwhile', params: IdParams, response: { 200: WriteAnswer, ...authErrors } } },
+      { schema: { tags: ['tags'], summary: 'Turn an archived (or merged, or deleted) tag back on (admins); 400 if its name was taken meanwhile', params: IdParams, response: { 200: WriteAnswer, 400: ErrorBody, ...authErrors } } },
       async (request, reply) => {
         const { orgId } = requireAdmin(request)
         const current = await found(orgId, request.params.id)

@@ -1,0 +1,82 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifyInstance } from 'fastify'
+import { appendFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }
+type Document = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } }
+
+/**
+ * Test mode only (issue 18): every JSON answer is checked against the OpenAPI document the server
+ * publishes, not only against the zod schema it was serialized by, so the document and the server
+ * cannot drift (the 3.0 document once said no enum took null while the server answered null). A
+ * mismatch throws, which the suite sees as a failed request. Validators are compiled lazily, once
+ * per operation and status.
+ */
+export function checkAnswersAgainstDocument(app: FastifyInstance): void {
+  let ajv: Ajv2020 | undefined
+  const validators = new Map<string, ValidateFunction | null>()
+
+  const validatorFor = (path: string, method: string, status: number): ValidateFunction | null => {
+    const key = `${method} ${path} ${status}`
+    if (validators.has(key)) return validators.get(key)!
+    const document = app.swagger() as Document
+    if (!ajv) {
+      ajv = new Ajv2020({ strict: false, allErrors: true })
+      addFormats.default(ajv)
+      ajv.addSchema({ $id: 'openapi', components: document.components ?? {} })
+    }
+    const responses = document.paths?.[path]?.[method]?.responses
+    const schema = (responses?.[String(status)] ?? responses?.default)?.content?.['application/json']?.schema
+    // `#/components/…` in an operation means the document's components.
+    const validator = schema === undefined ? null : ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')))
+    validators.set(key, validator)
+    return validator
+  }
+
+  // How many answers were checked, for the suite's summary (test/run.ts sums the files of ANSWER_COUNT_DIR).
+  let checked = 0
+  const countDir = process.env.ANSWER_COUNT_DIR
+  if (countDir) app.addHook('onClose', async () => appendFile(join(countDir, `${process.pid}.count`), `${checked}\n`))
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const route = request.routeOptions.url
+    // HEAD answers no body (fastify runs the GET route and drops it).
+    if (!route?.startsWith('/api/') || request.method === 'HEAD' || typeof payload !== 'string' || reply.statusCode === 204 || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload
+    // A route that declares no answers (a test's own route), or that the document hides (a 405 of a method the spec leaves out), promises nothing to check.
+    const declared = request.routeOptions.schema as { response?: unknown; hide?: boolean } | undefined
+    if (!declared?.response || declared.hide) return payload
+    const path = route.replace(/:(\w+)/g, '{$1}')
+    const documented = (app.swagger() as Document).paths?.[path]
+    if (!documented) return payload
+    const validate = validatorFor(path, request.method.toLowerCase(), reply.statusCode)
+    // Server faults (500, 503 while the database is away) are not promised by any operation.
+    if (validate === null && reply.statusCode >= 500) return payload
+    const problem =
+      validate === null
+        ? `the document has no JSON answer ${reply.statusCode}`
+        : !isJson(payload)
+          ? 'the answer is not JSON'
+          : validate(JSON.parse(payload))
+            ? undefined
+            : `the answer does not match the document: ${ajv!.errorsText(validate.errors).slice(0, 500)}`
+    checked++
+    if (problem === undefined) return payload
+    // Answered as a 500 so the test that made the request fails, saying why (throwing here would re-enter the hook).
+    const message = `${request.method} ${path} ${reply.statusCode}: ${problem}`
+    request.log.error({ route: path, status: reply.statusCode }, message)
+    void reply.code(500)
+    return JSON.stringify({ error: true, errors: message })
+  })
+}
