@@ -49,14 +49,13 @@ async function membershipDetail(db: Db, subject: SessionSubject) {
     .selectFrom('profiles as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
     .innerJoin('organizations as o', 'o.id', 'p.org_id')
-    .select(['u.email', 'u.first_name', 'u.last_name', 'p.role', 'o.name as org_name', 'o.default_currency', 'o.timezone'])
+    .select(['u.email', 'u.first_name', 'u.last_name', 'p.role', 'o.name as org_name', 'o.default_currency', 'o.default_country', 'o.timezone'])
     .where('p.id', '=', subject.profile_id)
     .executeTakeFirstOrThrow()
 }
 
 function currentOrgOf(orgId: string, m: Awaited<ReturnType<typeof membershipDetail>>): CurrentOrg {
-  // No organization stores a default country yet; the claim is part of the original's shape.
-  return { id: orgId, name: m.org_name, default_currency: m.default_currency, currency_symbol: currencySymbol(m.default_currency), default_country: null, timezone: m.timezone }
+  return { id: orgId, name: m.org_name, default_currency: m.default_currency, currency_symbol: currencySymbol(m.default_currency), default_country: m.default_country, timezone: m.timezone }
 }
 
 /** The display claims and the current organization of a session about to be issued. */
