@@ -17,6 +17,7 @@ const REDOC_PAGE = `<!DOCTYPE html>
  * only ever answered, so the copies nothing refers to are dropped.
  */
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
+const BODY_ENCODINGS = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']
 
 /**
  * The answers every route can give whatever its own schema lists, because the framework gives them
@@ -72,7 +73,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: (input) => {
       const transformed = jsonSchemaTransform(input)
       const schema = transformed.schema as Record<string, unknown>
-      return { ...transformed, schema: { ...schema, ...routeSecurity(input.route, transformed.url), ...frameworkAnswers(schema, transformed.url, input.route) } }
+      // Every write body is read from JSON, a urlencoded form or multipart (bodies.ts, §4.1): each is documented.
+      const consumes = schema.body ? { consumes: BODY_ENCODINGS } : {}
+      return { ...transformed, schema: { ...schema, ...consumes, ...routeSecurity(input.route, transformed.url), ...frameworkAnswers(schema, transformed.url, input.route) } }
     },
     // The dynamic mode with an `openapi` option hands over an OpenAPI 3 document.
     transformObject: (documentObject) => withOperationIds('openapiObject' in documentObject ? withoutUnusedComponents(jsonSchemaTransformObject(documentObject)) : {}),
