@@ -94,7 +94,7 @@ export function boardOfColumn(db: Kysely<any>, orgId: string, columnId: string):
   return readDb(db).selectFrom('board_columns').select('board_id').where('org_id', '=', orgId).where('id', '=', columnId).executeTakeFirst()
 }
 
-/** The board a card of the organization belongs to, or undefined. */
-export function boardOfCard(db: Kysely<any>, orgId: string, cardId: string): Promise<{ board_id: string } | undefined> {
-  return readDb(db).selectFrom('board_cards').select('board_id').where('org_id', '=', orgId).where('id', '=', cardId).executeTakeFirst()
+/** The board a card of the organization belongs to (and whom the card is assigned to), or undefined. */
+export function boardOfCard(db: Kysely<any>, orgId: string, cardId: string): Promise<{ board_id: string; assigned_to: string[] } | undefined> {
+  return readDb(db).selectFrom('board_cards').select(['board_id', 'assigned_to']).where('org_id', '=', orgId).where('id', '=', cardId).executeTakeFirst()
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
-import { NotFoundError, ValidationError } from '../../errors.ts'
+import { ValidationError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { boardOfCard, boardOfColumn } from '../../projections/board-queries.ts'
 import { relationErrors } from '../../projections/relations.ts'
@@ -27,8 +27,9 @@ async function run(deps: BoardDeps, caller: Caller, boardId: string, command: Bo
   return { position: session.position() }
 }
 
-async function checkProfiles(deps: BoardDeps, caller: Caller, field: string, ids: readonly string[] | undefined): Promise<void> {
-  const errors = ids && (await relationErrors(deps.db, caller.orgId, 'profiles', ids))
+/** Profiles named anew must be active members of the organization; those a card already holds may stay after a deactivation. */
+async function checkProfiles(deps: BoardDeps, caller: Caller, field: string, ids: readonly string[] | undefined, current: readonly string[] = []): Promise<void> {
+  const errors = ids && (await relationErrors(deps.db, caller.orgId, 'profiles', ids, current))
   if (errors) throw new ValidationError({ [field]: errors })
 }
 
@@ -58,16 +59,9 @@ export async function addColumn(deps: BoardDeps, caller: Caller, boardId: string
   return { columnId, ...(await run(deps, caller, boardId, { type: 'AddColumn', ...baseOf(deps, caller), column: { column_id: columnId, ...column } })) }
 }
 
-/** Where a column or card of the caller's organization lives. */
-const boardOf = async (lookup: Promise<{ board_id: string } | undefined>): Promise<string> => {
-  const found = await lookup
-  if (!found) throw new NotFoundError()
-  return found.board_id
-}
-
 /** A card at `index` of the column (null: at its end). */
 export async function addCard(deps: BoardDeps, caller: Caller, columnId: string, card: { content: CardContent; index: number | null }): Promise<Written & { boardId: string; cardId: string }> {
-  const boardId = await boardOf(boardOfColumn(deps.db, caller.orgId, columnId))
+  const { board_id: boardId } = await orNotFound(boardOfColumn(deps.db, caller.orgId, columnId))
   await checkProfiles(deps, caller, 'assigned_to_ids', card.content.assigned_to)
   const cardId = randomUUID()
   const written = await run(deps, caller, boardId, { type: 'AddCard', ...baseOf(deps, caller), cardId, columnId, index: card.index, content: card.content })
@@ -78,12 +72,12 @@ export type CardEdit = { placement: CardPlacementInput; changes: Partial<CardCon
 
 /** Edits a card and/or moves it (to `placement.columnId`, a column of the same board, at `placement.index`). */
 export async function changeCard(deps: BoardDeps, caller: Caller, cardId: string, edit: CardEdit): Promise<Written & { boardId: string }> {
-  const boardId = await boardOf(boardOfCard(deps.db, caller.orgId, cardId))
-  await checkProfiles(deps, caller, 'assigned_to_ids', edit.changes.assigned_to)
+  const { board_id: boardId, assigned_to } = await orNotFound(boardOfCard(deps.db, caller.orgId, cardId))
+  await checkProfiles(deps, caller, 'assigned_to_ids', edit.changes.assigned_to, assigned_to)
   return { boardId, ...(await run(deps, caller, boardId, { type: 'ChangeCard', ...baseOf(deps, caller), cardId, ...edit })) }
 }
 
 export async function removeCard(deps: BoardDeps, caller: Caller, cardId: string): Promise<Written> {
-  const boardId = await boardOf(boardOfCard(deps.db, caller.orgId, cardId))
+  const { board_id: boardId } = await orNotFound(boardOfCard(deps.db, caller.orgId, cardId))
   return run(deps, caller, boardId, { type: 'RemoveCard', ...baseOf(deps, caller), cardId })
 }

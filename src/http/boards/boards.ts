@@ -5,7 +5,7 @@ import { DEFAULT_COLUMN_COLOR } from '../../commands/board/board.ts'
 import { addCard, addColumn, changeCard, createBoard, deleteBoard, removeCard, updateBoard } from '../../commands/board/board-writes.ts'
 import type { BoardChanges } from '../../commands/board/board-writes.ts'
 import type { Deps } from '../../deps.ts'
-import { orNotFound } from '../../errors.ts'
+import { NotFoundError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { boardOf, boardOfColumn, cardsOf, listBoards } from '../../projections/board-queries.ts'
 import { callerOf, settle } from '../kernel/commands.ts'
@@ -35,7 +35,8 @@ export function boardRoutes(deps: Deps): FastifyPluginAsyncZod {
   const answerBoard = async (request: FastifyRequest, id: string) => boardView(db, callerOf(request).orgId, await visible(request, id))
   const answerCard = async (request: FastifyRequest, boardId: string, cardId: string) => {
     const [card] = await cardViews(db, callerOf(request).orgId, await cardsOf(db, boardId, { cardId }), clock())
-    return orNotFound(Promise.resolve(card))
+    if (!card) throw new NotFoundError()
+    return card
   }
   const settled = (reply: FastifyReply, position: Position | null) => settle(deps, reply, position)
   const changesOf = (body: z.infer<typeof BoardUpdateBody>): BoardChanges => ({ name: body.name, description: body.description, isArchived: body.is_archived, members: body.members })
@@ -79,8 +80,9 @@ export function boardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { name, order, color, limit } = request.body
       const { columnId, position } = await addColumn(deps, callerOf(request), request.params.board_pk, { name, order: order ?? null, color: color ?? DEFAULT_COLUMN_COLOR, limit: limit ?? null })
       await settled(reply, position)
-      const columns = await columnsWithCards(db, callerOf(request).orgId, request.params.board_pk, clock())
-      return reply.code(201).send(await orNotFound(Promise.resolve(columns.find((c) => c.id === columnId))))
+      const column = (await columnsWithCards(db, callerOf(request).orgId, request.params.board_pk, clock())).find((c) => c.id === columnId)
+      if (!column) throw new NotFoundError()
+      return reply.code(201).send(column)
     })
 
     const columnBoard = async (request: FastifyRequest, columnId: string) => (await visible(request, (await orNotFound(boardOfColumn(db, callerOf(request).orgId, columnId))).board_id)).id

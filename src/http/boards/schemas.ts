@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { BOARD_ROLES, CARD_PRIORITIES, DEFAULT_COLUMN_COLOR } from '../../commands/board/board.ts'
 import { IdList, ProfileRef, optionalText } from '../kernel/relations.ts'
-import { formBoolean, formNumber } from '../kernel/schemas/form-values.ts'
+import { formBoolean, formList, formNumber } from '../kernel/schemas/form-values.ts'
 
 /** Boards, columns and cards as the original answers them (its BoardSerializer, BoardColumnSerializer, BoardTaskSerializer) and its web app reads them. */
 
@@ -28,7 +28,7 @@ const Membership = z.object({ profile_id: z.uuid(), role: z.enum(BOARD_ROLES).ex
 export const BoardUpdateBody = BoardCreateBody.omit({ create_default_columns: true })
   .partial()
   .extend({
-    members: z.array(Membership).optional().describe('The whole member set besides the owner (active profiles of this organization); a board admin may edit the board and add columns, a member works its cards'),
+    members: formList(z.array(Membership)).optional().describe('The whole member set besides the owner (active profiles of this organization; in form bodies a JSON array); a board admin may edit the board and add columns, a member works its cards'),
   })
 
 export const ColumnBody = z.object({
