@@ -14,7 +14,7 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -41,6 +41,9 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/leads\/\{id\}/, 'lead'],
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
+  [/^\/api\/boards\/columns\/\{column_pk\}/, 'boardColumn'],
+  [/^\/api\/boards\/tasks\/\{id\}/, 'boardCard'],
+  [/^\/api\/boards\/\{(id|board_pk)\}/, 'board'],
   // §4: the status route takes a USER id, the others a profile id.
   [/^\/api\/user\/\{id\}\/status\/$/, 'user'],
   [/^\/api\/user\/\{id\}/, 'profile'],
@@ -185,6 +188,10 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
+  const board = await created('POST', '/api/boards/', A, { name: 'Acme secret board' })
+  ids.board = board.id
+  ids.boardColumn = board.columns[0].id
+  ids.boardCard = (await created('POST', `/api/boards/columns/${ids.boardColumn}/tasks/`, A, { title: 'Acme secret card' })).id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
 
   // A's view of everything, to compare after every foreign and forbidden call.
