@@ -6,6 +6,9 @@ import type { Headers } from '../helpers/fixtures.ts'
 import { describe, eventCount, fillPath, operationsOf, sampleOf } from '../helpers/route-table.ts'
 import type { Operation } from '../helpers/route-table.ts'
 
+// It grows with every route of the schema (or block of the docs): past tap's 120 s default on a loaded 2-core machine.
+t.setTimeout(480_000)
+
 /**
  * Tenant isolation and roles, generated from the served OpenAPI document: every built operation
  * with an id in its path is called by another organization's admin on this organization's
