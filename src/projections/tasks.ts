@@ -12,6 +12,7 @@ import type { Viewer } from './opportunity-queries.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 import { anyOf } from './records.ts'
+import type { BoardColumn, BoardSource } from './board.ts'
 
 /**
  * The tasks read model: one row per task (deleted ones kept, flagged), its place on the task board
@@ -193,3 +194,8 @@ export async function parentNames(db: Kysely<any>, orgId: string, rows: readonly
     UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, '') FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[])`.execute(db)
   return new Map(named.map((row) => [row.id, row.name]))
 }
+
+/** The task board's source for the shared board queries (board.ts), and its two column expressions: a stage (pipeline board) or a status (status board). */
+export const TASK_BOARD: BoardSource = { table: 'tasks', alias: 't', columns: COLUMNS }
+export const taskStageColumn: BoardColumn = sql<string | null>`t.stage_id::text`
+export const taskStatusColumn: BoardColumn = sql<string>`t.status`

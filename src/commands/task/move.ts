@@ -33,7 +33,7 @@ export type MoveTask = { type: 'MoveTask'; orgId: string; actor: Actor; at: stri
  * New; any other open stage is In Progress. For the seeded task pipeline this is the original's
  * mapping (To Do New; In Progress and Review In Progress; Done Completed).
  */
-export function statusOfStage(stages: readonly Stage[], stage: Stage): TaskStatus {
+export function statusOfStage(stages: readonly Pick<Stage, 'id'>[], stage: Pick<Stage, 'id' | 'kind'>): TaskStatus {
   if (stage.kind !== 'open') return 'Completed'
   return stages[0]?.id === stage.id ? 'New' : 'In Progress'
 }

@@ -3,6 +3,7 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import { RelationList, UserChoice, blankable } from '../accounts/schemas.ts'
 import { IdFilter, optionalText } from '../kernel/relations.ts'
 import { PageQuery, pageOf } from '../kernel/schemas/common.ts'
+import { formNumber } from '../kernel/schemas/form-values.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { Task } from './task-views.ts'
 
@@ -79,3 +80,33 @@ export const TaskDetail = z.object({
   assigned_data: z.array(UserChoice).describe('The assignees as {id, user__email}'),
 })
 export const TaskNoteAnswer = z.object({ task_obj: Task, comments: z.array(CommentView), attachments: z.array(AttachmentView) })
+
+const BoardQueryBase = TaskListQuery.omit({ limit: true, offset: true, slim: true })
+export const TaskBoardQuery = BoardQueryBase.extend({ pipeline_id: z.string().optional().describe('A task pipeline: its board (a column per stage, its tasks only); without it, the status board (a column per status, every task)') })
+const TaskColumn = z.object({
+  id: z.string().describe('The status on the status board; the stage id on a pipeline board'),
+  name: z.string(),
+  order: z.number().int(),
+  color: z.string().nullable(),
+  stage_type: z.enum(['open', 'in_progress', 'completed']),
+  stage_kind: z.enum(['open', 'won', 'lost']).nullable().describe('The pipeline stage\'s kind; null on the status board'),
+  maps_to_status: z.enum(TASK_STATUSES).nullable().describe('The status a task entering the stage takes'),
+  is_status_column: z.boolean(),
+  wip_limit: z.null(),
+  task_count: z.number().int().describe('Every task of the column, though at most 100 are shown'),
+  tasks: z.array(Task).describe('By kanban_order, then id'),
+})
+export const TaskBoard = z.object({
+  mode: z.enum(['status', 'pipeline']),
+  pipeline: z.object({ id: z.uuid(), name: z.string(), is_default: z.boolean() }).nullable(),
+  columns: z.array(TaskColumn),
+  total_tasks: z.number().int(),
+})
+export const TaskMoveBody = z.object({
+  stage_id: z.uuid().nullable().optional().describe('A stage of a task pipeline of this organization (its status follows the stage); null takes the task off any pipeline'),
+  status: z.enum(TASK_STATUSES).optional().describe('A status board column; wins over the stage\'s status'),
+  kanban_order: formNumber(z.number().finite()).optional().describe('The position in the column, as given'),
+  above_task_id: z.uuid().nullable().optional().describe('Place right below this card of the target column'),
+  below_task_id: z.uuid().nullable().optional().describe('Place right above this card of the target column'),
+})
+export const TaskMoveAnswer = z.object({ error: z.literal(false), message: z.string(), task: Task })

@@ -12,46 +12,21 @@ import { activeMembers } from '../../identity/users.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { TASK_NOTES, listTasks, taskConditions, taskTotals } from '../../projections/tasks.ts'
-import type { TaskFilter } from '../../projections/tasks.ts'
 import { nextOffset } from '../accounts/schemas.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { notesView } from '../kernel/note-views.ts'
-import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
 import { TaskBody, TaskDetail, TaskList, TaskListQuery, TaskPatch } from './schemas.ts'
+import { taskBoardRoutes } from './task-board.ts'
+import { filterOf } from './task-filter.ts'
 import { taskNoteRoutes } from './task-notes.ts'
 import { tasksOf, todayOf } from './task-views.ts'
 
 const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
-const PARENT_FILTERS = ['account', 'opportunity', 'case', 'lead', 'contact'] as const
-
-/** The list's filters from its query: a repeated status is any of them; a malformed parent id matches nothing. */
-function filterOf(query: z.infer<typeof TaskListQuery>): TaskFilter {
-  const statuses = query.status === undefined ? [] : [query.status].flat().map((s) => s.trim()).filter(Boolean)
-  const parents: TaskFilter['parents'] = {}
-  for (const parent of PARENT_FILTERS) {
-    const id = query[parent]?.trim()
-    if (id) parents[parent] = isUuid(id) ? id.toLowerCase() : '00000000-0000-0000-0000-000000000000'
-  }
-  return {
-    title: query.title,
-    search: query.search,
-    status: statuses.length ? statuses : undefined,
-    priority: query.priority?.trim() || undefined,
-    assignedTo: query.assigned_to,
-    tags: query.tags,
-    dueFrom: query.due_date__gte,
-    dueTo: query.due_date__lte,
-    createdFrom: query.created_at__gte,
-    createdTo: query.created_at__lte,
-    parents,
-  }
-}
-
 /** Whom a task may be assigned to, as the original offers it: every active member to an admin, the admins to anyone else. */
 async function assignable(deps: Deps, identity: Identity) {
   const members = await activeMembers(deps.db, identity.orgId)
@@ -139,5 +114,6 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
     })
 
     await app.register(taskNoteRoutes(deps, files))
+    await app.register(taskBoardRoutes(deps))
   }
 }
