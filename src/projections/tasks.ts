@@ -199,3 +199,21 @@ export async function parentNames(db: Kysely<any>, orgId: string, rows: readonly
 export const TASK_BOARD: BoardSource = { table: 'tasks', alias: 't', columns: COLUMNS }
 export const taskStageColumn: BoardColumn = sql<string | null>`t.stage_id::text`
 export const taskStatusColumn: BoardColumn = sql<string>`t.status`
+
+/** Open tasks (not Completed) due in a range of days (either end open), soonest first, at most `limit`, and how many there are. */
+export async function openTasksDue(db: Kysely<any>, conditions: RawBuilder<boolean>[], due: { after?: string; until?: string }, limit: number): Promise<{ count: number; rows: TaskRow[] }> {
+  const inRange = [...conditions, sql<boolean>`t.status <> 'Completed'`, sql<boolean>`t.due_date IS NOT NULL`]
+  if (due.after !== undefined) inRange.push(sql<boolean>`t.due_date > ${due.after}::date`)
+  if (due.until !== undefined) inRange.push(sql<boolean>`t.due_date <= ${due.until}::date`)
+  const [rows, count] = await Promise.all([
+    sql<TaskRow>`SELECT ${COLUMNS} FROM tasks t WHERE ${where(inRange)} ORDER BY t.due_date, t.created_at, t.id LIMIT ${limit}`.execute(db),
+    sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${where(inRange)}`.execute(db),
+  ])
+  return { count: Number(count.rows[0]!.n), rows: rows.rows }
+}
+
+/** Tasks marked Completed whose last change fell on `day` in `timeZone` (the original's proxy: tasks record no completion time). */
+export async function tasksClearedOn(db: Kysely<any>, conditions: RawBuilder<boolean>[], day: string, timeZone: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${where(conditions)} AND t.status = 'Completed' AND (t.updated_at AT TIME ZONE ${timeZone})::date = ${day}::date`.execute(db)
+  return Number(rows[0]!.n)
+}
