@@ -112,12 +112,22 @@ t.test('tasks: /api/tasks/ as the original and its web app use it', async (t) =>
     t.match(await detail(admin, call), { comments: [{ comment: 'The offer' }], attachments: [] })
   })
 
+  t.test("an account's and a contact's detail list their tasks (the web app's task rail), with the task list's visibility", async (t) => {
+    const contact = (await inject('POST', '/api/contacts/', admin, { first_name: 'Peter' })).json().id as string
+    const withContact = await made(admin, { title: 'Meet Peter', contacts: [contact], due_date: '2026-12-01' })
+    t.same((await inject('GET', `/api/contacts/${contact}/`, admin)).json().tasks, [{ id: withContact, title: 'Meet Peter', status: 'New', priority: 'Medium', due_date: '2026-12-01' }])
+    t.same((await inject('GET', `/api/accounts/${account}/`, admin)).json().tasks, [], 'the call moved to the lead above')
+    await inject('PATCH', `${BASE}${call}/`, admin, { lead: null, account })
+    t.match((await inject('GET', `/api/accounts/${account}/`, admin)).json().tasks, [{ id: call }])
+    t.same((await inject('GET', `/api/contacts/${contact}/`, bob.headers)).json().tasks, [], 'not a task Bob may open')
+  })
+
   t.test('delete: admin or creator, not an assignee', async (t) => {
     t.equal((await inject('DELETE', `${BASE}${call}/`, bob.headers)).statusCode, 403)
     t.equal((await inject('DELETE', `${BASE}${done}/`, globex.admin.headers)).statusCode, 404)
     t.equal((await inject('DELETE', `${BASE}${done}/`, admin)).statusCode, 200)
     t.equal((await inject('GET', `${BASE}${done}/`, admin)).statusCode, 404)
-    t.equal((await list(admin)).tasks_count, 3)
+    t.equal((await list(admin)).tasks_count, 4)
   })
 
   t.test('the read model rebuilt from the log is identical', async (t) => {

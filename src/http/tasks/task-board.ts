@@ -5,7 +5,6 @@ import { moveTask } from '../../commands/task/move-task.ts'
 import { visibleTask } from '../../commands/task/write-task.ts'
 import type { Deps } from '../../deps.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import { boardCards, inColumns } from '../../projections/board.ts'
 import { taskPipelineModel } from '../../projections/pipelines.ts'
 import type { PipelineStageRow } from '../../projections/pipelines.ts'
@@ -17,7 +16,7 @@ import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { TaskBoard, TaskBoardQuery, TaskMoveAnswer, TaskMoveBody } from './schemas.ts'
 import { filterOf } from './task-filter.ts'
-import { tasksOf, todayOf } from './task-views.ts'
+import { tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
 
 const TAGS = ['tasks']
 /** As on the deal and lead boards: each column shows at most this many cards; task_count still counts them all. */
@@ -45,7 +44,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const id = given?.trim().toLowerCase()
       if (id !== undefined && id !== '' && !isUuid(id)) throw new NotFoundError('Pipeline not found')
       const pipeline = id ? await orNotFound(taskPipelineModel.pipelineOf(db, identity.orgId, id)) : null
-      const conditions = taskConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, filterOf(query))
+      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(query))
       const columns = pipeline ? stageColumns(pipeline.stages) : statusColumns
       const column = pipeline ? taskStageColumn : taskStatusColumn
       if (pipeline) conditions.push(inColumns(column, columns.map((c) => c.key)))

@@ -2,8 +2,11 @@ import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
 import { liveContacts } from '../../projections/contacts.ts'
-import { parentNames } from '../../projections/tasks.ts'
-import type { TaskRow } from '../../projections/tasks.ts'
+import type { Identity } from '../../identity/identity.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import type { Viewer } from '../../projections/opportunity-queries.ts'
+import { listTasks, parentNames, taskConditions } from '../../projections/tasks.ts'
+import type { TaskFilter, TaskRow } from '../../projections/tasks.ts'
 import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
 
 /**
@@ -91,3 +94,15 @@ export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], t
 
 /** Today as YYYY-MM-DD (UTC): what due dates are compared with. */
 export const todayOf = (now: Date): string => now.toISOString().slice(0, 10)
+
+/** A task in a record's detail (an account's, a contact's), as the web app's task rail reads it. */
+export const TaskLink = z.object({ id: z.uuid(), title: z.string(), status: z.enum(TASK_STATUSES), priority: z.enum(TASK_PRIORITIES), due_date: z.string().nullable() })
+
+/** The newest tasks linked to a record that the viewer may open (the task list's visibility), at most `limit`. */
+export async function taskLinks(db: Db, viewer: Viewer, link: NonNullable<TaskFilter['parents']>, limit = 20): Promise<z.infer<typeof TaskLink>[]> {
+  const { rows } = await listTasks(db, taskConditions(viewer, { parents: link }), { limit, offset: 0 })
+  return rows.map(({ id, title, status, priority, due_date }) => ({ id, title, status, priority, due_date }))
+}
+
+/** The caller as the task list's visibility sees them. */
+export const viewerOfIdentity = (identity: Identity): Viewer => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) })

@@ -22,7 +22,7 @@ import { TaskBody, TaskDetail, TaskList, TaskListQuery, TaskPatch } from './sche
 import { taskBoardRoutes } from './task-board.ts'
 import { filterOf } from './task-filter.ts'
 import { taskNoteRoutes } from './task-notes.ts'
-import { tasksOf, todayOf } from './task-views.ts'
+import { tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
 
 const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -57,7 +57,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const identity = identityOf(request)
       const { limit, offset } = request.query
       const now = clock()
-      const conditions = taskConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, filterOf(request.query))
+      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(request.query))
       const slim = request.query.slim === 'true'
       const [{ count, rows }, totals, users, accounts, contacts] = await Promise.all([
         listTasks(db, conditions, { limit, offset }),
