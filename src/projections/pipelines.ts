@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
-import { dealPipelines, isStreamOf, leadPipelines } from '../commands/pipeline/kinds.ts'
+import { dealPipelines, isStreamOf, leadPipelines, taskPipelines } from '../commands/pipeline/kinds.ts'
 import type { PipelineKind } from '../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../commands/pipeline/stage-rules.ts'
@@ -8,7 +8,7 @@ import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 
 /**
- * The pipelines read model of one kind (deals' or leads', commands/pipeline/kinds.ts): one row per
+ * The pipelines read model of one kind (deals', leads' or tasks', commands/pipeline/kinds.ts): one row per
  * live pipeline and one per live stage; a deleted pipeline or removed stage leaves no rows.
  * `position` is the stage's 1-based order; `probability` is the default a deal in the stage gets
  * (100 won, 0 lost, the seeded per-code default, or null: none). Each kind has its own tables and
@@ -157,6 +157,10 @@ export const dealPipelineModel = pipelineReadModel('pipelines', dealPipelines, '
 /** Lead pipelines: tables `lead_pipelines` and `lead_pipeline_stages`. */
 export const leadPipelineModel = pipelineReadModel('lead_pipelines', leadPipelines, 'lead_')
 
+/** Task pipelines: tables `task_pipelines` and `task_pipeline_stages`. */
+export const taskPipelineModel = pipelineReadModel('task_pipelines', taskPipelines, 'task_')
+
 export const pipelinesProjector = dealPipelineModel.projector
 export const leadPipelinesProjector = leadPipelineModel.projector
+export const taskPipelinesProjector = taskPipelineModel.projector
 export const { listPipelines, pipelineOf, stageOf } = dealPipelineModel

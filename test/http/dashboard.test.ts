@@ -7,7 +7,7 @@ import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 
 const DAY = 86_400_000
-const NOT_COVERED = ['tasks', 'cases', 'invoices']
+const NOT_COVERED = ['cases', 'invoices']
 
 t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models, visibility, isolation, aging by the clock', async (t) => {
   // FIXED_NOW is Sunday 2026-11-22, 09:00 UTC; the organizations keep the default time zone (UTC) and currency (USD).
@@ -200,6 +200,29 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '0'))
     await ok('PATCH', `/api/org/${acme.orgId}/`, admin, { timezone: 'UTC' })
     await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '500.00'))
+  })
+
+  t.test('tasks: the urgent counts, the soonest open tasks, and Today\'s queue, sources, later and cleared yesterday', async (t) => {
+    const B = globex.admin.headers
+    const task = async (body: object) => (await ok('POST', '/api/tasks/', B, body)).id as string
+    const overdue = await task({ title: 'Overdue call', priority: 'High', due_date: '2026-11-20' })
+    const dueToday = await task({ title: 'Today call', due_date: '2026-11-22' })
+    const thisWeek = await task({ title: 'Wednesday call', priority: 'Low', due_date: '2026-11-25' })
+    await task({ title: 'Someday' })
+    const cleared = await task({ title: 'Done yesterday', due_date: '2026-11-21' })
+    await at(new Date(FIXED_NOW.getTime() - DAY), () => ok('PATCH', `/api/tasks/${cleared}/`, B, { status: 'Completed' }))
+    const dashboard = await home(B)
+    t.match(dashboard.urgent_counts, { overdue_tasks: 1, tasks_due_today: 1 })
+    t.same(dashboard.tasks.map((x: { id: string }) => x.id), [overdue, dueToday, thisWeek], 'open tasks with a due date, soonest first')
+    t.match(dashboard.tasks[0], { title: 'Overdue call', is_overdue: true })
+    t.ok(dashboard.covers.includes('tasks'))
+    const day = await today(B)
+    t.same(day.queue.map((q: { id: string }) => q.id).filter((id: string) => id.startsWith('task-')), [`task-${overdue}`, `task-${dueToday}`])
+    t.match(day.queue.find((q: { id: string }) => q.id === `task-${overdue}`), { tone: 'clay', due: 'Overdue', title: 'Overdue call', detail: 'Due 2026-11-20 · High', href: `/tasks/${overdue}` })
+    t.match(day.summary.sources, [{ label: 'quiet deals' }, { label: 'tasks due', count: 2, href: '/tasks' }])
+    t.equal(day.summary.cleared_yesterday, 1)
+    t.match(day.later.find((l: { id: string }) => l.id === `task-${thisWeek}`), { day: 'Wed', title: 'Wednesday call', meta: 'Task · Low' })
+    t.same((await today(alice.headers)).summary.sources.filter((s: { label: string }) => s.label === 'tasks due'), [], "another organization's tasks never show")
   })
 
   t.test('anonymous callers are refused', async (t) => {

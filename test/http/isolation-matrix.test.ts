@@ -17,7 +17,7 @@ t.setTimeout(480_000)
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'taskPipeline' | 'taskStage'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -42,6 +42,11 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/leads\/pipelines\/\{(id|pipeline_pk)\}/, 'leadPipeline'],
   [/^\/api\/leads\/stages\/\{id\}/, 'leadStage'],
   [/^\/api\/leads\/\{id\}/, 'lead'],
+  [/^\/api\/tasks\/comment\/\{id\}/, 'taskComment'],
+  [/^\/api\/tasks\/pipelines\/\{(id|pipeline_pk)\}/, 'taskPipeline'],
+  [/^\/api\/tasks\/stages\/\{id\}/, 'taskStage'],
+  [/^\/api\/tasks\/attachment\/\{id\}/, 'taskAttachment'],
+  [/^\/api\/tasks\/\{id\}/, 'task'],
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
   [/^\/api\/boards\/columns\/\{column_pk\}/, 'boardColumn'],
@@ -111,6 +116,13 @@ const KNOWN_ADMIN_ONLY = [
   'POST /api/leads/pipelines/{id}/stages/reorder/',
   'PUT /api/leads/stages/{id}/',
   'DELETE /api/leads/stages/{id}/',
+  'POST /api/tasks/pipelines/',
+  'PUT /api/tasks/pipelines/{id}/',
+  'DELETE /api/tasks/pipelines/{id}/',
+  'POST /api/tasks/pipelines/{id}/stages/',
+  'POST /api/tasks/pipelines/{id}/stages/reorder/',
+  'PUT /api/tasks/stages/{id}/',
+  'DELETE /api/tasks/stages/{id}/',
 ]
 
 t.test('tenant isolation and roles, over the whole route table', async (t) => {
@@ -144,8 +156,9 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const bTag = (await created('POST', '/api/tags/', globex.admin.headers, { name: 'globex-tag' })).id as string
   await created('POST', '/api/accounts/', globex.admin.headers, { name: 'Globex account', tags: [bTag] })
   await created('POST', '/api/opportunities/', globex.admin.headers, { name: 'Globex deal', amount: '7.00' })
-  // B's default lead pipeline is created on first use (as its deal one was by the deal above): before the snapshot, not by its first listing.
+  // B's default lead and task pipelines are created on first use (as its deal one was by the deal above): before the snapshot, not by its first listing.
   await call('GET', '/api/leads/pipelines/', globex.admin.headers)
+  await call('GET', '/api/tasks/pipelines/', globex.admin.headers)
   const bListsBefore = await listAs(globex.admin.headers)
 
   // A: one record of each kind, names that would show if they leaked.
@@ -195,6 +208,16 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.board = board.id
   ids.boardColumn = board.columns[0].id
   ids.boardCard = (await created('POST', `/api/boards/columns/${ids.boardColumn}/tasks/`, A, { title: 'Acme secret card' })).id
+  ids.task = (await created('POST', '/api/tasks/', A, { title: 'Acme secret task', assigned_to: [alice.profileId] })).id
+  ids.taskComment = (await created('POST', `/api/tasks/${ids.task}/`, A, { comment: 'acme secret task comment' })).comments[0].id
+  const taskFile = await multipartBody({ task_attachment: { name: 'acme-secret-task.txt', type: 'text/plain', content: 'acme secret task file' } })
+  const taskWithFile = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { ...A, 'content-type': taskFile.contentType }, payload: taskFile.payload })
+  t.equal(taskWithFile.statusCode, 200, taskWithFile.body)
+  ids.taskAttachment = taskWithFile.json().attachments[0].id
+  await call('GET', '/api/tasks/pipelines/', A) // A's default task pipeline, created on first use: before A's view is taken
+  const taskPipeline = await created('POST', '/api/tasks/pipelines/', A, { name: 'Acme secret task pipeline' })
+  ids.taskPipeline = taskPipeline.id
+  ids.taskStage = taskPipeline.stages[1].id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
 
   // A's view of everything, to compare after every foreign and forbidden call.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { TaskLink, taskLinks, viewerOfIdentity } from '../tasks/task-views.ts'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
@@ -74,7 +75,7 @@ const AccountDetail = z.object({
   opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
   invoices: z.array(z.object({ id: z.uuid() })).describe('Always empty until invoices exist'),
-  tasks: z.array(z.object({ id: z.uuid() })).describe('Always empty until tasks exist'),
+  tasks: z.array(TaskLink).describe('The newest tasks linked to this account that the caller may open (at most 20)'),
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
   users: z.array(UserChoice),
@@ -149,7 +150,7 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         opportunity_list: opportunities,
         cases: [],
         invoices: [],
-        tasks: [],
+        tasks: await taskLinks(db, viewerOfIdentity(identityOf(request)), { account: account.id }),
         tags: record!.tags,
         assigned_to: record!.assigned_to,
         users,

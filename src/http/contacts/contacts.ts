@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { TaskLink, taskLinks, viewerOfIdentity } from '../tasks/task-views.ts'
 import { CONTACT_EMAIL_SCOPE, contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
 import type { RecordModule } from '../../commands/record-create.ts'
 import type { Db } from '../../db/database.ts'
@@ -84,7 +85,7 @@ const ContactDetail = z.object({
   address_obj: z.object({ address_line: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postcode: z.string().nullable(), country: z.string().nullable() }),
   opportunities: z.array(DealRef).describe('Deals naming the contact, newest first (at most 10)'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
-  tasks: z.array(z.object({ id: z.uuid() })).describe('Always empty until tasks exist'),
+  tasks: z.array(TaskLink).describe('The newest tasks linked to this contact that the caller may open (at most 20)'),
   colleagues: z.array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), title: z.string() })).describe('Other contacts of the same account, by name (at most 8)'),
   countries: Choices,
   ...NoteLists,
@@ -164,7 +165,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
         address_obj: { address_line, city, state, postcode, country },
         opportunities: deals.map((deal) => dealSummary(deal, now)),
         cases: [],
-        tasks: [],
+        tasks: await taskLinks(db, viewerOfIdentity(identityOf(request)), { contact: contact.id }),
         colleagues: colleagues.map(({ id, first_name, last_name, title }) => ({ id, first_name, last_name, title: title ?? '' })),
         countries: countryChoices(),
         ...notes,

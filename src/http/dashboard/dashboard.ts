@@ -9,6 +9,8 @@ import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES, recentActivity } from '
 import type { ActivityView } from '../../projections/dashboard-activity.ts'
 import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
 import type { Viewer } from '../../projections/opportunity-queries.ts'
+import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/tasks.ts'
+import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
@@ -18,16 +20,16 @@ const TAGS = ['dashboard']
 const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
 
 /** What the dashboard reads today, and what it cannot yet: those parts answer empty or zero. */
-const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'goals', 'activities'] as const
-const NOT_COVERED = ['tasks', 'cases', 'invoices'] as const
+const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'tasks', 'goals', 'activities'] as const
+const NOT_COVERED = ['cases', 'invoices'] as const
 const Coverage = {
   covers: z.array(z.enum(COVERS)).describe('The modules this answer is computed from'),
   not_covered: z.array(z.enum(NOT_COVERED)).describe('Modules not built yet: their parts answer empty lists and zero counts'),
 }
 const coverage = { covers: [...COVERS], not_covered: [...NOT_COVERED] }
-const NOT_BUILT_NOTE = 'Tasks, cases (tickets) and invoices are not built yet: their parts answer empty lists and zero counts, and `not_covered` names them.'
+const NOT_BUILT_NOTE = 'Cases (tickets) and invoices are not built yet: their parts answer empty lists and zero counts, and `not_covered` names them.'
 const VISIBILITY_NOTE =
-  'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads and deals count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
+  'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
 
 const Activity = z.object({
   id: z.uuid().describe('The id of the event the row comes from'),
@@ -60,8 +62,8 @@ const Home = z.object({
   leads_count: z.number().int().describe("Open leads (neither converted nor closed) the caller may see: /api/leads/ open_leads.leads_count"),
   opportunities_count: z.number().int().describe('Deals the caller may see, every stage: /api/opportunities/ opportunities_count'),
   urgent_counts: z.object({
-    overdue_tasks: z.number().int().describe('0: tasks are not built yet'),
-    tasks_due_today: z.number().int().describe('0: tasks are not built yet'),
+    overdue_tasks: z.number().int().describe("Open tasks (New, In Progress) due before today (the organization's day) that the caller may see"),
+    tasks_due_today: z.number().int().describe('Open tasks due today that the caller may see'),
     followups_today: z.number().int().describe('0: leads have no follow-up date yet'),
     hot_leads: z.number().int().describe('Open leads rated hot, status assigned or in process'),
   }),
@@ -78,7 +80,7 @@ const Home = z.object({
   hot_leads: z
     .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.null().describe('Always null: leads have no follow-up date yet'), last_contacted: z.null().describe('Always null: not recorded yet') }))
     .describe('The ten newest hot leads the caller may see'),
-  tasks: z.array(z.object({ id: z.uuid() })).describe('Always empty: tasks are not built yet'),
+  tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
   activities: z.array(Activity).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
   goal_summary: z.array(GoalSummary).describe("Up to three of the caller's active goals whose period holds today (the organization's time zone): assigned to them or to a team of theirs, and for an admin the whole organization's goals; ending soonest first"),
   ...Coverage,
@@ -87,17 +89,17 @@ const Home = z.object({
 const Tone = z.enum(['rust', 'clay', 'slate', 'moss'])
 const Today = z.object({
   queue: z
-    .array(z.object({ id: z.string().describe('`deal-<id>`'), tone: Tone, due: z.string().describe('"Stalled" (red aging) or "Aging" (past the warning threshold)'), title: z.string(), detail: z.string().describe('One prebuilt line: days without a stage move, amount, stage'), action: z.string(), href: z.string().describe('An internal path of the web app') }))
-    .describe("The most urgent eight: quiet deals, stalled ones first, then the longest unmoved"),
+    .array(z.object({ id: z.string().describe('`deal-<id>` or `task-<id>`'), tone: Tone, due: z.string().describe('Deals: "Stalled" (red aging) or "Aging" (past the warning threshold); tasks: "Overdue" or "Today"'), title: z.string(), detail: z.string().describe('One prebuilt line: for a deal days without a stage move, amount, stage; for a task its due date and priority'), action: z.string(), href: z.string().describe('An internal path of the web app') }))
+    .describe('The most urgent eight: quiet deals (stalled first, then the longest unmoved), then open tasks overdue, then due today'),
   summary: z.object({
     count: z.number().int().describe('Everything that wants the caller now (the sum of the sources), not only what the queue shows'),
     shown: z.number().int().describe('The queue length'),
     sources: z.array(z.object({ label: z.string(), count: z.number().int(), href: z.string() })).describe('Each non-empty source with its full count and its list'),
     quiet_deals: z.number().int().describe('Open deals past their stage warning threshold (warning_days, else expected_days) or stalled'),
     quiet_value: Money.describe("Their amounts in the organization's currency"),
-    cleared_yesterday: z.number().int().describe('0: counted from tasks and cases, not built yet'),
+    cleared_yesterday: z.number().int().describe('Tasks marked Completed whose last change was yesterday (the original\'s proxy: tasks record no completion time); cases are not built yet'),
   }),
-  later: z.array(z.object({ id: z.string().describe('`deal-<id>`'), day: z.string().describe('Short weekday'), title: z.string(), meta: z.string() })).describe("Open deals expected to close (closed_on) from tomorrow to seven days ahead, in the organization's time zone; at most six, soonest first"),
+  later: z.array(z.object({ id: z.string().describe('`deal-<id>` or `task-<id>`'), day: z.string().describe('Short weekday'), title: z.string(), meta: z.string() })).describe("Open deals expected to close (closed_on) and open tasks due from tomorrow to seven days ahead, in the organization's time zone; at most six, soonest first"),
   ...Coverage,
 })
 
@@ -124,7 +126,7 @@ const SOURCE_LIMIT = 25
 
 /**
  * The dashboard (the original's home and Today views) over the deals, leads, accounts, contacts
- * and goals read models and the recent-activity read model. Read-only; every member may call it.
+ * tasks and goals read models and the recent-activity read model. Read-only; every member may call it.
  */
 export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
@@ -135,20 +137,23 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const org = await organizationById(db, viewer.orgId)
       const currency = org.default_currency
       const today = dateIn(org.timezone, now)
-      const [counts, stages, money, hot, activities, goals] = await Promise.all([
+      const tasks = taskConditions(viewer, {})
+      const [counts, stages, money, hot, activities, goals, taskCounts, upcoming] = await Promise.all([
         recordCounts(db, viewer, now),
         pipelineByStage(db, viewer, now, currency),
         revenue(db, viewer, now, currency, monthOf(today)),
         hotLeads(db, viewer, 10),
         recentActivity(db, viewer, 10),
         currentGoals(db, viewer, today, 3),
+        taskTotals(db, tasks, today),
+        openTasksDue(db, tasks, {}, 10),
       ])
       return {
         accounts_count: counts.accounts,
         contacts_count: counts.contacts,
         leads_count: counts.open_leads,
         opportunities_count: counts.opportunities,
-        urgent_counts: { overdue_tasks: 0, tasks_due_today: 0, followups_today: 0, hot_leads: counts.hot_leads },
+        urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: 0, hot_leads: counts.hot_leads },
         pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: s.value, label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
         revenue_metrics: {
           pipeline_value: money.pipeline_value,
@@ -160,7 +165,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
           other_currency_count: money.other_currency_count,
         },
         hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
-        tasks: [],
+        tasks: await tasksOf(db, viewer.orgId, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({
           id: goal.id,
@@ -180,8 +185,15 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const now = clock()
       const org = await organizationById(db, viewer.orgId)
       const today = dateIn(org.timezone, now)
-      const [quiet, closing] = await Promise.all([quietDeals(db, viewer, now, org.default_currency, SOURCE_LIMIT), dealsClosingSoon(db, viewer, now, { today, until: addDays(today, 7) }, 10)])
-      const queue = quiet.rows.slice(0, QUEUE_LIMIT).map((deal) => ({
+      const tasks = taskConditions(viewer, {})
+      const [quiet, closing, dueTasks, laterTasks, cleared] = await Promise.all([
+        quietDeals(db, viewer, now, org.default_currency, SOURCE_LIMIT),
+        dealsClosingSoon(db, viewer, now, { today, until: addDays(today, 7) }, 10),
+        openTasksDue(db, tasks, { until: today }, SOURCE_LIMIT),
+        openTasksDue(db, tasks, { after: today, until: addDays(today, 7) }, 10),
+        tasksClearedOn(db, tasks, addDays(today, -1), org.timezone),
+      ])
+      const dealItems = quiet.rows.map((deal) => ({
         id: `deal-${deal.id}`,
         tone: deal.rotten ? ('rust' as const) : ('clay' as const),
         due: deal.rotten ? 'Stalled' : 'Aging',
@@ -190,16 +202,26 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
         action: 'Open the deal',
         href: `/pipeline/${deal.id}`,
       }))
-      const sources = [{ label: 'quiet deals', count: quiet.count, href: '/pipeline' }].filter((source) => source.count > 0)
-      const later = closing.slice(0, 6).map((deal) => ({
-        id: `deal-${deal.id}`,
-        day: weekday(deal.closed_on),
-        title: `${deal.name} expected to close`,
-        meta: `${deal.stage_label ?? deal.stage} · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)}`,
-      }))
+      // Overdue tasks before those due today, each soonest first (openTasksDue's order).
+      const taskItems = [...dueTasks.rows].sort((x, y) => Number(y.due_date! < today) - Number(x.due_date! < today)).map((task) => {
+        const overdue = task.due_date! < today
+        return { id: `task-${task.id}`, tone: overdue ? ('clay' as const) : ('slate' as const), due: overdue ? 'Overdue' : 'Today', title: task.title, detail: `Due ${task.due_date} · ${task.priority}`, action: 'Open the task', href: `/tasks/${task.id}` }
+      })
+      const queue = [...dealItems, ...taskItems].slice(0, QUEUE_LIMIT)
+      const sources = [
+        { label: 'quiet deals', count: quiet.count, href: '/pipeline' },
+        { label: 'tasks due', count: dueTasks.count, href: '/tasks' },
+      ].filter((source) => source.count > 0)
+      const later = [
+        ...closing.map((deal) => ({ date: deal.closed_on, id: `deal-${deal.id}`, day: weekday(deal.closed_on), title: `${deal.name} expected to close`, meta: `${deal.stage_label ?? deal.stage} · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)}` })),
+        ...laterTasks.rows.map((task) => ({ date: task.due_date!, id: `task-${task.id}`, day: weekday(task.due_date!), title: task.title, meta: `Task · ${task.priority}` })),
+      ]
+        .sort((x, y) => x.date.localeCompare(y.date))
+        .slice(0, 6)
+        .map(({ date: _date, ...item }) => item)
       return {
         queue,
-        summary: { count: sources.reduce((n, s) => n + s.count, 0), shown: queue.length, sources, quiet_deals: quiet.count, quiet_value: quiet.value, cleared_yesterday: 0 },
+        summary: { count: sources.reduce((n, s) => n + s.count, 0), shown: queue.length, sources, quiet_deals: quiet.count, quiet_value: quiet.value, cleared_yesterday: cleared },
         later,
         ...coverage,
       }

@@ -52,15 +52,15 @@ const errors = { ...authErrors, 404: ErrorBody } as const
 const writeErrors = { 400: ErrorBody, ...errors } as const
 
 /**
- * What the pipeline administration routes of one kind need (§4.5 for deals; the lead pipelines of
- * the route index follow them): the kind (decider, streams, default), its read model, the path
+ * What the pipeline administration routes of one kind need (§4.5 for deals; the lead and task
+ * pipelines of the route index follow them): the kind (decider, streams, default), its read model, the path
  * prefix, the method that renames a pipeline and changes a stage (the index says PATCH for deals,
  * PUT for leads), and how to count the records in a stage or pipeline for the counted writes.
  */
 export type PipelineModule = {
   kind: PipelineKind
   model: PipelineReadModel
-  base: '/api/opportunities' | '/api/leads'
+  base: '/api/opportunities' | '/api/leads' | '/api/tasks'
   updateMethod: 'PATCH' | 'PUT'
   tags: string[]
   count(db: Kysely<any>, where: { stageId: string } | { pipelineId: string }): Promise<number>
