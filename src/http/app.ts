@@ -22,6 +22,8 @@ import { authRoutes } from './identity/auth.ts'
 import { contactNoteRoutes, contactRoutes } from './contacts/contacts.ts'
 import { customFieldRoutes } from './custom-fields/custom-fields.ts'
 import { dashboardRoutes } from './dashboard/dashboard.ts'
+import { activityRoutes } from './activities/activities.ts'
+import { notificationRoutes } from './notifications/notifications.ts'
 import { goalRoutes } from './goals/goals.ts'
 import { googleRoutes } from './identity/google.ts'
 import { healthRoutes } from './health/health.ts'
@@ -131,6 +133,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(leadPipelineRoutes(deps))
   await app.register(leadBoardRoutes(deps))
   await app.register(dashboardRoutes(deps))
+  await app.register(activityRoutes(deps))
+  await app.register(notificationRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }
