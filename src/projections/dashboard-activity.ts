@@ -8,7 +8,7 @@ import type { EntityType } from './record-kinds.ts'
 
 /**
  * The activity feed (the original's Activity; GET /api/activities/ and the dashboard's recent
- * activity), a projection of the event log: one row per event of an account, contact, lead or deal
+ * activity), a projection of the event log: one row per event of an account, contact, lead, deal or task
  * (created, changed, moved, converted, deleted, commented on, a file attached or removed …). A
  * row keeps who acted (the event's actor), what was done and to which record; the record's name
  * and who may see it are read from the record's own read model when the feed is asked for, so a
@@ -84,6 +84,11 @@ const READINGS: Record<string, { entity: EntityType; reading: Reading }> = {
   OpportunityLineItemChanged: { entity: 'Opportunity', reading: lineItem('Changed') },
   OpportunityLineItemRemoved: { entity: 'Opportunity', reading: lineItem('Removed') },
   ...noteReadings('Opportunity', 'Opportunity'),
+  TaskCreated: { entity: 'Task', reading: created },
+  TaskUpdated: { entity: 'Task', reading: updatedChanges },
+  TaskMoved: { entity: 'Task', reading: { action: 'UPDATE', describe: (data) => `Moved the task to ${String((data.to as { stage?: unknown } | null)?.stage ?? (data.status as { to?: unknown } | undefined)?.to ?? 'another place')}` } },
+  TaskDeleted: { entity: 'Task', reading: deleted },
+  ...noteReadings('Task', 'Task'),
 }
 
 type Tables = { dashboard_activity: ActivityRow }
@@ -143,7 +148,7 @@ async function applyEvents(db: Kysely<Tables>, events: readonly RecordedEvent[])
 
 export const dashboardActivityProjector: Projector = {
   name: 'dashboard_activity',
-  // 2: attachments, comment edits and removals, line items, lead board moves and account emails are activity too (issue 19).
+  // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19).
   version: 2,
   eventTypes: Object.keys(READINGS),
   tables: ['dashboard_activity'],

@@ -189,3 +189,10 @@ export async function unreadNotificationIds(db: Kysely<any>, recipientId: string
 export const notificationsMadeAt = (db: Kysely<any>, recipientId: string, position: Position): Promise<NotificationView[]> =>
   viewsWhere(db, sql<boolean>`${live(recipientId)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
 
+
+/** Which of these notification ids the read model holds (deleted ones too): causes already raised. */
+export async function knownNotificationIds(db: Kysely<any>, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set()
+  const rows = await (db as Kysely<Tables>).selectFrom('notifications').select('id').where('id', 'in', ids).execute()
+  return new Set(rows.map((row) => row.id))
+}

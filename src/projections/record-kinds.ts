@@ -9,7 +9,7 @@ import type { Viewer } from './opportunity-queries.ts'
  * visibility are read when asked for, so a renamed record shows its new name and a feed follows
  * today's access rules; neither read model depends on another, so each rebuilds alone.
  */
-export const ENTITY_TYPES = ['Account', 'Contact', 'Lead', 'Opportunity'] as const
+export const ENTITY_TYPES = ['Account', 'Contact', 'Lead', 'Opportunity', 'Task'] as const
 export type EntityType = (typeof ENTITY_TYPES)[number]
 
 type Kind = {
@@ -17,7 +17,7 @@ type Kind = {
   table: string
   /** Its display name, as SQL over the read model's row `r`. */
   name: RawBuilder<string>
-  /** Whether a member sees every record of the kind (accounts, contacts) or only those they created or are assigned to (leads, deals). */
+  /** Whether a member sees every record of the kind (accounts, contacts) or only those they created or are assigned to (leads, deals, tasks). */
   orgWide: boolean
   /** The web app's page of a record. */
   page: string
@@ -32,6 +32,7 @@ export const RECORD_KINDS: Record<EntityType, Kind> = {
   Contact: { table: 'contacts', name: personName, orgWide: true, page: '/contacts', noun: 'contact' },
   Lead: { table: 'leads', name: personName, orgWide: false, page: '/leads', noun: 'lead' },
   Opportunity: { table: 'opportunities', name: sql<string>`r.name`, orgWide: false, page: '/pipeline', noun: 'deal' },
+  Task: { table: 'tasks', name: sql<string>`r.title`, orgWide: false, page: '/tasks', noun: 'task' },
 }
 
 export const isEntityType = (value: string): value is EntityType => (ENTITY_TYPES as readonly string[]).includes(value)
@@ -51,8 +52,8 @@ export function recordNameSql(alias: string): RawBuilder<string | null> {
 
 /**
  * SQL: whether the viewer may see the record `<alias>.entity_type`/`<alias>.entity_id` by its
- * list's rule: an admin sees every record; a member every account and contact, and the leads and
- * deals they created or are assigned to; the organization API key (no profile) only org-wide kinds.
+ * list's rule: an admin sees every record; a member every account and contact, and the leads,
+ * deals and tasks they created or are assigned to; the organization API key (no profile) only org-wide kinds.
  */
 export function mayReadRecordSql(alias: string, viewer: Viewer): RawBuilder<boolean> {
   if (viewer.isAdmin) return sql<boolean>`true`

@@ -129,6 +129,15 @@ t.test('notifications and the activity feed: projections of the event log', asyn
     t.same(resumed.frames.filter((f) => f.event === 'notification'), [frame])
   })
 
+  t.test('tasks: assigned and mentioned, with the task page as link; the feed shows tasks to those who may see them', async (t) => {
+    const task = (await ok('POST', '/api/tasks/', admin, { title: 'Prepare demo', assigned_to: [alice.profileId] })).id as string
+    await ok('POST', `/api/tasks/${task}/`, alice.headers, { comment: 'Can @bob help?' })
+    t.match((await inbox(alice.headers)).results[0], { verb: 'task.assigned', entity_type: 'Task', entity_id: task, entity_name: 'Prepare demo', link: `/tasks/${task}` })
+    t.match((await inbox(bob.headers)).results[0], { verb: 'task.mentioned', entity_id: task, actor: { id: alice.profileId }, data: { comment_excerpt: 'Can @bob help?' } })
+    t.same((await feed(alice.headers, '?entity_type=Task')).activities.map((a) => a.description), ['Added a comment', 'Created the task'])
+    t.same((await feed(bob.headers, '?entity_type=Task')).activities, [], 'mentioned in it, but not his task: as his task list')
+  })
+
   t.test('rebuild = live: both read models replay to the same rows and answers', async (t) => {
     const rows = async (table: string, key: string) => (await sql`SELECT * FROM ${sql.table(table)} ORDER BY ${sql.ref(key)}`.execute(database.db)).rows
     const before = { notifications: await rows('notifications', 'id'), assignees: await rows('notification_assignees', 'entity_id'), activity: await rows('dashboard_activity', 'event_id') }

@@ -34,7 +34,7 @@ const ActivityPage = z.object({
 export function activityRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/activities/', { schema: { tags: ['activities'], summary: "The organization's activity: who did what to which record, newest first", description: 'One entry per change of an account, contact, lead or deal (created, changed, moved, converted, deleted, a comment or file added, edited or removed), read off the event log. A member sees entries about the records their lists show them: every account and contact, and the leads and deals they created or are assigned to; an admin sees all.', querystring: ActivityQuery, response: { 200: ActivityPage, 400: ErrorBody, ...authErrors } } }, async (request) => {
+    app.get('/api/activities/', { schema: { tags: ['activities'], summary: "The organization's activity: who did what to which record, newest first", description: 'One entry per change of an account, contact, lead, deal or task (created, changed, moved, converted, deleted, a comment or file added, edited or removed), read off the event log. A member sees entries about the records their lists show them: every account and contact, and the leads, deals and tasks they created or are assigned to; an admin sees all.', querystring: ActivityQuery, response: { 200: ActivityPage, 400: ErrorBody, ...authErrors } } }, async (request) => {
       const identity = identityOf(request)
       const { limit, offset, entity_type, entity_id, actor } = request.query
       const viewer = { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }

@@ -13,7 +13,7 @@ export const Activity = z.object({
   entity_id: z.uuid(),
   entity_name: z.string().nullable().describe("The record's current name; null once the record is gone"),
   description: z.string(),
-  link: z.string().describe("The record's page in the web app (`/accounts/<id>`, `/contacts/<id>`, `/leads/<id>`, `/pipeline/<id>`)"),
+  link: z.string().describe("The record's page in the web app (`/accounts/<id>`, `/contacts/<id>`, `/leads/<id>`, `/pipeline/<id>`, `/tasks/<id>`)"),
   timestamp: z.string().describe('ISO 8601'),
   humanized_time: z.string().describe('How long ago, in words ("5 minutes ago")'),
 })
