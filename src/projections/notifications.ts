@@ -85,7 +85,10 @@ async function applyRecordEvent(db: Kysely<Tables>, event: RecordedEvent, type: 
   } else {
     const assigned = assignedBy(data)
     if (!assigned) return
-    const before = await db.selectFrom('notification_assignees').select(['org_id', 'assigned_to']).where('entity_id', '=', entityId).executeTakeFirst()
+    const creation = event.type.endsWith('Created')
+    // A record created with no assignee costs nothing here: no row means no one (most creations, and a replay's bulk).
+    if (creation && !assigned.length) return
+    const before = creation ? undefined : await db.selectFrom('notification_assignees').select(['org_id', 'assigned_to']).where('entity_id', '=', entityId).executeTakeFirst()
     orgId ??= before?.org_id
     if (!orgId) return
     await db.insertInto('notification_assignees').values({ entity_id: entityId, org_id: orgId, assigned_to: assigned }).onConflict((oc) => oc.column('entity_id').doUpdateSet({ assigned_to: assigned })).execute()
