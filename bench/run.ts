@@ -10,6 +10,7 @@
  * deals (bench/queries.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,queries runs only those.
  */
 import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import { STREAM_DOES_NOT_EXIST, isExpectedVersionConflictError } from '@event-driven-io/emmett'
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -184,7 +185,7 @@ async function eventStoreCells(url: string): Promise<Cell[]> {
  * Rebuild throughput: REBUILD_EVENTS tag events appended in bulk (one INSERT ... SELECT, as a
  * migration import would), then the tags projection replayed from position 0 into fresh tables.
  */
-async function rebuildMeasure(url: string): Promise<{ events: number; ms: number; eventsPerSec: number }> {
+async function rebuildMeasure(url: string): Promise<{ events: number; ms: number; eventsPerSec: number; duringSwap: Awaited<ReturnType<typeof readsDuringRebuild>> }> {
   const count = Number(process.env.REBUILD_EVENTS ?? 100_000)
   const pool = createPool(url, 4)
   const db = createDb(pool)
@@ -198,9 +199,41 @@ async function rebuildMeasure(url: string): Promise<{ events: number; ms: number
   )
   const store = createPostgresEventStore({ pool })
   const result = await rebuildProjection(db, store, tagsProjector, 2000)
+  const duringSwap = await readsDuringRebuild(db, () => rebuildProjection(db, store, tagsProjector, 2000))
   await store.close()
   await db.destroy()
-  return { events: result.events, ms: result.ms, eventsPerSec: result.events / (result.ms / 1000) }
+  return { events: result.events, ms: result.ms, eventsPerSec: result.events / (result.ms / 1000), duringSwap }
+}
+
+/**
+ * Blue-green reads: one client queries the live tags table back to back while `rebuild` builds the
+ * new tables beside it and swaps them in; its latencies, failures and whether a count ever dropped.
+ */
+async function readsDuringRebuild(db: ReturnType<typeof createDb>, rebuild: () => Promise<unknown>): Promise<{ reads: number; p50Ms: number; p99Ms: number; maxMs: number; failed: number; wentBackwards: number }> {
+  const latencies: number[] = []
+  let failed = 0
+  let wentBackwards = 0
+  let last = 0
+  let reading = true
+  const reader = (async () => {
+    while (reading) {
+      const started = performance.now()
+      try {
+        const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM tags`.execute(db)
+        latencies.push(performance.now() - started)
+        if (Number(rows[0]!.n) < last) wentBackwards++
+        last = Number(rows[0]!.n)
+      } catch {
+        failed++
+      }
+    }
+  })()
+  await rebuild()
+  reading = false
+  await reader
+  const sorted = latencies.sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0
+  return { reads: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0, failed, wentBackwards }
 }
 
 const RAW = 'raw INSERT+COMMIT, 1 row'
@@ -270,6 +303,8 @@ const { cells, rebuild, seeding } = await onCluster(async (server) => {
 })
 const notes = [
   rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 50,000).`,
+  rebuild &&
+    `Reads of the live tags table during a second rebuild and its swap (one client, back to back): ${rebuild.duringSwap.reads} reads, p50 ${rebuild.duringSwap.p50Ms.toFixed(1)} ms, p99 ${rebuild.duringSwap.p99Ms.toFixed(1)} ms, max ${rebuild.duringSwap.maxMs.toFixed(1)} ms; ${rebuild.duringSwap.failed} failed, ${rebuild.duringSwap.wentBackwards} went backwards.`,
   seeding &&
     `Seeding ${seeding.deals} deals (1 OpportunityCreated each, ${PARALLEL} parallel appends): appended in ${seeding.appendSeconds.toFixed(1)} s (${seeding.appendPerSec.toFixed(0)} events/s), appended and projected in ${seeding.totalSeconds.toFixed(1)} s (${seeding.eventsPerSec.toFixed(0)} events/s). The list counts ${seeding.listed} deals, the 3-filter list ${seeding.filtered}, the board ${seeding.onBoard}.`,
   cells.some((c) => c.non2xx !== undefined) &&

@@ -18,6 +18,7 @@ import { namesOrphans } from './names/orphans-command.ts'
 import type { NamesOrphansOptions } from './names/orphans-command.ts'
 import { eventsExport } from './events/export-command.ts'
 import type { EventsExportOptions } from './events/export-command.ts'
+import { progressLine } from './projections/progress-line.ts'
 import { rebuildProjection } from './projections/rebuild.ts'
 import { projectionsStatus } from './projections/status.ts'
 import { openRuntime } from './runtime.ts'
@@ -52,7 +53,7 @@ const commands: Record<string, Command> = {
       throw new ConfigError(`Unknown projection "${name}"; expected one of: ${projections.projectors.map((p) => p.name).join(', ') || '(none registered)'}`)
     }
     const results = []
-    for (const projector of targets) results.push(await rebuildProjection(db, store, projector))
+    for (const projector of targets) results.push(await rebuildProjection(db, store, projector, undefined, { onProgress: progressLine() }))
     return { rebuilt: results }
   },
   'names orphans': (runtime, _args, options) => namesOrphans(runtime, options),

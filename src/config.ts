@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().trim().min(3).default('CRM <no-reply@localhost>'),
   MAGIC_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:3000/auth/magic-link'),
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).max(10000).default(5),
+  /** Most events one `as_of` board may replay; past it the request answers 400 rather than a partial board. */
+  AS_OF_EVENT_BUDGET: z.coerce.number().int().min(1).default(20_000),
   /** Browser origins allowed to call the API (comma-separated, e.g. `https://app.example.com`); unset sends no CORS headers. */
   CORS_ORIGINS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
@@ -80,6 +82,7 @@ export type Config = Readonly<{
   magicLinkBaseUrl: string
   /** Requests per minute to each magic-link route, per client IP and email. */
   authRateLimitMax: number
+  asOfEventBudget: number
   /** Origins answered with CORS headers; empty: no CORS headers at all (same-origin only). */
   corsOrigins: readonly string[]
   /** Accepted `aud` values of Google ID tokens; empty turns Google sign-in off. */
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     mailFrom: e.MAIL_FROM,
     magicLinkBaseUrl: e.MAGIC_LINK_BASE_URL,
     authRateLimitMax: e.AUTH_RATE_LIMIT_MAX,
+    asOfEventBudget: e.AS_OF_EVENT_BUDGET,
     corsOrigins: list(e.CORS_ORIGINS),
     googleClientIds: list(e.GOOGLE_CLIENT_ID),
     googleIssuers: list(e.GOOGLE_ISSUERS),

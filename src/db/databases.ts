@@ -25,10 +25,11 @@ export function withDatabase(url: string, name: string): string {
   return next.toString()
 }
 
-export async function createDatabase(serverUrl: string, name: string, options: { ifMissing?: boolean } = {}): Promise<void> {
+/** `template`: a copy of that database (which nobody may be connected to), e.g. a migrated one. */
+export async function createDatabase(serverUrl: string, name: string, options: { ifMissing?: boolean; template?: string } = {}): Promise<void> {
   await onServer(serverUrl, async (c) => {
     if (options.ifMissing && (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return
-    await c.query(`CREATE DATABASE ${checkedName(name)}`)
+    await c.query(`CREATE DATABASE ${checkedName(name)}${options.template ? ` TEMPLATE ${checkedName(options.template)}` : ''}`)
   })
 }
 

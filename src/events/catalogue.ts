@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import type { AccountEvent } from '../commands/account/account.ts'
+import { BOARD_ROLES, CARD_PRIORITIES } from '../commands/board/board.ts'
+import type { BoardEvent } from '../commands/board/board.ts'
 import type { ContactEvent } from '../commands/contact/contact.ts'
 import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent } from '../commands/custom-field/custom-field.ts'
@@ -189,6 +191,9 @@ const goalShape = {
   is_active: z.boolean(),
 }
 
+const BoardColumn = z.strictObject({ column_id: Id, name: z.string(), order: z.number().int(), color: z.string(), limit: z.number().int().nullable() })
+const BoardCardContent = z.strictObject({ title: z.string(), description: z.string().nullable(), priority: z.enum(CARD_PRIORITIES), due_date: At.nullable(), assigned_to: Ids })
+
 /** Every stored event type: where it is written, what it means, and its data's schema at the current version. */
 const DEFINITIONS = {
   // opportunity-<id>
@@ -287,6 +292,17 @@ const DEFINITIONS = {
   NotificationRead: { stream: 'notifications', description: 'The member read one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
   NotificationsReadAll: { stream: 'notifications', description: 'The member read all their notifications up to `before`: those that were unread then.', data: z.strictObject({ notification_ids: Ids, before: At, ...at }) },
   NotificationDeleted: { stream: 'notifications', description: 'The member deleted one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
+  // board-<id>: the board, its columns and its cards
+  BoardCreated: { stream: 'board', description: 'A kanban board was created with its first columns; its owner is the creator.', data: z.strictObject({ board_id: Id, org_id: Id, name: z.string(), description: z.string().nullable(), is_archived: z.boolean(), owner_id: By, columns: z.array(BoardColumn), ...at }) },
+  BoardUpdated: { stream: 'board', description: 'A board was renamed, redescribed, archived or unarchived: only the changed values.', data: z.strictObject({ name: z.string().optional(), description: z.string().nullable().optional(), is_archived: z.boolean().optional(), ...at }) },
+  BoardMembersChanged: { stream: 'board', description: "A board's members changed (the whole new set besides the owner, sorted by profile).", data: z.strictObject({ members: z.array(z.strictObject({ profile_id: Id, role: z.enum(BOARD_ROLES).exclude(['owner']) })), ...at }) },
+  BoardDeleted: { stream: 'board', description: 'A board was deleted with its columns and cards.', data: z.strictObject(at) },
+  BoardColumnAdded: { stream: 'board', description: 'A column was added to a board.', data: z.strictObject({ column: BoardColumn, ...at }) },
+  BoardCardAdded: { stream: 'board', description: 'A card was added to a column at a rank (cards sort by rank).', data: z.strictObject({ card_id: Id, column_id: Id, rank: z.number(), content: BoardCardContent, created_by: By, ...at }) },
+  BoardCardChanged: { stream: 'board', description: "A card's content, assignees or completion changed: only the changed values.", data: z.strictObject({ card_id: Id, changes: BoardCardContent.extend({ completed_at: At.nullable() }).partial(), ...at }) },
+  BoardCardMoved: { stream: 'board', description: 'A card moved within its column or to another column of the board, to a new rank.', data: z.strictObject({ card_id: Id, column_id: Id, rank: z.number(), ...at }) },
+  BoardCardsRanked: { stream: 'board', description: "A column's cards were renumbered, in the order listed, a step apart (when a drop found no room between two ranks).", data: z.strictObject({ column_id: Id, card_ids: Ids, ...at }) },
+  BoardCardRemoved: { stream: 'board', description: 'A card was deleted from its board.', data: z.strictObject({ card_id: Id, ...at }) },
   // name_claim-<scope>-<org>-<hash>
   NameClaimed: { stream: 'name_claim', description: 'A unique name (per organization and scope, case-insensitive) was claimed by a record.', data: z.strictObject({ owner_id: Id, name: z.string() }) },
   NameReleased: { stream: 'name_claim', description: 'A claimed name was freed by its owner.', data: z.strictObject({ owner_id: Id }) },
@@ -298,7 +314,7 @@ const DEFINITIONS = {
 } satisfies Record<StoredEvent['type'], { stream: string; description: string; data: z.ZodType }>
 
 /** Every event union whose events are stored. A new union (or member) must be added here and above. */
-export type StoredEvent = OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TaskEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | NotificationEvent
+export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent | NotificationEvent
 export type EventType = StoredEvent['type']
 
 // Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).

@@ -140,6 +140,8 @@ export interface EventStore {
   /** Registers a callback run when new events may have become visible; returns the unsubscribe function. */
   onAppended(listener: () => void): () => void
   visibilityLag(): Promise<VisibilityLag>
+  /** Position of the latest event stored (START for an empty log): how far a replay has to go, for its progress and ETA. */
+  lastPosition(): Promise<Position>
   close(): Promise<void>
 }
 

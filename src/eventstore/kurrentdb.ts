@@ -173,7 +173,14 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
     await client.dispose()
   }
 
-  return { kind: 'kurrentdb', appendToStream, appendToStreams, readStream, readAll, subscribeToAll, onAppended, visibilityLag, close }
+  async function lastPosition(): Promise<Position> {
+    for await (const { event } of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) {
+      if (event?.position) return { commit: event.position.commit, prepare: event.position.prepare }
+    }
+    return START
+  }
+
+  return { kind: 'kurrentdb', appendToStream, appendToStreams, readStream, readAll, subscribeToAll, onAppended, visibilityLag, lastPosition, close }
 }
 
 /** A subscription that never reached the server has nothing to cancel, and its error was already reported. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { START, WrongExpectedRevisionError } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag, Position } from './event-store.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
@@ -248,6 +248,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
+  async function lastPosition(): Promise<Position> {
+    const { rows } = await pool.query<{ commit: string; prepare: string }>('SELECT transaction_id::text AS commit, global_position::text AS prepare FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1')
+    return rows[0] ? { commit: BigInt(rows[0].commit), prepare: BigInt(rows[0].prepare) } : START
+  }
+
   return {
     kind: 'postgres',
     appendToStream,
@@ -257,6 +262,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     subscribeToAll,
     onAppended: notifications.subscribe,
     visibilityLag,
+    lastPosition,
     close: notifications.close,
   }
 }

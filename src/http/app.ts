@@ -6,6 +6,7 @@ import type { Deps } from '../deps.ts'
 import { diskFileStore } from '../files/file-store.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
+import { boardRoutes } from './boards/boards.ts'
 import { registerBodies } from './kernel/bodies.ts'
 import { registerAuth } from './kernel/auth.ts'
 import { responseSerializerCompiler } from './kernel/serializer.ts'
@@ -137,6 +138,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(dashboardRoutes(deps))
   await app.register(activityRoutes(deps))
   await app.register(notificationRoutes(deps))
+  await app.register(boardRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

@@ -220,12 +220,13 @@ export function stageIntervals(events: readonly StoredEvent[], now: Date): Stage
 export type DealAsOf = {
   state: OpportunityState & { placement: Placement }
   createdAt: string
-  /** Revision and time of the last change to the deal itself (comments and attachments leave them, as in the read model). */
+  /** Revision and time of the last change to the deal itself (comments, attachments and line items leave them, as in the read model). */
   revision: bigint
   updatedAt: string
 }
 
-const isNote = (type: string) => type.startsWith('OpportunityComment') || type.startsWith('OpportunityAttachment')
+// Comments, attachments and line items keep rows of their own: the deal's revision and updated_at ignore them, as in the read model.
+const isNote = (type: string) => type.startsWith('OpportunityComment') || type.startsWith('OpportunityAttachment') || type.startsWith('OpportunityLineItem')
 
 /**
  * The deal folded over its events up to `at` (inclusive), stopping at the first later one; undefined

@@ -19,8 +19,11 @@ export type FollowOptions = {
   batchSize: number
   pollMs: number
   log: Logger
-  /** The projector's stored position, after building its tables (or rebuilding them when its version changed). */
-  prepare(projector: Projector): Promise<Position>
+  /**
+   * The projector's stored position, after building its tables; undefined while its new version
+   * is built beside the old one's tables (asked again after `pollMs`).
+   */
+  prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined>
   /** Every projector has applied (or had nothing to apply) up to `position`. */
   reached(name: string, position: Position): void
   failed(name: string, error: unknown): void
@@ -87,8 +90,13 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
   async function prepareDue(): Promise<void> {
     for (const lane of lanes.filter((l) => !l.cursor && l.retryAt <= Date.now())) {
       try {
+        const position = await options.prepare(lane.projector, signal)
+        if (position === undefined) {
+          lane.retryAt = Date.now() + pollMs
+          continue
+        }
         // Neither reached nor recovered yet: that is for the first page read after it (below).
-        lane.cursor = lane.saved = await options.prepare(lane.projector)
+        lane.cursor = lane.saved = position
         lane.savedAt = Date.now()
       } catch (error) {
         fail(lane, error)

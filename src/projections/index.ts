@@ -1,4 +1,5 @@
 import { accountsProjector } from './accounts.ts'
+import { boardsProjector } from './boards.ts'
 import { contactsProjector } from './contacts.ts'
 import { customFieldsProjector } from './custom-fields.ts'
 import { dashboardActivityProjector } from './dashboard-activity.ts'
@@ -19,4 +20,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, notificationsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, tasksProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, boardsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, notificationsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, tasksProjector, teamsProjector, webhooksProjector]

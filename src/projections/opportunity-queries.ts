@@ -90,7 +90,8 @@ function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuild
 }
 
 const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
-const FROM = sql`opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id`
+/** The deals read model, or a table shaped like it (the board as of an instant reads one of its own). */
+const dealsFrom = (table = 'opportunities') => sql`${sql.table(table)} o LEFT JOIN pipeline_stages s ON s.id = o.stage_id`
 /** What every deal read adds to the row: closed_on as a plain date, and its stage's label and rotting thresholds. */
 const STAGE_COLUMNS = sql`o.closed_on::text AS closed_on, s.label AS stage_label, s.expected_days, s.warning_days`
 const COLUMNS = sql`o.*, ${STAGE_COLUMNS}`
@@ -152,7 +153,7 @@ const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum
  */
 export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
   const [rows, { rows: currencies }, rolledUpStalled] = await Promise.all([
-    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${dealsFrom()} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
     currencyRows(db, query, defaultCurrency),
     query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined,
   ])
@@ -170,13 +171,13 @@ export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit
 }
 
 /** The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and every column's full count. */
-export async function boardDeals(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number): Promise<{ rows: CardRow[]; counts: Map<string, number> }> {
+export async function boardDeals(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities'): Promise<{ rows: CardRow[]; counts: Map<string, number> }> {
   const counts = query.rollup
     ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`
-    : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM opportunities o WHERE ${where(query.conditions)} GROUP BY o.stage_id`
+    : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${sql.table(table)} o WHERE ${where(query.conditions)} GROUP BY o.stage_id`
   const [cards, columnCounts] = await Promise.all([
     sql<CardRow>`SELECT c.* FROM unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
-        SELECT ${CARD_COLUMNS} FROM ${FROM} WHERE o.stage_id = column_stage.id AND ${where(query.conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
+        SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(query.conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
       ORDER BY c.kanban_order, c.id`.execute(db),
     counts.execute(db),
   ])

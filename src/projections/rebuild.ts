@@ -9,14 +9,40 @@ import type { Projector } from './projector.ts'
 
 export type RebuildResult = { name: string; events: number; position: Position; ms: number }
 
+export type RebuildOptions = {
+  onProgress?: (progress: RebuildProgress) => void
+  /** Aborts between pages (the scratch schema is dropped, the live tables untouched): a process that stops or loses the lead. */
+  signal?: AbortSignal
+}
+
+/** How far a rebuild is: events replayed, their rate, and the time left judged by position against the log's head when it started. */
+export type RebuildProgress = { name: string; version: number; startedAt: Date; events: number; eventsPerSecond: number; etaSeconds: number | null; done: number }
+
+/** Progress after a page: `done` is the share of the log (by position) replayed so far, 0..1. */
+function progressOf(projector: Projector, started: number, events: number, at: Position, head: Position): RebuildProgress {
+  const seconds = Math.max(0.001, (Date.now() - started) / 1000)
+  const done = head.prepare > 0n ? Math.min(1, Number(at.prepare) / Number(head.prepare)) : 1
+  return {
+    name: projector.name,
+    version: projector.version,
+    startedAt: new Date(started),
+    events,
+    eventsPerSecond: Math.round(events / seconds),
+    etaSeconds: done > 0 ? Math.round((seconds * (1 - done)) / done) : null,
+    done,
+  }
+}
+
 /**
  * Replays the whole log into fresh tables in a scratch schema, then swaps them in atomically.
  * The live runner keeps serving (and applying to) the old tables meanwhile; the swap transaction
  * holds the checkpoint lock, applies whatever arrived during the bulk replay, replaces the tables
  * and moves the checkpoint, so the runner resumes after it with nothing lost or applied twice.
  */
-export async function rebuildProjection(db: Kysely<Database>, store: EventStore, projector: Projector, batchSize = 2000): Promise<RebuildResult> {
+export async function rebuildProjection(db: Kysely<Database>, store: EventStore, projector: Projector, batchSize = 2000, options: RebuildOptions = {}): Promise<RebuildResult> {
+  const { onProgress, signal } = options
   const started = Date.now()
+  const head = onProgress ? await store.lastPosition() : START
   const schema = `rebuild_${projector.name}`
   let events = 0
   await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db)
@@ -26,12 +52,14 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
       await useSchema(trx, schema)
       await projector.createTables(trx)
     })
-    const replayed = await drain(store, projector, START, batchSize, async (page) => {
+    const replayed = await drain(store, projector, START, batchSize, async (page, to) => {
+      signal?.throwIfAborted()
       events += page.length
       await db.transaction().execute(async (trx) => {
         await useSchema(trx, schema)
         await applyEvents(trx, projector, page)
       })
+      onProgress?.(progressOf(projector, started, events, to, head))
     })
     const position = await db.transaction().execute(async (trx) => {
       await saveCheckpointIfMissing(trx, projector)

@@ -12,6 +12,7 @@ import { createLeadership } from './leadership.ts'
 import { assertValidProjectors } from './projector.ts'
 import type { Projector } from './projector.ts'
 import { rebuildProjection } from './rebuild.ts'
+import type { RebuildProgress } from './rebuild.ts'
 
 export type ProjectionRunnerOptions = {
   db: Kysely<Database>
@@ -35,6 +36,12 @@ export type ProjectionRunner = {
   readonly isLeader: boolean
   /** The last error of each projector that is currently failing. */
   readonly failures: ReadonlyMap<string, string>
+  /**
+   * Projectors whose new version is being built beside the old version's tables, which keep
+   * serving reads meanwhile (blue-green); progress is null where it is not known (a process that
+   * does not lead sees only that the stored version differs).
+   */
+  readonly rebuilds: ReadonlyMap<string, RebuildProgress | null>
   start(): void
   stop(): Promise<void>
   /** Resolves once every projector has processed the log up to `position`; rejects with ProjectionLagError after `timeoutMs`. */
@@ -72,15 +79,25 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   let running: Promise<void> | undefined
   let followerPoll: NodeJS.Timeout | undefined
 
+  const rebuilds = new Map<string, RebuildProgress | null>()
+  const rebuildFailures = new Map<string, unknown>()
+  let rebuildQueue = Promise.resolve()
+
+  // A read model being rebuilt serves its old version's tables as they stand: writes do not wait for
+  // it (they would time out for the whole rebuild), so read-your-writes holds for every other one.
   const caughtUp = (position: Position) =>
     projectors.every((p) => {
+      if (rebuilds.has(p.name)) return true
       const at = reached.get(p.name)
       return at !== undefined && comparePositions(at, position) >= 0
     })
+  const settleWaiters = () => {
+    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+  }
 
   function markReached(name: string, position: Position): void {
     reached.set(name, position)
-    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+    settleWaiters()
     // What every read model reflects now, from memory: a projector with nothing to apply saves its
     // checkpoint only when idle, so the checkpoint table alone would keep a follower waiting for it.
     // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
@@ -94,6 +111,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   function reachedByAll(): Position | undefined {
     let lowest: Position | undefined
     for (const p of projectors) {
+      if (rebuilds.has(p.name)) continue
       const at = reached.get(p.name)
       if (!at) return undefined
       if (!lowest || comparePositions(at, lowest) < 0) lowest = at
@@ -107,12 +125,20 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       const at = reached.get(p.name)
       if (!at || comparePositions(at, position) < 0) reached.set(p.name, position)
     }
-    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+    settleWaiters()
   }
 
   async function readReached(): Promise<void> {
     const checkpoints = await readCheckpoints(db).catch(() => [])
-    for (const c of checkpoints) if (c.version === projectors.find((p) => p.name === c.name)?.version) markReached(c.name, c.position)
+    for (const c of checkpoints) {
+      const projector = projectors.find((p) => p.name === c.name)
+      if (!projector) continue
+      if (c.version === projector.version) {
+        rebuilds.delete(c.name)
+        markReached(c.name, c.position)
+      } else if (!rebuilds.has(c.name)) rebuilds.set(c.name, null)
+    }
+    settleWaiters()
   }
 
   // A process that does not lead learns progress from the checkpoint table, only while someone waits:
@@ -155,14 +181,48 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     })
   }
 
-  /** Creates a projector's tables on first run, and rebuilds it from the log when its version changed. */
-  async function prepare(projector: Projector): Promise<Position> {
-    const stored = (await readCheckpoints(db)).find((c) => c.name === projector.name)
-    if (stored && stored.version === projector.version) return stored.position
-    log.info({ projector: projector.name, from: stored?.version, to: projector.version }, 'building projection from the log')
-    const result = await rebuildProjection(db, store, projector, batchSize)
-    log.info({ projector: projector.name, events: result.events, ms: result.ms }, 'projection built')
-    return result.position
+  /**
+   * Creates a projector's tables on first run. When its version changed, builds the new version
+   * beside the old one's tables (blue-green): answers undefined until the swap, while the old tables
+   * keep serving reads; a failed build is thrown once (followLog backs off) and then started again.
+   */
+  async function prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined> {
+    const { name } = projector
+    const stored = (await readCheckpoints(db)).find((c) => c.name === name)
+    if (stored && stored.version === projector.version) {
+      rebuilds.delete(name)
+      return stored.position
+    }
+    if (!stored) {
+      log.info({ projector: name, to: projector.version }, 'building projection from the log')
+      const result = await rebuildProjection(db, store, projector, batchSize)
+      log.info({ projector: name, events: result.events, ms: result.ms }, 'projection built')
+      return result.position
+    }
+    const failure = rebuildFailures.get(name)
+    if (failure !== undefined) {
+      rebuildFailures.delete(name)
+      throw failure
+    }
+    if (!rebuilds.has(name)) buildBeside(projector, stored.version, signal)
+    return undefined
+  }
+
+  function buildBeside(projector: Projector, from: number, signal: AbortSignal): void {
+    const { name } = projector
+    log.info({ projector: name, from, to: projector.version }, 'building the new version beside the old one, which keeps serving reads')
+    rebuilds.set(name, null)
+    settleWaiters()
+    // One rebuild at a time: each holds a connection for its swap while reading through another.
+    rebuildQueue = rebuildQueue.then(async () => {
+      try {
+        const result = await rebuildProjection(db, store, projector, batchSize, { signal, onProgress: (progress) => rebuilds.set(name, progress) })
+        log.info({ projector: name, events: result.events, ms: result.ms }, 'new version swapped in at the head of the log')
+      } catch (error) {
+        rebuilds.delete(name)
+        if (!signal.aborted) rebuildFailures.set(name, error)
+      }
+    })
   }
 
   const follow = (signal: AbortSignal) =>
@@ -222,6 +282,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       return leadership.isLeader
     },
     failures,
+    rebuilds,
     start() {
       for (const p of projectors) if (!reached.has(p.name)) reached.set(p.name, START)
       running ??= lead()
@@ -230,6 +291,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       stopping.abort()
       clearInterval(followerPoll)
       await running
+      await rebuildQueue
       await leadership.release()
     },
     waitFor,

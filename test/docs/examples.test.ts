@@ -29,6 +29,9 @@ import { startReceiver } from '../helpers/webhook-receiver.ts'
 import { REPO, docFiles, fencesOf, readDoc } from './markdown.ts'
 import type { Fence } from './markdown.ts'
 
+// It grows with every route of the schema (or block of the docs): past tap's 120 s default on a loaded 2-core machine.
+t.setTimeout(480_000)
+
 const SHELLS = new Set(['sh', 'bash', 'shell'])
 const STREAM_SECONDS = 1.5
 const BLOCK_TIMEOUT_MS = 60_000

@@ -31,6 +31,8 @@ import { pipelineDecider } from '../../src/commands/pipeline/pipeline.ts'
 import type { PipelineCommand } from '../../src/commands/pipeline/pipeline.ts'
 import { emptySolution, solutionDecider } from '../../src/commands/solution/solution.ts'
 import type { SolutionCommand } from '../../src/commands/solution/solution.ts'
+import { boardDecider } from '../../src/commands/board/board.ts'
+import type { BoardCommand } from '../../src/commands/board/board.ts'
 import { tagDecider } from '../../src/commands/tag/tag.ts'
 import type { TagCommand } from '../../src/commands/tag/tag.ts'
 import { notificationsDecider } from '../../src/commands/notification/notification.ts'
@@ -193,6 +195,22 @@ function decidedEvents(): StoredEvent[] {
     { type: 'DisableWebhook', orgId: org, activation: 0, reason: 'HTTP 500, 10 times', failures: 10, at },
     { type: 'DeleteWebhook', orgId: org, at },
   ]
+  const [todo, done, card1, card2, card3] = ids(5) as [string, string, string, string, string]
+  const onBoard = { orgId: org, actor: admin, at }
+  const card = (cardId: string): BoardCommand => ({ type: 'AddCard', ...onBoard, cardId, columnId: todo, index: null, content: { title: 'Card', description: null, priority: 'high', due_date: at, assigned_to: ids(1) } })
+  // The column's last card dropped into slot 1, again and again, halves one gap until the column is renumbered.
+  const drops = Array.from({ length: 60 }, (_, i): BoardCommand => ({ type: 'ChangeCard', ...onBoard, cardId: i % 2 ? card2 : card3, placement: { index: 1 }, changes: {} }))
+  const boardCommands: BoardCommand[] = [
+    { type: 'CreateBoard', ...onBoard, boardId: randomUUID(), name: 'Launch', description: null, isArchived: false, columns: [{ column_id: todo, name: 'To Do', order: 1, color: '#EF4444', limit: null }] },
+    { type: 'UpdateBoard', ...onBoard, name: 'Launch v2', isArchived: true, members: [{ profile_id: randomUUID(), role: 'member' }] },
+    { type: 'AddColumn', ...onBoard, column: { column_id: done, name: 'Done', order: null, color: '#10B981', limit: 4 } },
+    card(card1), card(card2), card(card3),
+    { type: 'ChangeCard', ...onBoard, cardId: card1, placement: { columnId: done }, changes: { title: 'Shipped', completed: true } },
+    { type: 'ChangeCard', ...onBoard, cardId: card1, placement: { columnId: todo, index: 0 }, changes: {} },
+    ...drops,
+    { type: 'RemoveCard', ...onBoard, cardId: card2 },
+    { type: 'DeleteBoard', ...onBoard },
+  ]
   const owner = randomUUID()
   const claimCommands: NameClaimCommand[] = [
     { type: 'Claim', ownerId: owner, name: 'VIP', field: 'name' },
@@ -221,6 +239,7 @@ function decidedEvents(): StoredEvent[] {
     ...accountMail,
     ...decided(contactDecider, contactCommands),
     ...decided(solutionDecider, solutionCommands),
+    ...decided(boardDecider, boardCommands),
     ...decided(tagDecider, tagCommands),
     ...decided(teamDecider, teamCommands),
     ...decided(goalDecider, goalCommands),

@@ -209,6 +209,7 @@ export function eventStoreContract(t: Test, makeStore: StoreFactory): void {
     const filteredPage = await store.readAll({ after: from, eventTypes: ['NoSuchType'] })
     t.same(filteredPage.events, [])
     t.ok(comparePositions(filteredPage.scannedTo, all.at(-1)!.position) >= 0, 'a filtered page still reports how far it scanned')
+    t.same(await store.lastPosition(), await headPosition(store), 'lastPosition is where reading all ends')
   })
 
   t.test('optimistic concurrency: concurrent writers at one revision, one wins', async (t) => {

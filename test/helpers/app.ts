@@ -36,7 +36,8 @@ export async function buildTestApp(
     startProjections?: boolean
   } = {},
 ): Promise<TestApp> {
-  const database = await freshDatabase(t)
+  // The default read models' tables come with the copy; a test's own projectors build theirs.
+  const database = await freshDatabase(t, { template: options.projectors ? 'migrated' : 'app' })
   const store = testStore(t, database)
   const projections = testRunner(t, database, store, options.projectors ?? [...allProjectors])
   // Uploads and attachments of this app go to a folder of its own, removed with it.

@@ -4,7 +4,8 @@ import type { Test } from 'tap'
 import { createDb, createPool } from '../../src/db/database.ts'
 import type { Db } from '../../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../../src/db/databases.ts'
-import { migrateToLatest } from '../../src/db/migrate.ts'
+import { templateFor } from './db-template.ts'
+import type { TemplateKind } from './db-template.ts'
 import { onTeardown } from './cleanup.ts'
 
 export type TestDatabase = { url: string; name: string; pool: pg.Pool; db: Db }
@@ -15,10 +16,14 @@ export function serverUrl(): string {
   return url
 }
 
-/** A new, migrated database for one test file, dropped at teardown. */
-export async function freshDatabase(t: Test, options: { migrate?: boolean; poolSize?: number } = {}): Promise<TestDatabase> {
+/**
+ * A new, migrated database for one test file, dropped at teardown: a copy of the template of its
+ * kind (test/helpers/db-template.ts); `app` also holds every read model's empty tables.
+ */
+export async function freshDatabase(t: Test, options: { migrate?: boolean; poolSize?: number; template?: TemplateKind } = {}): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`
-  await createDatabase(serverUrl(), name)
+  const template = options.migrate === false ? undefined : await templateFor(serverUrl(), options.template ?? 'migrated')
+  await createDatabase(serverUrl(), name, { template })
   const url = withDatabase(serverUrl(), name)
   const pool = createPool(url, options.poolSize ?? 10)
   const db = createDb(pool)
@@ -28,6 +33,5 @@ export async function freshDatabase(t: Test, options: { migrate?: boolean; poolS
     if (!pool.ended) await pool.end()
     await dropDatabase(serverUrl(), name)
   })
-  if (options.migrate !== false) await migrateToLatest(db)
   return { url, name, pool, db }
 }

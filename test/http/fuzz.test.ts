@@ -10,6 +10,9 @@ import type { Headers } from '../helpers/fixtures.ts'
 import { describe, eventCount, fillPath, operationsOf, sampleOf, typesOf } from '../helpers/route-table.ts'
 import type { JsonSchema, Operation } from '../helpers/route-table.ts'
 
+// It grows with every route of the schema (or block of the docs): past tap's 120 s default on a loaded 2-core machine.
+t.setTimeout(480_000)
+
 /**
  * Bad input against every built route of the OpenAPI document: generated bodies (from each
  * route's JSON schema, mutated), query strings and path ids. Never a 5xx; every 4xx in the error

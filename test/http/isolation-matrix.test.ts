@@ -6,6 +6,9 @@ import type { Headers } from '../helpers/fixtures.ts'
 import { describe, eventCount, fillPath, operationsOf, sampleOf } from '../helpers/route-table.ts'
 import type { Operation } from '../helpers/route-table.ts'
 
+// It grows with every route of the schema (or block of the docs): past tap's 120 s default on a loaded 2-core machine.
+t.setTimeout(480_000)
+
 /**
  * Tenant isolation and roles, generated from the served OpenAPI document: every built operation
  * with an id in its path is called by another organization's admin on this organization's
@@ -14,7 +17,7 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'task' | 'taskComment' | 'taskAttachment' | 'notification'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'notification'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -45,6 +48,9 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
   [/^\/api\/notifications\/\{id\}/, 'notification'],
+  [/^\/api\/boards\/columns\/\{column_pk\}/, 'boardColumn'],
+  [/^\/api\/boards\/tasks\/\{id\}/, 'boardCard'],
+  [/^\/api\/boards\/\{(id|board_pk)\}/, 'board'],
   // §4: the status route takes a USER id, the others a profile id.
   [/^\/api\/user\/\{id\}\/status\/$/, 'user'],
   [/^\/api\/user\/\{id\}/, 'profile'],
@@ -197,6 +203,10 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const taskWithFile = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { ...A, 'content-type': taskFile.contentType }, payload: taskFile.payload })
   t.equal(taskWithFile.statusCode, 200, taskWithFile.body)
   ids.taskAttachment = taskWithFile.json().attachments[0].id
+  const board = await created('POST', '/api/boards/', A, { name: 'Acme secret board' })
+  ids.board = board.id
+  ids.boardColumn = board.columns[0].id
+  ids.boardCard = (await created('POST', `/api/boards/columns/${ids.boardColumn}/tasks/`, A, { title: 'Acme secret card' })).id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
 
   // A's view of everything, to compare after every foreign and forbidden call.

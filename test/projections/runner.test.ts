@@ -11,6 +11,7 @@ import { testRunner, testStore } from '../helpers/runner.ts'
 import { CHECKPOINT_CHANNEL, startNotifications } from '../../src/eventstore/postgres-notifications.ts'
 import type { Notifications } from '../../src/eventstore/postgres-notifications.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
+import { eventually } from '../helpers/webhook-receiver.ts'
 
 async function count(store: EventStore, stream: string, amounts: string[]): Promise<Position> {
   let last: Position = START
@@ -163,7 +164,9 @@ t.test('a new projector version is rebuilt from the log on start', async (t) => 
   await database.db.updateTable('counter' as any).set({ total: '999' } as any).execute()
   const v2 = testRunner(t, database, store, [counterProjector({ version: 2 })])
   v2.start()
-  await v2.waitFor(await count(store, 's', ['3']), 5000)
+  const position = await count(store, 's', ['3'])
+  await eventually('the new version swapped in', async () => (await readCheckpoints(database.db))[0]?.version === 2)
+  await v2.waitFor(position, 5000)
   t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 3, total: '6' }], 'rows recomputed, the tampered total is gone')
   t.equal((await readCheckpoints(database.db))[0]?.version, 2)
 })

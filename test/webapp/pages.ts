@@ -41,6 +41,7 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/settings/api-tokens' },
   { path: '/settings/organization', shows: 'Acme Webapp' },
   { path: '/settings/organization/edit', shows: 'Acme Webapp' },
+  { path: '/tasks/board', shows: 'Seeded card' },
 ]
 
 /** A record created or edited through one of the app's forms: the fields to fill, and the page that must then show it. */
@@ -91,7 +92,6 @@ export const NOT_OURS_YET = [
   '/notifications',
   '/tasks',
   '/tasks/new',
-  '/tasks/board',
   '/tasks/calendar',
   '/tickets',
   '/tickets/new',
@@ -108,7 +108,7 @@ export const NOT_OURS_YET = [
   '/settings/ticket-approvals',
 ] as const
 
-export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string }
+export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string }
 
 /** One record per detail page, created through our API as the admin. */
 export async function seedRecords(app: FastifyInstance, headers: Record<string, string>, memberProfileId: string): Promise<Seeded> {
@@ -126,5 +126,8 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const solution = await create('/api/cases/solutions/', { title: 'Seeded solution', description: 'How to seed: the steps that resolve it, in order.' })
   await create('/api/tags/', { name: 'Seeded tag' })
   const goal = await create('/api/opportunities/goals/', { name: 'Seeded goal', goal_type: 'REVENUE', target_value: '10000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', assigned_to: memberProfileId })
-  return { lead, account, contact, deal, goal, solution }
+  const board = await create('/api/boards/', { name: 'Seeded board' })
+  const columns = await app.inject({ method: 'GET', url: `/api/boards/${board}/columns/`, headers })
+  await create(`/api/boards/columns/${columns.json()[0].id}/tasks/`, { title: 'Seeded card', priority: 'high' })
+  return { lead, account, contact, deal, goal, solution, board }
 }

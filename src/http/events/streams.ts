@@ -15,6 +15,7 @@ import { opportunitiesProjector } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import { ProjectionLagError } from '../../projections/runner.ts'
+import type { RebuildProgress } from '../../projections/rebuild.ts'
 import { projectionsStatus } from '../../projections/status.ts'
 import type { Deps } from '../../deps.ts'
 import { DEAL_ROW_EVENTS, dealChange, dealRow } from '../opportunities/deal-changes.ts'
@@ -60,10 +61,21 @@ const Feed = z.object({
   next: z.string().describe('Pass as `after` for the next page, even when `events` is empty: every event up to it has been considered'),
   is_end: z.boolean().describe('The page reached the visible end of the log: poll again later'),
 })
+const Rebuild = z
+  .object({
+    version: z.number().int(),
+    started_at: z.string().nullable(),
+    events: z.number().int().describe('Events replayed into the new version so far'),
+    events_per_second: z.number().int(),
+    done: z.number().describe('Share of the log replayed, by position, 0 to 1'),
+    eta_seconds: z.number().int().nullable(),
+  })
+  .describe('The new version being built beside the serving one, which answers reads until the swap at the head of the log')
 const ProjectionState = z.object({
   name: z.string(),
-  version: z.number().int(),
-  stored_version: z.number().int().nullable(),
+  version: z.number().int().describe("This code's version of the read model"),
+  stored_version: z.number().int().nullable().describe('The version whose tables serve reads now; differs from `version` while the new one builds'),
+  building: Rebuild.nullable().describe('Null when no rebuild runs; known progress only in the process that leads (elsewhere started_at is null and the counts 0)'),
   checkpoint: z.string().nullable(),
   updated_at: z.string().nullable(),
   lag_events: z.number().int(),
@@ -71,6 +83,13 @@ const ProjectionState = z.object({
   lag_ms: z.number(),
   failure: z.string().nullable(),
 })
+function rebuildView(name: string, version: number, rebuilds: ReadonlyMap<string, RebuildProgress | null>): z.infer<typeof Rebuild> | null {
+  if (!rebuilds.has(name)) return null
+  const progress = rebuilds.get(name)
+  if (!progress) return { version, started_at: null, events: 0, events_per_second: 0, done: 0, eta_seconds: null }
+  return { version, started_at: progress.startedAt.toISOString(), events: progress.events, events_per_second: progress.eventsPerSecond, done: progress.done, eta_seconds: progress.etaSeconds }
+}
+
 const Projections = z.object({
   leader: z.boolean().describe('Whether this process applies the projections (one process does)'),
   projections: z.array(ProjectionState),
@@ -228,7 +247,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
       })
     })
 
-    app.get('/api/projections/', { schema: { tags: ['operations'], summary: "The read models' progress (admins)", description: 'Per projection: version, checkpoint, events and ms behind, the failure it is retrying; and whether this process leads.', response: { 200: Projections, ...authErrors } } }, async (request) => {
+    app.get('/api/projections/', { schema: { tags: ['operations'], summary: "The read models' progress (admins)", description: 'Per projection: version, the version serving reads and the one being built beside it (blue-green, with progress), checkpoint, events and ms behind, the failure it is retrying; and whether this process leads.', response: { 200: Projections, ...authErrors } } }, async (request) => {
       requireAdmin(request)
       const status = await projectionsStatus(db, store, projections.projectors, { failures: projections.failures })
       return {
@@ -237,6 +256,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
           name: p.name,
           version: p.version,
           stored_version: p.storedVersion,
+          building: rebuildView(p.name, p.version, projections.rebuilds),
           checkpoint: p.checkpoint,
           updated_at: p.updatedAt?.toISOString() ?? null,
           lag_events: p.lagEvents,

@@ -43,6 +43,13 @@ async function readinessChecks({ db, store, projections, config }: Deps): Promis
     detail: visibility.hiddenEvents === 0 ? null : `${visibility.hiddenEvents} committed events hidden for ${visibility.hiddenForMs} ms behind open transaction of pid ${visibility.blocker?.pid ?? '?'}`,
   })
   for (const p of status.projectors) {
+    // A new version building beside a serving old one keeps the process ready: the old tables answer.
+    if (p.storedVersion !== null && p.storedVersion !== p.version && projections.rebuilds.has(p.name)) {
+      const progress = projections.rebuilds.get(p.name)
+      const eta = progress?.etaSeconds != null ? `, about ${progress.etaSeconds} s left` : ''
+      checks.push({ name: `projection:${p.name}`, ok: true, detail: `version ${p.storedVersion} serves while version ${p.version} builds${eta}` })
+      continue
+    }
     const built = p.storedVersion === p.version
     checks.push({
       name: `projection:${p.name}`,

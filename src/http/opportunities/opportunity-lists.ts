@@ -16,6 +16,7 @@ import { pipelineOf } from '../../projections/pipelines.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { cardsOf, opportunitiesOf } from './opportunity-views.ts'
+import { dealsAsOf, pipelineAsOf, withDealsTable } from './board-as-of.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { isUuid, tagRefs } from '../kernel/relations.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
@@ -27,6 +28,12 @@ import { callerOf } from '../kernel/commands.ts'
 const TAGS = ['opportunities']
 /** §4.6: each column shows at most this many cards; item_count still counts them all. */
 export const CARDS_PER_COLUMN = 100
+
+const BOARD_DESCRIPTION = [
+  'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.',
+  '`as_of=<ISO instant>` answers the board as it stood then: the columns of the pipeline then, and every deal that existed then folded from its events (fields, stage, order, assignees, tags and line items then), under the same filters and visibility, judged on the deal as it was; stage thresholds and the names of related records are current.',
+  'Replaying is bounded by AS_OF_EVENT_BUDGET events (default 20,000): past it the answer is 400, never a partial board.',
+].join(' ')
 
 /** The query string as the shared filter: one mapping, so list, totals and board read it identically. */
 function dealFilter(query: z.infer<typeof DealFilterQuery>, pipeline: string[] | undefined, definitions: readonly Definition[]): DealFilter {
@@ -98,16 +105,22 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       }
     })
 
-    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: 'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.', querystring: BoardQuery, response: { 200: Board, 404: ErrorBody, ...authErrors } } }, async (request) => {
+    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: BOARD_DESCRIPTION, querystring: BoardQuery, response: { 200: Board, 400: ErrorBody, 404: ErrorBody, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
-      const now = clock()
+      const asOf = request.query.as_of
+      const now = asOf ?? clock()
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
-      const { rows, counts } = await boardDeals(db, query, pipeline.stages.map((s) => s.id), CARDS_PER_COLUMN)
-      const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now)
-      const columns = pipeline.stages.map((stage) => ({
+      const stages = asOf ? ((await pipelineAsOf(deps.store, pipeline.id, asOf))?.stages ?? []).map((s) => ({ ...s, position: s.order })) : pipeline.stages
+      const stageIds = stages.map((s) => s.id)
+      const then = asOf ? await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget) : undefined
+      const { rows, counts } = then
+        ? await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stageIds, CARDS_PER_COLUMN, table))
+        : await boardDeals(db, query, stageIds, CARDS_PER_COLUMN)
+      const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now, then?.lineItems)
+      const columns = stages.map((stage) => ({
         id: stage.code,
         name: stage.label,
         order: stage.position,

@@ -9,6 +9,7 @@ import { attachmentsOf, commentsOf, lineItemsOf } from '../../projections/opport
 import type { LineItemRow, OpportunityView } from '../../projections/opportunities.ts'
 import type { CardRow } from '../../projections/opportunity-queries.ts'
 import { discountAmount, lineItemsTotal } from '../../commands/opportunity/line-items.ts'
+import type { LineItem } from '../../commands/opportunity/line-items.ts'
 import { notesAnswer } from '../kernel/note-views.ts'
 import { nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
 import type { NameRef } from '../kernel/relations.ts'
@@ -68,7 +69,7 @@ export function timeAgo(then: Date, now: Date): string {
   return 'just now'
 }
 
-function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date): z.infer<typeof Card> {
+function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date, lineItems: readonly LineItem[]): z.infer<typeof Card> {
   return {
     id: row.id,
     name: row.name,
@@ -85,7 +86,7 @@ function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date): z.infer<ty
     account: row.account ? (rel.accounts.get(row.account) ?? null) : null,
     assigned_to: pick(rel.profiles, row.assigned_to),
     tags: pick(rel.tags, row.tags),
-    line_items: (rel.lineItems.get(row.id) ?? []).map(({ id, name, quantity, unit_price, discount_type, discount_value }) => ({ id, name, quantity, unit_price, discount_type, discount_value })),
+    line_items: lineItems.map(({ id, name, quantity, unit_price, discount_type, discount_value }) => ({ id, name, quantity, unit_price, discount_type, discount_value })),
     ...aging(row, now),
     stage_changed_at: row.stage_changed_at.toISOString(),
     next_activity: null,
@@ -95,9 +96,10 @@ function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date): z.infer<ty
   }
 }
 
-export async function cardsOf(db: Db, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date): Promise<z.infer<typeof Card>[]> {
+/** Cards for board rows; `lineItemsThen` replaces the read model's line items for a board as of an instant. */
+export async function cardsOf(db: Db, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date, lineItemsThen?: ReadonlyMap<string, readonly LineItem[]>): Promise<z.infer<typeof Card>[]> {
   const rel = await related(db, orgId, rows)
-  return rows.map((row) => cardOf(row, rel, actor, now))
+  return rows.map((row) => cardOf(row, rel, actor, now, (lineItemsThen ?? rel.lineItems).get(row.id) ?? []))
 }
 
 export async function opportunitiesOf(db: Db, org: NameRef, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {

@@ -185,7 +185,14 @@ export const DealListQuery = DealFilterQuery.extend({
   limit: z.coerce.number().int().min(0).default(10),
   offset: z.coerce.number().int().min(0).default(0),
 })
-export const BoardQuery = DealFilterQuery.extend({ pipeline: Scalar.describe('A pipeline of the organization (another id: 404); the default pipeline when absent') })
+export const BoardQuery = DealFilterQuery.extend({
+  pipeline: Scalar.describe('A pipeline of the organization (another id: 404); the default pipeline when absent'),
+  as_of: z.iso
+    .datetime({ offset: true })
+    .transform((value) => new Date(value))
+    .optional()
+    .describe('ISO 8601 date-time: the board as it stood then, replayed from the events (at most AS_OF_EVENT_BUDGET of them, else 400)'),
+})
 
 const Money = z.string().describe('Decimal string, computed in SQL numeric')
 export const Totals = z.object({

@@ -13,6 +13,7 @@ import { listSolutions, solutionOf, solutionTotals } from '../../projections/sol
 import type { SolutionRow } from '../../projections/solutions.ts'
 import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../kernel/commands.ts'
+import { pageLinks } from '../kernel/page-links.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { optionalText } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, PageQuery, authErrors } from '../kernel/schemas/common.ts'
@@ -83,13 +84,6 @@ async function authorsOf(db: Db, orgId: string, rows: readonly SolutionRow[]): P
   return new Map(members.map((m) => [m.id, displayName(m)]))
 }
 
-/** The same list URL at another offset, keeping the other query parameters (the standard envelope's next/previous). */
-function pageUrl(request: FastifyRequest, offset: number): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`)
-  url.searchParams.set('offset', String(offset))
-  return url.toString()
-}
-
 /**
  * Solutions, the knowledge base of support cases (§4.1, §4.8): bare-data answers (the record
  * itself; validation failures by status), the standard `{count, next, previous, results}` list
@@ -124,8 +118,7 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
       const authors = await authorsOf(db, orgId, rows)
       return {
         count,
-        next: offset + limit < count && limit > 0 ? pageUrl(request, offset + limit) : null,
-        previous: offset > 0 ? pageUrl(request, Math.max(0, offset - limit)) : null,
+        ...pageLinks(request, { count, limit, offset }),
         results: rows.map((row) => solutionBody(row, authors)),
         totals,
       }
