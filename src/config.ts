@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
   CLAIM_SWEEP_INTERVAL_MS: positiveMs.default(60_000),
   CLAIM_SWEEP_GRACE_MS: positiveMs.default(300_000),
+  DUE_NOTIFY_INTERVAL_MS: positiveMs.default(60_000),
   READY_MAX_LAG_MS: positiveMs.default(10000),
   SHUTDOWN_TIMEOUT_MS: positiveMs.default(10000),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' }).optional(),
@@ -71,6 +72,8 @@ export type Config = Readonly<{
   /** How often the projections' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
   claimSweepIntervalMs: number
   claimSweepGraceMs: number
+  /** How often the projections' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
+  dueNotifyIntervalMs: number
   readyMaxLagMs: number
   shutdownTimeoutMs: number
   /** Unset: magic-link mail goes to the log in development and test, and magic-link sign-in is off in production. */
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,
     claimSweepIntervalMs: e.CLAIM_SWEEP_INTERVAL_MS,
     claimSweepGraceMs: e.CLAIM_SWEEP_GRACE_MS,
+    dueNotifyIntervalMs: e.DUE_NOTIFY_INTERVAL_MS,
     readyMaxLagMs: e.READY_MAX_LAG_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     smtpUrl: e.SMTP_URL,

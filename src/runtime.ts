@@ -15,6 +15,8 @@ import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
 import { createClaimSweeper } from './processes/claim-sweeper.ts'
 import type { ClaimSweeper } from './processes/claim-sweeper.ts'
+import { createDueNotifier } from './processes/due-notifier.ts'
+import type { DueNotifier } from './processes/due-notifier.ts'
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
 import { webhookDispatcherSettings } from './webhooks/settings.ts'
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
@@ -28,9 +30,11 @@ export type Runtime = {
   webhooks: WebhookDispatcher
   /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
   claims: ClaimSweeper
+  /** Raises due-task and red-deal notifications on the projections' leader; not started: only the server notifies. */
+  dueNotifier: DueNotifier
   /**
    * The server's background work: the projections, then the webhook deliveries, which wait for the
-   * read model they list subscriptions from, and the claim sweeper (which sweeps only on the leader). The migrations are already done (openRuntime returns
+   * read model they list subscriptions from, the claim sweeper and the due notifier (which work only on the leader). The migrations are already done (openRuntime returns
    * after them), so nothing here can run against a schema that is not there yet.
    */
   start(): void
@@ -74,6 +78,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     leaderRetryMs: config.projectionLeaderRetryMs,
   })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })
+  const dueNotifier = createDueNotifier({ db, store, projections, logger, clock: () => new Date(), intervalMs: config.dueNotifyIntervalMs })
   const claims = createClaimSweeper({ db, store, projections, logger, clock: () => new Date(), graceMs: config.claimSweepGraceMs, intervalMs: config.claimSweepIntervalMs })
   return {
     db,
@@ -82,12 +87,15 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     projections,
     webhooks,
     claims,
+    dueNotifier,
     start() {
       projections.start()
       webhooks.start()
       claims.start()
+      dueNotifier.start()
     },
     async close() {
+      await dueNotifier.stop()
       await claims.stop()
       await webhooks.stop()
       await projections.stop()

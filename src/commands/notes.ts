@@ -12,15 +12,20 @@ export type AttachmentData = { attachment_id: string; file_name: string; content
  * only the author (uploader) or an admin edits or removes.
  */
 export type NoteEvent<P extends string> =
-  | { type: `${P}CommentAdded`; data: { comment_id: string; comment: string; by: string | null; at: string } }
+  /** `mentions`: the profiles its `@name`s named when it was written (absent when none). */
+  | { type: `${P}CommentAdded`; data: { comment_id: string; comment: string; by: string | null; mentions?: string[]; at: string } }
   | { type: `${P}CommentEdited`; data: { comment_id: string; comment: string; at: string } }
   | { type: `${P}CommentDeleted`; data: { comment_id: string; at: string } }
   /** `storage_key` names the file in the file store; the bytes never enter the log. */
   | { type: `${P}AttachmentAdded`; data: AttachmentData & { by: string | null; at: string } }
   | { type: `${P}AttachmentRemoved`; data: { attachment_id: string; at: string } }
 
+/** A new comment's `mentions` field: present only when it names someone, so comments naming no one keep their first shape. */
+export const mentionsOf = (command: { mentions?: readonly string[] }): { mentions?: string[] } => (command.mentions?.length ? { mentions: [...command.mentions] } : {})
+
 export type NoteCommand =
-  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
+  /** `mentions`: whom the comment's `@name`s resolve to in the organization now (commands/notification/mentions.ts). */
+  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; mentions?: readonly string[]; at: string }
   | { type: 'EditComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
   | { type: 'DeleteComment'; orgId: string; actor: Actor; commentId: string; at: string }
   | { type: 'AddAttachment'; orgId: string; actor: Actor; attachment: AttachmentData; at: string }
@@ -81,7 +86,7 @@ export function decideNote<P extends string>(prefix: P, notes: Notes, command: N
   if (adding && !mayAccess) throw new ForbiddenError('Only an admin, the creator or an assignee may add notes to this record')
   switch (command.type) {
     case 'AddComment':
-      return notes.comments.some((c) => c.id === command.commentId) ? [] : event('CommentAdded', { comment_id: command.commentId, comment: command.comment, by: actor.profileId })
+      return notes.comments.some((c) => c.id === command.commentId) ? [] : event('CommentAdded', { comment_id: command.commentId, comment: command.comment, by: actor.profileId, ...mentionsOf(command) })
     case 'EditComment': {
       const note = changeable(notes.comments, command.commentId, actor, 'Comment')
       if (!note) throw new NotFoundError('Comment not found')

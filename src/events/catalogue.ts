@@ -17,6 +17,7 @@ import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
 import type { SolutionEvent } from '../commands/solution/solution.ts'
 import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
+import type { NotificationEvent } from '../commands/notification/notification.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../commands/task/fields.ts'
 import type { TaskEvent } from '../commands/task/task.ts'
@@ -77,7 +78,7 @@ const lineItemInputShape = { name: z.string(), description: z.string().nullable(
 
 /** The comment and attachment events of a record's own stream: `<Prefix>CommentAdded` … (commands/notes.ts). */
 const noteData = {
-  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, ...at }),
+  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, mentions: Ids.optional().describe('The profiles its `@name`s named when it was written; absent when none'), ...at }),
   CommentEdited: z.strictObject({ comment_id: Id, comment: z.string(), ...at }),
   CommentDeleted: z.strictObject({ comment_id: Id, ...at }),
   AttachmentAdded: z.strictObject({ ...attachmentShape, by: By, ...at }),
@@ -282,6 +283,15 @@ const DEFINITIONS = {
   WebhookChanged: { stream: 'webhook', description: 'A webhook changed URL, event types or active flag: only the changed values.', data: z.strictObject({ url: z.string().optional(), event_types: z.array(z.string()).optional(), is_active: z.boolean().optional(), ...at }) },
   WebhookDisabled: { stream: 'webhook', description: 'The delivery worker disabled a webhook after a streak of failed deliveries.', data: z.strictObject({ reason: z.string(), failures: z.number().int().min(0), ...at }) },
   WebhookDeleted: { stream: 'webhook', description: 'A webhook subscription was deleted.', data: z.strictObject(at) },
+  // notifications-<profile id>
+  NotificationRaised: {
+    stream: 'notifications',
+    description: "A scheduled process raised a notification for the stream's member (a task due or overdue, a deal turned red), under an id derived from its cause.",
+    data: z.strictObject({ notification_id: Id, org_id: Id, recipient_id: Id, verb: z.string(), entity_type: z.string(), entity_id: Id, data: z.record(z.string(), z.union([z.string(), z.number(), z.null()])), ...at }),
+  },
+  NotificationRead: { stream: 'notifications', description: 'The member read one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
+  NotificationsReadAll: { stream: 'notifications', description: 'The member read all their notifications up to `before`: those that were unread then.', data: z.strictObject({ notification_ids: Ids, before: At, ...at }) },
+  NotificationDeleted: { stream: 'notifications', description: 'The member deleted one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
   // board-<id>: the board, its columns and its cards
   BoardCreated: { stream: 'board', description: 'A kanban board was created with its first columns; its owner is the creator.', data: z.strictObject({ board_id: Id, org_id: Id, name: z.string(), description: z.string().nullable(), is_archived: z.boolean(), owner_id: By, columns: z.array(BoardColumn), ...at }) },
   BoardUpdated: { stream: 'board', description: 'A board was renamed, redescribed, archived or unarchived: only the changed values.', data: z.strictObject({ name: z.string().optional(), description: z.string().nullable().optional(), is_archived: z.boolean().optional(), ...at }) },
@@ -304,7 +314,7 @@ const DEFINITIONS = {
 } satisfies Record<StoredEvent['type'], { stream: string; description: string; data: z.ZodType }>
 
 /** Every event union whose events are stored. A new union (or member) must be added here and above. */
-export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent
+export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent | NotificationEvent
 export type EventType = StoredEvent['type']
 
 // Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).

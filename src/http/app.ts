@@ -23,6 +23,8 @@ import { authRoutes } from './identity/auth.ts'
 import { contactNoteRoutes, contactRoutes } from './contacts/contacts.ts'
 import { customFieldRoutes } from './custom-fields/custom-fields.ts'
 import { dashboardRoutes } from './dashboard/dashboard.ts'
+import { activityRoutes } from './activities/activities.ts'
+import { notificationRoutes } from './notifications/notifications.ts'
 import { goalRoutes } from './goals/goals.ts'
 import { googleRoutes } from './identity/google.ts'
 import { healthRoutes } from './health/health.ts'
@@ -136,6 +138,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(taskPipelineRoutes(deps))
   await app.register(leadBoardRoutes(deps))
   await app.register(dashboardRoutes(deps))
+  await app.register(activityRoutes(deps))
+  await app.register(notificationRoutes(deps))
   await app.register(boardRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app

@@ -3,10 +3,13 @@ import type { Kysely } from 'kysely'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import type { Viewer } from './opportunity-queries.ts'
 import type { Projector } from './projector.ts'
+import { RECORD_KINDS, mayReadRecordSql, recordLink, recordNameSql } from './record-kinds.ts'
+import type { EntityType } from './record-kinds.ts'
 
 /**
- * The dashboard's recent activity (the original's Activity feed), read from the event log: one row
- * per event that created, changed, deleted or commented on an account, contact, lead or deal. A
+ * The activity feed (the original's Activity; GET /api/activities/ and the dashboard's recent
+ * activity), a projection of the event log: one row per event of an account, contact, lead, deal or task
+ * (created, changed, moved, converted, deleted, commented on, a file attached or removed …). A
  * row keeps who acted (the event's actor), what was done and to which record; the record's name
  * and who may see it are read from the record's own read model when the feed is asked for, so a
  * renamed record shows its current name and visibility follows the list rules of today. Rows are
@@ -30,16 +33,27 @@ export type ActivityRow = {
 export const ACTIVITY_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'COMMENT'] as const
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number]
 export const ACTION_DISPLAY: Record<ActivityAction, string> = { CREATE: 'Created', UPDATE: 'Updated', DELETE: 'Deleted', COMMENT: 'Commented' }
-export const ENTITY_TYPES = ['Account', 'Contact', 'Lead', 'Opportunity'] as const
-export type EntityType = (typeof ENTITY_TYPES)[number]
-
-const NOUN: Record<EntityType, string> = { Account: 'account', Contact: 'contact', Lead: 'lead', Opportunity: 'deal' }
+export { ENTITY_TYPES } from './record-kinds.ts'
+export type { EntityType } from './record-kinds.ts'
 
 /** What each recorded event type becomes: its action and a one-line description from its data. */
 type Reading = { action: ActivityAction; describe: (data: Record<string, unknown>, noun: string) => string }
 const created: Reading = { action: 'CREATE', describe: (_, noun) => `Created the ${noun}` }
 const deleted: Reading = { action: 'DELETE', describe: (_, noun) => `Deleted the ${noun}` }
 const commented: Reading = { action: 'COMMENT', describe: () => 'Added a comment' }
+const commentEdited: Reading = { action: 'COMMENT', describe: () => 'Edited a comment' }
+const commentDeleted: Reading = { action: 'COMMENT', describe: () => 'Removed a comment' }
+const attached: Reading = { action: 'UPDATE', describe: (data) => `Attached ${String(data.file_name ?? 'a file')}` }
+const detached: Reading = { action: 'UPDATE', describe: () => 'Removed an attachment' }
+/** The comment and attachment events every record module shares (commands/notes.ts). */
+const noteReadings = (prefix: string, entity: EntityType) => ({
+  [`${prefix}CommentAdded`]: { entity, reading: commented },
+  [`${prefix}CommentEdited`]: { entity, reading: commentEdited },
+  [`${prefix}CommentDeleted`]: { entity, reading: commentDeleted },
+  [`${prefix}AttachmentAdded`]: { entity, reading: attached },
+  [`${prefix}AttachmentRemoved`]: { entity, reading: detached },
+})
+const lineItem = (what: string): Reading => ({ action: 'UPDATE', describe: () => `${what} a line item` })
 const fieldsOf = (data: Record<string, unknown>) => Object.keys(data).filter((key) => key !== 'at')
 const changedFields = (fields: string[]) => (fields.length ? `Changed ${fields.join(', ')}` : 'Updated')
 /** Accounts and contacts record the new values of the changed fields; deals and leads each change under `changes`. */
@@ -50,21 +64,31 @@ const READINGS: Record<string, { entity: EntityType; reading: Reading }> = {
   AccountCreated: { entity: 'Account', reading: created },
   AccountUpdated: { entity: 'Account', reading: updatedFlat },
   AccountDeleted: { entity: 'Account', reading: deleted },
-  AccountCommentAdded: { entity: 'Account', reading: commented },
+  AccountEmailSent: { entity: 'Account', reading: { action: 'UPDATE', describe: () => 'Sent an email to the account' } },
+  ...noteReadings('Account', 'Account'),
   ContactCreated: { entity: 'Contact', reading: created },
   ContactUpdated: { entity: 'Contact', reading: updatedFlat },
   ContactDeleted: { entity: 'Contact', reading: deleted },
-  ContactCommentAdded: { entity: 'Contact', reading: commented },
+  ...noteReadings('Contact', 'Contact'),
   LeadCreated: { entity: 'Lead', reading: created },
   LeadUpdated: { entity: 'Lead', reading: updatedChanges },
   LeadConverted: { entity: 'Lead', reading: { action: 'UPDATE', describe: () => 'Converted the lead into an account, a contact and a deal' } },
   LeadDeleted: { entity: 'Lead', reading: deleted },
-  LeadCommentAdded: { entity: 'Lead', reading: commented },
+  LeadMoved: { entity: 'Lead', reading: { action: 'UPDATE', describe: () => 'Moved the lead on its board' } },
+  ...noteReadings('Lead', 'Lead'),
   OpportunityCreated: { entity: 'Opportunity', reading: created },
   OpportunityUpdated: { entity: 'Opportunity', reading: updatedChanges },
   OpportunityStageChanged: { entity: 'Opportunity', reading: { action: 'UPDATE', describe: (data) => `Moved the deal to ${String((data.to as { stage?: unknown } | undefined)?.stage ?? 'another stage')}` } },
   OpportunityDeleted: { entity: 'Opportunity', reading: deleted },
-  OpportunityCommentAdded: { entity: 'Opportunity', reading: commented },
+  OpportunityLineItemAdded: { entity: 'Opportunity', reading: lineItem('Added') },
+  OpportunityLineItemChanged: { entity: 'Opportunity', reading: lineItem('Changed') },
+  OpportunityLineItemRemoved: { entity: 'Opportunity', reading: lineItem('Removed') },
+  ...noteReadings('Opportunity', 'Opportunity'),
+  TaskCreated: { entity: 'Task', reading: created },
+  TaskUpdated: { entity: 'Task', reading: updatedChanges },
+  TaskMoved: { entity: 'Task', reading: { action: 'UPDATE', describe: (data) => `Moved the task to ${String((data.to as { stage?: unknown } | null)?.stage ?? (data.status as { to?: unknown } | undefined)?.to ?? 'another place')}` } },
+  TaskDeleted: { entity: 'Task', reading: deleted },
+  ...noteReadings('Task', 'Task'),
 }
 
 type Tables = { dashboard_activity: ActivityRow }
@@ -94,7 +118,7 @@ function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: s
     action: known.reading.action,
     entity_type: known.entity,
     entity_id: entityId,
-    description: known.reading.describe(data, NOUN[known.entity]),
+    description: known.reading.describe(data, RECORD_KINDS[known.entity].noun),
     at: Number.isNaN(at.getTime()) ? event.createdAt : at,
     position_commit: event.position.commit.toString(),
     position_prepare: event.position.prepare.toString(),
@@ -124,7 +148,8 @@ async function applyEvents(db: Kysely<Tables>, events: readonly RecordedEvent[])
 
 export const dashboardActivityProjector: Projector = {
   name: 'dashboard_activity',
-  version: 1,
+  // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19).
+  version: 2,
   eventTypes: Object.keys(READINGS),
   tables: ['dashboard_activity'],
   createTables,
@@ -132,36 +157,34 @@ export const dashboardActivityProjector: Projector = {
   applyBatch: (trx, events) => applyEvents(trx as unknown as Kysely<Tables>, events),
 }
 
-export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null }
+export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }
 
 /** A profile's display name: first and last name, or the email while both are blank (as goals name owners). */
 const displayName = sql<string>`coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email)`
 
+/** The original's filters of the feed, and a page of it. */
+export type ActivityFilter = { entityType?: EntityType; entityId?: string; actorId?: string; limit: number; offset: number }
+
 /**
- * The organization's latest activity the viewer may see, newest first: accounts and contacts (every
- * member reads them), and leads and deals under their lists' rule (an admin sees all; a member the
- * ones they created or are assigned to). Each with the record's current name and the actor.
+ * The organization's activity the viewer may see, newest first (by when, then by place in the log):
+ * entries about records the viewer may see by the record's list rule (record-kinds.ts), each with
+ * the record's current name, its page and the actor.
  */
-export async function recentActivity(db: Kysely<any>, viewer: Viewer, limit: number): Promise<ActivityView[]> {
-  const member = viewer.profileId
-  const mayRead = (table: string) =>
-    viewer.isAdmin ? sql`true` : member === null ? sql`false` : sql`EXISTS (SELECT 1 FROM ${sql.table(table)} r WHERE r.id = a.entity_id AND r.org_id = a.org_id AND (r.created_by = ${member} OR ${member}::uuid = ANY (r.assigned_to)))`
-  const { rows } = await sql<ActivityView>`SELECT a.*,
-      CASE a.entity_type
-        WHEN 'Account' THEN (SELECT r.name FROM accounts r WHERE r.id = a.entity_id AND r.org_id = a.org_id)
-        WHEN 'Contact' THEN (SELECT trim(r.first_name || ' ' || coalesce(r.last_name, '')) FROM contacts r WHERE r.id = a.entity_id AND r.org_id = a.org_id)
-        WHEN 'Lead' THEN (SELECT trim(r.first_name || ' ' || coalesce(r.last_name, '')) FROM leads r WHERE r.id = a.entity_id AND r.org_id = a.org_id)
-        WHEN 'Opportunity' THEN (SELECT r.name FROM opportunities r WHERE r.id = a.entity_id AND r.org_id = a.org_id)
-      END AS entity_name,
+export async function listActivities(db: Kysely<any>, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
+  const conditions = [sql`a.org_id = ${viewer.orgId}`, mayReadRecordSql('a', viewer)]
+  if (filter.entityType) conditions.push(sql`a.entity_type = ${filter.entityType}`)
+  if (filter.entityId) conditions.push(sql`a.entity_id = ${filter.entityId}`)
+  if (filter.actorId) conditions.push(sql`a.actor_id = ${filter.actorId}`)
+  const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${recordNameSql('a')} AS entity_name,
       u.email AS actor_email, CASE WHEN u.id IS NULL THEN NULL ELSE ${displayName} END AS actor_name
     FROM dashboard_activity a
     LEFT JOIN profiles p ON p.id = a.actor_id AND p.org_id = a.org_id
     LEFT JOIN users u ON u.id = p.user_id
-    WHERE a.org_id = ${viewer.orgId}
-      AND (a.entity_type IN ('Account', 'Contact')
-        OR (a.entity_type = 'Lead' AND ${mayRead('leads')})
-        OR (a.entity_type = 'Opportunity' AND ${mayRead('opportunities')}))
+    WHERE ${sql.join(conditions, sql` AND `)}
     ORDER BY a.at DESC, a.position_commit DESC, a.position_prepare DESC
-    LIMIT ${limit}`.execute(db)
-  return rows
+    LIMIT ${filter.limit} OFFSET ${filter.offset}`.execute(db)
+  return rows.map((row) => ({ ...row, link: recordLink(row.entity_type, row.entity_id) }))
 }
+
+/** The dashboard's latest activity: the feed's first `limit` entries. */
+export const recentActivity = (db: Kysely<any>, viewer: Viewer, limit: number): Promise<ActivityView[]> => listActivities(db, viewer, { limit, offset: 0 })

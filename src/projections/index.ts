@@ -5,6 +5,7 @@ import { customFieldsProjector } from './custom-fields.ts'
 import { dashboardActivityProjector } from './dashboard-activity.ts'
 import { goalsProjector } from './goals.ts'
 import { leadsProjector } from './leads.ts'
+import { notificationsProjector } from './notifications.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { leadPipelinesProjector, pipelinesProjector, taskPipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
@@ -19,4 +20,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, boardsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, taskPipelinesProjector, tasksProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, boardsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, notificationsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, taskPipelinesProjector, tasksProjector, teamsProjector, webhooksProjector]

@@ -35,6 +35,8 @@ import { boardDecider } from '../../src/commands/board/board.ts'
 import type { BoardCommand } from '../../src/commands/board/board.ts'
 import { tagDecider } from '../../src/commands/tag/tag.ts'
 import type { TagCommand } from '../../src/commands/tag/tag.ts'
+import { notificationsDecider } from '../../src/commands/notification/notification.ts'
+import type { NotificationCommand } from '../../src/commands/notification/notification.ts'
 import { teamDecider } from '../../src/commands/team/team.ts'
 import type { TeamCommand } from '../../src/commands/team/team.ts'
 import { webhookDecider } from '../../src/commands/webhook/webhook.ts'
@@ -123,7 +125,7 @@ function decidedEvents(): StoredEvent[] {
   const leadCommands: LeadCommand[] = [
     { type: 'CreateLead', leadId: randomUUID(), input: { first_name: 'Ada', email: 'ada@example.test', source: 'partner', rating: 'hot', opportunity_amount: '200.00', close_date: '2026-12-01' }, ...leadFacts },
     { type: 'UpdateLead', input: { title: 'CTO', status: 'in process' }, replace: false, ...leadFacts },
-    { type: 'AddComment', orgId: org, actor: admin, commentId, comment: 'Met at a fair', at },
+    { type: 'AddComment', orgId: org, actor: admin, commentId, comment: 'Met @ann at a fair', mentions: ids(1), at },
     { type: 'EditComment', orgId: org, actor: admin, commentId, comment: 'Met at the fair', at },
     { type: 'DeleteComment', orgId: org, actor: admin, commentId, at },
     { type: 'AddAttachment', orgId: org, actor: admin, attachment, at },
@@ -214,6 +216,13 @@ function decidedEvents(): StoredEvent[] {
     { type: 'Claim', ownerId: owner, name: 'VIP', field: 'name' },
     { type: 'Release', ownerId: owner },
   ]
+  const notificationId = randomUUID()
+  const notificationCommands: NotificationCommand[] = [
+    { type: 'RaiseNotification', notificationId, orgId: org, recipientId: owner, content: { verb: 'opportunity.rotten', entity_type: 'Opportunity', entity_id: randomUUID(), data: { days_in_stage: 8 } }, at },
+    { type: 'ReadNotification', notificationId: randomUUID(), at },
+    { type: 'ReadAllNotifications', unreadIds: [notificationId], before: at, at },
+    { type: 'DeleteNotification', notificationId, at },
+  ]
   // No decider writes these: identity/audit.ts appends them as they are.
   const audit: CredentialAuditEvent[] = [
     { type: 'PersonalAccessTokenCreated', data: { token_id: randomUUID(), profile_id: randomUUID(), name: 'agent', token_prefix: 'crm_pat_ab12', scopes: ['opportunities:read'], expires_at: null } },
@@ -237,6 +246,7 @@ function decidedEvents(): StoredEvent[] {
     ...decided(customFieldDecider, fieldCommands),
     ...decided(webhookDecider, webhookCommands),
     ...decided(nameClaimDecider, claimCommands),
+    ...decided(notificationsDecider, notificationCommands),
     ...audit,
   ]
 }

@@ -17,7 +17,7 @@ t.setTimeout(480_000)
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'taskPipeline' | 'taskStage'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'notification' | 'taskPipeline' | 'taskStage'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -49,6 +49,7 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/tasks\/\{id\}/, 'task'],
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
+  [/^\/api\/notifications\/\{id\}/, 'notification'],
   [/^\/api\/boards\/columns\/\{column_pk\}/, 'boardColumn'],
   [/^\/api\/boards\/tasks\/\{id\}/, 'boardCard'],
   [/^\/api\/boards\/\{(id|board_pk)\}/, 'board'],
@@ -170,6 +171,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.tag = (await created('POST', '/api/tags/', A, { name: 'acme-secret-tag' })).id
   const tag2 = (await created('POST', '/api/tags/', A, { name: 'acme-secret-tag-2' })).id as string
   ids.account = (await created('POST', '/api/accounts/', A, { name: 'Acme secret account', tags: [ids.tag], assigned_to: [alice.profileId] })).id
+  // Alice's notification of the account assigned to her (a member's own: the admin has no access to it either).
+  ids.notification = (await call('GET', '/api/notifications/', alice.headers)).json().results[0].id
   ids.contact = (await created('POST', '/api/contacts/', A, { first_name: 'Acme secret contact', account: ids.account, tags: [ids.tag] })).id
   for (const [record, field] of [['account', 'account_attachment'], ['contact', 'contact_attachment']] as const) {
     const notes = await multipartBody({ comment: `acme secret ${record} comment`, [field]: { name: `acme-secret-${record}.txt`, type: 'text/plain', content: `acme secret ${record} file` } })

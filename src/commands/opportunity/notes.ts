@@ -3,6 +3,7 @@ import { existing } from './opportunity.ts'
 import type { Authored, Of, OpportunityEvent, OpportunityState } from './opportunity.ts'
 import { assertMayAccess } from './rules.ts'
 import type { Actor } from '../caller.ts'
+import { mentionsOf } from '../notes.ts'
 
 /**
  * A deal's comments and attachments (where-the-spec-is-silent.md, Comments and attachments):
@@ -26,7 +27,7 @@ export function decideNotes(command: Of<'AddComment' | 'EditComment' | 'DeleteCo
     case 'AddComment':
       assertMayAccess(state, actor)
       if (state.comments.some((c) => c.id === command.commentId)) return []
-      return [{ type: 'OpportunityCommentAdded', data: { comment_id: command.commentId, comment: command.comment, by: actor.profileId, at } }]
+      return [{ type: 'OpportunityCommentAdded', data: { comment_id: command.commentId, comment: command.comment, by: actor.profileId, ...mentionsOf(command), at } }]
     case 'EditComment': {
       const comment = ownItem(state.comments, command.commentId, actor, 'Comment')
       if (!comment) throw new NotFoundError('Comment not found')

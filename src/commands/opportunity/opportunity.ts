@@ -60,7 +60,8 @@ export type OpportunityEvent =
   | { type: 'OpportunityStageChanged'; data: { from: Placement; to: Placement; by: string | null; at: string } }
   | { type: 'OpportunityPositioned'; data: { kanban_order: number; at: string } }
   | { type: 'OpportunityDeleted'; data: { at: string } }
-  | { type: 'OpportunityCommentAdded'; data: { comment_id: string; comment: string; by: string | null; at: string } }
+  /** `mentions`: the profiles its `@name`s named when it was written (absent when none). */
+  | { type: 'OpportunityCommentAdded'; data: { comment_id: string; comment: string; by: string | null; mentions?: string[]; at: string } }
   | { type: 'OpportunityCommentEdited'; data: { comment_id: string; comment: string; at: string } }
   | { type: 'OpportunityCommentDeleted'; data: { comment_id: string; at: string } }
   /** `storage_key` names the file in the file store; the bytes never enter the log. */
@@ -152,7 +153,7 @@ export type OpportunityCommand =
   /** A board move (§4.7): `kanbanOrder` was placed by the route from the column's cards; `today` fills a missing closed_on. */
   | ({ type: 'MoveOpportunity'; columnId: string; kanbanOrder: number | null; today: string } & Facts)
   | { type: 'DeleteOpportunity'; orgId: string; actor: Actor; at: string }
-  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
+  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; mentions?: readonly string[]; at: string }
   | { type: 'EditComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
   | { type: 'DeleteComment'; orgId: string; actor: Actor; commentId: string; at: string }
   | { type: 'AddAttachment'; orgId: string; actor: Actor; attachment: AttachmentData; at: string }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { nameBasedId } from '../name-based-id.ts'
 import { NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import { streamCategory } from '../streams.ts'
@@ -270,11 +270,7 @@ export const pipelineStreams = streamCategory('pipeline')
  * `purpose` keeps the default pipelines of different kinds apart.
  */
 export function defaultPipelineId(orgId: string, purpose = 'crm-default-pipeline'): string {
-  const hash = createHash('sha1').update(`${purpose}:${orgId.toLowerCase()}`).digest()
-  hash[6] = (hash[6]! & 0x0f) | 0x50
-  hash[8] = (hash[8]! & 0x3f) | 0x80
-  const hex = hash.subarray(0, 16).toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  return nameBasedId(`${purpose}:${orgId.toLowerCase()}`)
 }
 
 export const DEFAULT_PIPELINE_NAME = 'Default pipeline'

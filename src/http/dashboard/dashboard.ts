@@ -5,8 +5,7 @@ import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/aging.ts'
-import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES, recentActivity } from '../../projections/dashboard-activity.ts'
-import type { ActivityView } from '../../projections/dashboard-activity.ts'
+import { recentActivity } from '../../projections/dashboard-activity.ts'
 import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
 import type { Viewer } from '../../projections/opportunity-queries.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/tasks.ts'
@@ -14,7 +13,8 @@ import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
-import { addDays, dateIn, humanizedTime, monthOf, moneyLine, weekday } from './dashboard-views.ts'
+import { Activity, activityBody } from '../activities/activity-views.ts'
+import { addDays, dateIn, monthOf, moneyLine, weekday } from './dashboard-views.ts'
 
 const TAGS = ['dashboard']
 const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
@@ -30,19 +30,6 @@ const coverage = { covers: [...COVERS], not_covered: [...NOT_COVERED] }
 const NOT_BUILT_NOTE = 'Cases (tickets) and invoices are not built yet: their parts answer empty lists and zero counts, and `not_covered` names them.'
 const VISIBILITY_NOTE =
   'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
-
-const Activity = z.object({
-  id: z.uuid().describe('The id of the event the row comes from'),
-  user: z.object({ id: z.uuid().describe('Profile id'), email: z.string(), name: z.string().describe('First and last name, or the email while both are blank'), profile_pic: z.string().nullable().describe('Always null: profiles have no picture') }).nullable().describe('Who acted; null for system work'),
-  action: z.enum(ACTIVITY_ACTIONS),
-  action_display: z.string(),
-  entity_type: z.enum(ENTITY_TYPES),
-  entity_id: z.uuid(),
-  entity_name: z.string().nullable().describe("The record's current name"),
-  description: z.string(),
-  timestamp: z.string().describe('ISO 8601'),
-  humanized_time: z.string().describe('How long ago, in words ("5 minutes ago")'),
-})
 
 const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: Money.describe("Sum of the amounts in the organization's currency"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
 
@@ -107,19 +94,6 @@ const viewerOf = (request: FastifyRequest): Viewer => {
   const identity = identityOf(request)
   return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
 }
-
-const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activity> => ({
-  id: row.event_id,
-  user: row.actor_id && row.actor_email ? { id: row.actor_id, email: row.actor_email, name: row.actor_name ?? row.actor_email, profile_pic: null } : null,
-  action: row.action,
-  action_display: ACTION_DISPLAY[row.action],
-  entity_type: row.entity_type,
-  entity_id: row.entity_id,
-  entity_name: row.entity_name,
-  description: row.description,
-  timestamp: row.at.toISOString(),
-  humanized_time: humanizedTime(row.at, now),
-})
 
 const QUEUE_LIMIT = 8
 const SOURCE_LIMIT = 25

@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events'
+import { once, setMaxListeners } from 'node:events'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { exportedEvent } from '../../events/export.ts'
@@ -10,6 +10,7 @@ import type { EventStore, Position, RecordedEvent } from '../../eventstore/event
 import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { readCheckpoints } from '../../projections/checkpoints.ts'
+import { notificationsMadeAt, notificationsProjector } from '../../projections/notifications.ts'
 import { opportunitiesProjector } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
@@ -22,6 +23,7 @@ import type { DealWatcher } from '../opportunities/deal-changes.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { registerMinPosition } from '../kernel/min-position.ts'
 import { cardsOf, opportunitiesOf } from '../opportunities/opportunity-views.ts'
+import { notificationBodies } from '../notifications/notification-views.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { isUuid } from '../kernel/relations.ts'
 import { openSse, resumePosition } from '../kernel/sse.ts'
@@ -154,7 +156,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
           return true
         } catch (error) {
           if (!(error instanceof ProjectionLagError)) throw error
-          logger.warn({ position: formatPosition(position) }, 'deal stream waiting for lagging read models')
+          logger.warn({ position: formatPosition(position) }, 'stream waiting for lagging read models')
         }
       }
       return false
@@ -222,6 +224,27 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
       const pipeline = await orNotFound(pipelineOf(db, watcher.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const actor = { profileId: watcher.profileId, isAdmin: watcher.isAdmin, isSuperuser: false }
       await streamDeals(request, reply, request.query.after, { ...watcher, pipelineId: pipeline.id }, async (row) => (await cardsOf(db, watcher.orgId, [row], actor, clock()))[0])
+    })
+
+    app.get('/api/stream/notifications/', { exposeHeadRoute: false, schema: { tags: ['notifications'], summary: "The caller's new notifications, live", description: `\`notification\` frames, each a notification as GET /api/notifications/ lists it, once that list holds it; id: the position of the event that made it. Not in the spec's route index: the live counterpart of the list, which the web app polls. Without a resume point, starts at what the list holds now. The organization API key has no notifications: its stream stays quiet. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
+      const { orgId, profileId } = identityOf(request)
+      const start = resumePosition(request.headers['last-event-id'], request.query.after) ?? (await readCheckpoints(db)).find((c) => c.name === notificationsProjector.name)?.position ?? START
+      const stream = openSse(reply, closing.signal)
+      await run(request, stream, start, async () => {
+        // Nothing will come: the stream stays open (a closed one would be reopened at once by EventSource).
+        if (profileId === null) {
+          if (!stream.signal.aborted) await once(stream.signal, 'abort')
+          return
+        }
+        for await (const event of store.subscribeToAll({ after: start, eventTypes: notificationsProjector.eventTypes, signal: stream.signal })) {
+          if (event.metadata.orgId != null && event.metadata.orgId !== orgId) continue
+          if (!(await applied(event.position, stream.signal))) return
+          const made = await notificationsMadeAt(db, profileId, event.position)
+          for (const notification of await notificationBodies(db, orgId, made)) {
+            if (!(await stream.send({ event: 'notification', id: formatPosition(event.position), data: notification }))) return
+          }
+        }
+      })
     })
 
     app.get('/api/projections/', { schema: { tags: ['operations'], summary: "The read models' progress (admins)", description: 'Per projection: version, the version serving reads and the one being built beside it (blue-green, with progress), checkpoint, events and ms behind, the failure it is retrying; and whether this process leads.', response: { 200: Projections, ...authErrors } } }, async (request) => {

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { NoteCommand } from '../../commands/notes.ts'
+import { mentionedProfiles } from '../../commands/notification/mentions.ts'
 import type { AttachmentData } from '../../commands/notes.ts'
 import type { Db } from '../../db/database.ts'
 import { ValidationError, orNotFound } from '../../errors.ts'
@@ -88,7 +89,7 @@ export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteMod
       if (comment === undefined && upload === undefined) throw new ValidationError({ comment: [`Expected a comment or ${article(fileField)} ${fileField}.`] })
       const commands = requestCommands(deps, request, reply)
       const actor = actorOf(request)
-      if (comment !== undefined) await module.run(commands, record.id, { type: 'AddComment', orgId, actor, commentId: randomUUID(), comment, at: at() })
+      if (comment !== undefined) await module.run(commands, record.id, { type: 'AddComment', orgId, actor, commentId: randomUUID(), comment, mentions: await mentionedProfiles(deps.db, orgId, comment), at: at() })
       if (isUploadedFile(upload)) await adoptUpload(files, orgId, upload, (attachment) => module.run(commands, record.id, { type: 'AddAttachment', orgId, actor, attachment, at: at() }))
       await commands.settle()
       return module.answerOf(request, record.id)

@@ -1,0 +1,33 @@
+import { z } from 'zod'
+import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES } from '../../projections/dashboard-activity.ts'
+import type { ActivityView } from '../../projections/dashboard-activity.ts'
+import { humanizedTime } from '../dashboard/dashboard-views.ts'
+
+/** One entry of the activity feed, as the original's dashboard activity (GET /api/activities/ and the dashboard's `activities`). */
+export const Activity = z.object({
+  id: z.uuid().describe('The id of the event the row comes from'),
+  user: z.object({ id: z.uuid().describe('Profile id'), email: z.string(), name: z.string().describe('First and last name, or the email while both are blank'), profile_pic: z.string().nullable().describe('Always null: profiles have no picture') }).nullable().describe('Who acted; null for system work'),
+  action: z.enum(ACTIVITY_ACTIONS),
+  action_display: z.string(),
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: z.uuid(),
+  entity_name: z.string().nullable().describe("The record's current name; null once the record is gone"),
+  description: z.string(),
+  link: z.string().describe("The record's page in the web app (`/accounts/<id>`, `/contacts/<id>`, `/leads/<id>`, `/pipeline/<id>`, `/tasks/<id>`)"),
+  timestamp: z.string().describe('ISO 8601'),
+  humanized_time: z.string().describe('How long ago, in words ("5 minutes ago")'),
+})
+
+export const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activity> => ({
+  id: row.event_id,
+  user: row.actor_id && row.actor_email ? { id: row.actor_id, email: row.actor_email, name: row.actor_name ?? row.actor_email, profile_pic: null } : null,
+  action: row.action,
+  action_display: ACTION_DISPLAY[row.action],
+  entity_type: row.entity_type,
+  entity_id: row.entity_id,
+  entity_name: row.entity_name,
+  description: row.description,
+  link: row.link,
+  timestamp: row.at.toISOString(),
+  humanized_time: humanizedTime(row.at, now),
+})

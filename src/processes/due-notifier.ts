@@ -1,0 +1,59 @@
+import type { Logger } from 'pino'
+import { raiseTimeNotifications } from '../commands/notification/raise-time-notifications.ts'
+import type { Deps } from '../deps.ts'
+import type { Position } from '../eventstore/event-store.ts'
+import { dueTaskCauses, redDealCauses } from '../projections/notification-causes.ts'
+import type { ProjectionRunner } from '../projections/runner.ts'
+
+export type DueNotifierOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
+  /** Only the projections' leader notifies, so one process does at a time. */
+  projections: Pick<ProjectionRunner, 'isLeader'>
+  logger: Logger
+  intervalMs: number
+}
+
+export type NotifyOutcome = { ran: false; reason: 'not the leader' } | { ran: true; raised: number; position: Position | null }
+
+export type DueNotifier = { notify(): Promise<NotifyOutcome>; start(): void; stop(): Promise<void> }
+
+/**
+ * Notifications no request causes (issue 19): a task of a member's due today or overdue (in the
+ * organization's calendar), a deal of theirs that turned red (§3.2). Each interval, the leader reads
+ * the causes from the tasks and deals read models and raises one notification per cause and person
+ * under an id derived from both (commands/notification/raise-time-notifications.ts), so a second
+ * run, or a second process, raises nothing again. The clock is an input: tests move it.
+ */
+export function createDueNotifier(options: DueNotifierOptions): DueNotifier {
+  const log = options.logger.child({ component: 'due-notifier' })
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> = Promise.resolve()
+
+  async function notify(): Promise<NotifyOutcome> {
+    if (!options.projections.isLeader) return { ran: false, reason: 'not the leader' }
+    const now = options.clock()
+    const causes = [...(await dueTaskCauses(options.db, now)), ...(await redDealCauses(options.db, now))]
+    const { raised, position } = await raiseTimeNotifications(options, causes)
+    if (raised) log.info({ raised }, 'raised due and red-deal notifications')
+    return { ran: true, raised, position }
+  }
+
+  return {
+    notify,
+    start() {
+      let busy = false
+      timer = setInterval(() => {
+        // A run longer than the interval is not joined by another.
+        if (busy) return
+        busy = true
+        running = notify()
+          .catch((error: unknown) => log.warn({ err: error }, 'due notifications failed; trying again at the next interval'))
+          .finally(() => (busy = false))
+      }, options.intervalMs)
+      timer.unref()
+    },
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
+}
