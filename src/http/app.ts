@@ -43,6 +43,7 @@ import { opportunityRoutes } from './opportunities/opportunities.ts'
 import { pipelineRoutes } from './pipelines/pipelines.ts'
 import { profileRoutes } from './identity/profile.ts'
 import { streamRoutes } from './events/streams.ts'
+import { searchRoutes } from './search/search.ts'
 import { solutionRoutes } from './solutions/solutions.ts'
 import { stageChangeRoutes } from './opportunities/stage-changes.ts'
 import { tagRoutes } from './tags/tags.ts'
@@ -131,6 +132,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(leadPipelineRoutes(deps))
   await app.register(leadBoardRoutes(deps))
   await app.register(dashboardRoutes(deps))
+  await app.register(searchRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

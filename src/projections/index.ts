@@ -7,6 +7,7 @@ import { leadsProjector } from './leads.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { leadPipelinesProjector, pipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
+import { searchProjector } from './search.ts'
 import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
@@ -17,4 +18,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, searchProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]
