@@ -40,10 +40,18 @@ export async function hasTrigrams(db: Kysely<any>): Promise<boolean> {
   return rows[0]!.present
 }
 
+/**
+ * One partition per kind (the search_documents table is partitioned by kind): each has its own
+ * planner statistics, so a word frequent among deals and absent from leads is estimated as such in
+ * each (with one table, the planner scanned every lead for a word only deals hold), and its own
+ * indexes. Queries name the kind as a literal and read only its partition.
+ */
+export const partitionOf = (kind: string) => `${SEARCH_TABLE}_${kind}`
+
 async function createTables(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable(SEARCH_TABLE)
-    .addColumn('id', 'uuid', (c) => c.primaryKey())
+    .addColumn('id', 'uuid', (c) => c.notNull())
     .addColumn('org_id', 'uuid', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -60,16 +68,16 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('tsv', sql`tsvector`, (c) =>
       c.generatedAlwaysAs(sql`setweight(to_tsvector('simple'::regconfig, names), 'A') || setweight(to_tsvector('simple'::regconfig, coalesce(account_name, '') || ' ' || terms), 'B')`).stored(),
     )
+    .modifyEnd(sql`PARTITION BY LIST (kind)`)
     .execute()
-  // Name prefixes in byte order: LIKE 'ab%' is a range of this index, and its order is the answer's.
-  await sql`CREATE INDEX search_documents_name_prefix ON search_documents (org_id, kind, lower(names) COLLATE "C")`.execute(db)
-  await sql`CREATE INDEX search_documents_deal_account ON search_documents (account_id) WHERE kind = 'deal'`.execute(db)
-  // One index per kind: a query reads only its kind's postings (partial indexes need the kind as a literal).
-  const trigrams = await hasTrigrams(db)
   for (const kind of SEARCH_KINDS) {
-    await sql`CREATE INDEX ${sql.id(`search_documents_${kind}_words`)} ON search_documents USING gin (tsv) WHERE kind = ${sql.lit(kind)}`.execute(db)
-    if (trigrams) await sql`CREATE INDEX ${sql.id(`search_documents_${kind}_trigrams`)} ON search_documents USING gin (names gin_trgm_ops) WHERE kind = ${sql.lit(kind)}`.execute(db)
+    await sql`CREATE TABLE ${sql.id(partitionOf(kind))} PARTITION OF search_documents (PRIMARY KEY (id)) FOR VALUES IN (${sql.lit(kind)})`.execute(db)
   }
+  // Indexes on the parent are made on every partition. Name prefixes in byte order: LIKE 'ab%' is a range of it, and its order the answer's.
+  await sql`CREATE INDEX search_name_prefix ON search_documents (org_id, lower(names) COLLATE "C")`.execute(db)
+  await sql`CREATE INDEX search_words ON search_documents USING gin (tsv) WITH (fastupdate = off)`.execute(db)
+  await sql`CREATE INDEX search_deal_account ON search_documents (account_id) WHERE account_id IS NOT NULL`.execute(db)
+  if (await hasTrigrams(db)) await sql`CREATE INDEX search_name_trigrams ON search_documents USING gin (names gin_trgm_ops) WITH (fastupdate = off)`.execute(db)
 }
 
 const documentColumns = (spec: KindSpec, fields: Fields) => ({
@@ -86,38 +94,39 @@ function rowOf(spec: KindSpec, id: string, data: EventData): Record<string, unkn
 /** Deals take the name of their account's document (null when it has none, or it was deleted). */
 async function lookUpAccountNames(trx: Kysely<any>, dealIds: readonly string[]): Promise<void> {
   if (!dealIds.length) return
-  await sql`UPDATE search_documents d SET account_name = a.title FROM search_documents a
-    WHERE d.id = ANY(${dealIds}::uuid[]) AND a.id = d.account_id AND a.kind = 'account' AND a.org_id = d.org_id`.execute(trx)
+  await sql`UPDATE search_documents_deal d SET account_name = a.title FROM search_documents_account a
+    WHERE d.id = ANY(${dealIds}::uuid[]) AND a.id = d.account_id AND a.org_id = d.org_id`.execute(trx)
 }
 
 async function renameAccountOfDeals(trx: Kysely<any>, accountId: string, name: string | null): Promise<void> {
-  await trx.updateTable(SEARCH_TABLE).set({ account_name: name }).where('kind', '=', 'deal').where('account_id', '=', accountId).execute()
+  await trx.updateTable(partitionOf('deal')).set({ account_name: name }).where('account_id', '=', accountId).execute()
 }
 
 async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[]): Promise<void> {
   const rows = events.map((recorded) => rowOf(spec, spec.streams.idOf(recorded.streamName), domainEventOf<{ type: string; data: EventData }>(recorded).data))
-  await insertRowsOnce(trx, SEARCH_TABLE, 'id', rows)
+  await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows)
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
 }
 
 async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
   const { spec, action } = ACTIONS.get(recorded.type)!
   const id = spec.streams.idOf(recorded.streamName)
+  const table = partitionOf(spec.kind)
   if (action === 'created') return insertDocuments(trx, spec, [recorded])
   if (action === 'deleted') {
-    await trx.deleteFrom(SEARCH_TABLE).where('id', '=', id).execute()
+    await trx.deleteFrom(table).where('id', '=', id).execute()
     if (spec.kind === 'account') await renameAccountOfDeals(trx, id, null)
     return
   }
   const changed = pick(spec, changesOf(recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
   if (!Object.keys(changed).length) return
-  const row = await trx.selectFrom(SEARCH_TABLE).select('fields').where('id', '=', id).executeTakeFirst()
+  const row = await trx.selectFrom(table).select('fields').where('id', '=', id).executeTakeFirst()
   if (!row) return
   // The stored fields merged with the change: applying the same change twice gives the same document.
   const fields = { ...(row.fields as Fields), ...changed }
-  await trx.updateTable(SEARCH_TABLE).set({ ...documentColumns(spec, fields), fields: JSON.stringify(fields) }).where('id', '=', id).execute()
+  await trx.updateTable(table).set({ ...documentColumns(spec, fields), fields: JSON.stringify(fields) }).where('id', '=', id).execute()
   if (spec.kind === 'deal' && 'account' in changed) {
-    await trx.updateTable(SEARCH_TABLE).set({ account_name: null }).where('id', '=', id).execute()
+    await trx.updateTable(table).set({ account_name: null }).where('id', '=', id).execute()
     await lookUpAccountNames(trx, [id])
   }
   if (spec.kind === 'account' && 'name' in changed) await renameAccountOfDeals(trx, id, String(fields.name))
@@ -143,7 +152,8 @@ export const searchProjector: Projector = {
   name: 'search',
   version: 1,
   eventTypes: [...ACTIONS.keys()],
-  tables: [SEARCH_TABLE],
+  // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
+  tables: [SEARCH_TABLE, ...SEARCH_KINDS.map(partitionOf)],
   createTables,
   apply,
   applyBatch,
