@@ -38,10 +38,15 @@ export type SearchSeeding = { perKind: number; seconds: number; eventsPerSec: nu
 async function seedSearch(bench: BenchApp, perKind: number): Promise<SearchSeeding> {
   const t0 = performance.now()
   const member = bench.member.profileId
-  for (const { create, stream, idKey, fields } of KINDS) {
+  // Every template first: a create waits for the projections, which the bulk copies keep busy.
+  const templates = []
+  for (const { create, stream } of KINDS) {
     const id = (await bench.call('POST', create[0], create[1])).body.id as string
     const template = await sql<{ event_type: string; schema_version: number; data: object; metadata: object }>`SELECT event_type, schema_version, data, metadata FROM events WHERE stream_name = ${`${stream}-${id}`} AND stream_revision = 0`.execute(bench.db)
-    const { event_type, schema_version, data, metadata } = template.rows[0]!
+    templates.push(template.rows[0]!)
+  }
+  for (const [i, { stream, idKey, fields }] of KINDS.entries()) {
+    const { event_type, schema_version, data, metadata } = templates[i]!
     await sql`INSERT INTO events (stream_name, stream_revision, event_id, event_type, schema_version, data, metadata)
       SELECT ${`${stream}-`} || id, 0, gen_random_uuid(), ${event_type}, ${schema_version}, ${JSON.stringify(data)}::jsonb || jsonb_build_object(${sql.lit(idKey)}, id, ${sql.raw(fields)}), ${JSON.stringify(metadata)}::jsonb
       FROM (SELECT gen_random_uuid() AS id, n,
