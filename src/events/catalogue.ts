@@ -16,6 +16,8 @@ import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
 import type { SolutionEvent } from '../commands/solution/solution.ts'
 import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
+import { TASK_PRIORITIES, TASK_STATUSES } from '../commands/task/fields.ts'
+import type { TaskEvent } from '../commands/task/task.ts'
 import type { TeamEvent } from '../commands/team/team.ts'
 import type { WebhookEvent } from '../commands/webhook/webhook.ts'
 import type { CredentialAuditEvent } from '../identity/audit.ts'
@@ -132,6 +134,24 @@ const contactShape = {
 // Solutions (solution-<id>): knowledge-base articles, commands/record.ts events.
 const solutionShape = { title: z.string(), description: z.string().nullable(), status: z.enum(SOLUTION_STATUSES), is_published: z.boolean() }
 
+// Tasks (task-<id>).
+const taskShape = {
+  title: z.string(),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(TASK_PRIORITIES),
+  due_date: Day.nullable(),
+  description: z.string().nullable(),
+  account: Id.nullable(),
+  opportunity: Id.nullable(),
+  case: Id.nullable(),
+  lead: Id.nullable(),
+  contacts: Ids,
+  teams: Ids,
+  assigned_to: Ids,
+  tags: Ids,
+}
+const TaskSummary = z.strictObject({ title: taskShape.title, status: taskShape.status, priority: taskShape.priority, due_date: taskShape.due_date, assigned_to: Ids, account: taskShape.account, opportunity: taskShape.opportunity, case: taskShape.case, lead: taskShape.lead }).describe('The task after the event: title, state, assignees and parent')
+
 // Leads (lead-<id>).
 const leadShape = {
   first_name: z.string(),
@@ -221,6 +241,12 @@ const DEFINITIONS = {
   LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at) },
   LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
   ...noteDefinitions('Lead', 'lead', 'lead'),
+  // task-<id>
+  TaskCreated: { stream: 'task', description: 'A task was created: its title, status, priority, due date, assignees and at most one parent (account, opportunity, case or lead).', data: z.strictObject({ task_id: Id, org_id: Id, ...taskShape, created_by: By, ...at }) },
+  TaskUpdated: { stream: 'task', description: 'Fields of a task changed: only those, each before and after, with the task as it now is (`task`).', data: z.strictObject({ changes: changesOf(taskShape), task: TaskSummary, by: By, ...at }) },
+  TaskDeleted: { stream: 'task', description: 'A task was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
+  TaskMoved: { stream: 'task', description: 'A task card was moved on the task board: into a stage of a task pipeline (`to`), or onto the status board (`to` null); `status` when the move changed it; its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: taskShape.status, to: taskShape.status }).optional(), kanban_order: z.number(), task: TaskSummary, by: By, ...at }) },
+  ...noteDefinitions('Task', 'task', 'task'),
   // tag-<id>
   TagCreated: { stream: 'tag', description: 'A tag was created (v2: with its description).', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), description: z.string(), created_by: By, ...at }) },
   TagUpdated: { stream: 'tag', description: 'A tag was renamed, recoloured or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), color: z.string().nullable().optional(), description: z.string().optional(), ...at }) },
@@ -262,7 +288,7 @@ const DEFINITIONS = {
 } satisfies Record<StoredEvent['type'], { stream: string; description: string; data: z.ZodType }>
 
 /** Every event union whose events are stored. A new union (or member) must be added here and above. */
-export type StoredEvent = OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent
+export type StoredEvent = OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TaskEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent
 export type EventType = StoredEvent['type']
 
 // Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).
@@ -288,8 +314,8 @@ export function parseEventData(type: string, schemaVersion: number | undefined, 
 
 export const EVENT_SCHEMA_ID = 'urn:crm:events'
 
-/** Categories whose event types another category writes too: lead pipelines reuse the pipeline events (commands/pipeline/kinds.ts). */
-const SHARING: Readonly<Record<string, readonly string[]>> = { pipeline: ['lead_pipeline'] }
+/** Categories whose event types another category writes too: lead and task pipelines reuse the pipeline events (commands/pipeline/kinds.ts). */
+const SHARING: Readonly<Record<string, readonly string[]>> = { pipeline: ['lead_pipeline', 'task_pipeline'] }
 const streamPattern = (stream: string) => (SHARING[stream] ? `^(${[stream, ...SHARING[stream]].join('|')})-` : `^${stream}-`)
 
 /**

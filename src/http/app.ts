@@ -33,6 +33,7 @@ import { meRoutes } from './identity/me.ts'
 import { eventSchemaRoutes } from './events/event-schema.ts'
 import { notBuiltRoutes } from './kernel/not-built.ts'
 import { leadBoardRoutes } from './leads/lead-board.ts'
+import { taskRoutes } from './tasks/tasks.ts'
 import { leadPipelineRoutes } from './pipelines/lead-pipelines.ts'
 import { organizationRoutes } from './identity/organizations.ts'
 import { opportunityHistoryRoutes } from './opportunities/opportunity-history.ts'
@@ -130,6 +131,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(contactNoteRoutes(deps, files))
   await app.register(accountMailRoutes(deps))
   await app.register(leadPipelineRoutes(deps))
+  await app.register(taskRoutes(deps, files))
   await app.register(leadBoardRoutes(deps))
   await app.register(dashboardRoutes(deps))
   await app.register(searchRoutes(deps))

@@ -11,6 +11,7 @@ import { searchProjector } from './search.ts'
 import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
+import { tasksProjector } from './tasks.ts'
 import { teamsProjector } from './teams.ts'
 import { webhooksProjector } from './webhooks.ts'
 
@@ -18,4 +19,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, searchProjector, solutionsProjector, stageChangesProjector, tagsProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, opportunitiesProjector, pipelinesProjector, searchProjector, solutionsProjector, stageChangesProjector, tagsProjector, tasksProjector, teamsProjector, webhooksProjector]

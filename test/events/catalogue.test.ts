@@ -16,6 +16,9 @@ import { goalDecider } from '../../src/commands/goal/goal.ts'
 import type { GoalCommand } from '../../src/commands/goal/goal.ts'
 import { handleCommand } from '../../src/commands/handle-command.ts'
 import { leadDecider } from '../../src/commands/lead/lead.ts'
+import { taskPipelines } from '../../src/commands/pipeline/kinds.ts'
+import { taskDecider } from '../../src/commands/task/task.ts'
+import type { TaskCommand } from '../../src/commands/task/task.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider } from '../../src/commands/name-claim.ts'
 import { isNoteCommand } from '../../src/commands/notes.ts'
@@ -128,6 +131,15 @@ function decidedEvents(): StoredEvent[] {
     { type: 'DeleteLead', orgId: org, actor: admin, at },
   ]
   const noteCommands: NoteCommand[] = leadCommands.filter(isNoteCommand)
+  const taskPipelineId = randomUUID()
+  const taskPipeline = { id: taskPipelineId, state: fold(taskPipelines.decider, decided(taskPipelines.decider, [{ type: 'CreatePipeline', pipelineId: taskPipelineId, orgId: org, name: 'Dev', isDefault: false, stageIds: ids(5), actorId: null, at }])) }
+  const taskCommands: TaskCommand[] = [
+    { type: 'CreateTask', taskId: randomUUID(), orgId: org, actor: admin, input: { title: 'Call Acme', due_date: '2026-12-01', account: randomUUID(), assigned_to: [randomUUID()] }, at },
+    { type: 'UpdateTask', orgId: org, actor: admin, input: { status: 'In Progress', priority: 'High' }, replace: false, at },
+    ...leadCommands.filter(isNoteCommand),
+    { type: 'MoveTask', orgId: org, actor: admin, at, stage: { id: taskPipeline.state.stages[3]!.id, pipeline: taskPipeline }, kanbanOrder: 500 },
+    { type: 'DeleteTask', orgId: org, actor: admin, at },
+  ]
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
@@ -195,6 +207,7 @@ function decidedEvents(): StoredEvent[] {
     ...pipelineEvents, ...deletedPipeline,
     ...decided(opportunityDecider, dealCommands),
     ...decided(leadDecider, leadCommands),
+    ...decided(taskDecider, taskCommands),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

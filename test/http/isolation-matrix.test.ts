@@ -14,7 +14,7 @@ import type { Operation } from '../helpers/route-table.ts'
  * hand except which record kind a path's id names.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment'
+type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'task' | 'taskComment' | 'taskAttachment'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
 const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
@@ -39,6 +39,9 @@ const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
   [/^\/api\/leads\/pipelines\/\{(id|pipeline_pk)\}/, 'leadPipeline'],
   [/^\/api\/leads\/stages\/\{id\}/, 'leadStage'],
   [/^\/api\/leads\/\{id\}/, 'lead'],
+  [/^\/api\/tasks\/comment\/\{id\}/, 'taskComment'],
+  [/^\/api\/tasks\/attachment\/\{id\}/, 'taskAttachment'],
+  [/^\/api\/tasks\/\{id\}/, 'task'],
   [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
   // §4: the status route takes a USER id, the others a profile id.
@@ -185,6 +188,12 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
+  ids.task = (await created('POST', '/api/tasks/', A, { title: 'Acme secret task', assigned_to: [alice.profileId] })).id
+  ids.taskComment = (await created('POST', `/api/tasks/${ids.task}/`, A, { comment: 'acme secret task comment' })).comments[0].id
+  const taskFile = await multipartBody({ task_attachment: { name: 'acme-secret-task.txt', type: 'text/plain', content: 'acme secret task file' } })
+  const taskWithFile = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { ...A, 'content-type': taskFile.contentType }, payload: taskFile.payload })
+  t.equal(taskWithFile.statusCode, 200, taskWithFile.body)
+  ids.taskAttachment = taskWithFile.json().attachments[0].id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
 
   // A's view of everything, to compare after every foreign and forbidden call.

@@ -2,11 +2,11 @@ import type { StreamCategory } from '../streams.ts'
 import { streamCategory } from '../streams.ts'
 import { DEAL_PIPELINE_RULES, DEFAULT_PIPELINE_NAME, defaultPipelineId, pipelineDecider, pipelineDeciderOf, pipelineStreams } from './pipeline.ts'
 import type { PipelineDecider, PipelineRules } from './pipeline.ts'
-import { LEAD_SEED } from './stage-rules.ts'
+import { LEAD_SEED, TASK_SEED } from './stage-rules.ts'
 
 /**
- * The kinds of pipeline: the deals' (§2.2, §4.5) and the leads' (issue #7: the spec lists only their
- * routes). One decider, one set of events and rules; each kind has its own stream category, so a
+ * The kinds of pipeline: the deals' (§2.2, §4.5), the leads' (issue #7: the spec lists only their
+ * routes) and the tasks'. One decider, one set of events and rules; each kind has its own stream category, so a
  * deal command can never fold a lead pipeline nor the reverse, its own seed and default pipeline.
  * Both write the same event types: a projector of one kind skips the other's streams (`isStreamOf`).
  */
@@ -29,6 +29,17 @@ export const leadPipelines: PipelineKind = {
   streams: streamCategory('lead_pipeline'),
   defaultName: 'Default lead pipeline',
   defaultId: (orgId) => defaultPipelineId(orgId, 'crm-default-lead-pipeline'),
+}
+
+const TASK_PIPELINE_RULES: PipelineRules = { seed: TASK_SEED, records: 'tasks' }
+
+/** Task pipelines (the original's TaskPipeline): the same rules, the task seed; tasks enter their stages by a move only. */
+export const taskPipelines: PipelineKind = {
+  rules: TASK_PIPELINE_RULES,
+  decider: pipelineDeciderOf(TASK_PIPELINE_RULES),
+  streams: streamCategory('task_pipeline'),
+  defaultName: 'Default task pipeline',
+  defaultId: (orgId) => defaultPipelineId(orgId, 'crm-default-task-pipeline'),
 }
 
 /** Whether a stream belongs to this category (`pipeline-…` is not `lead_pipeline-…`). */

@@ -51,6 +51,19 @@ export const LEAD_SEED: StageSeed = [
   { code: 'DISQUALIFIED', label: 'Disqualified', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
 ]
 
+/**
+ * The five stages of every new task pipeline: the original's seed (To Do, In Progress, Review, Done),
+ * and a lost stage, since every pipeline keeps an open, a won and a lost stage (§4.5). Done and
+ * Cancelled both complete the task (commands/task/move.ts).
+ */
+export const TASK_SEED: StageSeed = [
+  { code: 'TO_DO', label: 'To Do', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'IN_PROGRESS', label: 'In Progress', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'REVIEW', label: 'Review', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'DONE', label: 'Done', kind: 'won', expected_days: null, warning_days: null, probability: 100 },
+  { code: 'CANCELLED', label: 'Cancelled', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
+]
+
 export function seededStages(ids: readonly string[], seed: StageSeed = DEAL_SEED): Stage[] {
   if (ids.length !== seed.length) throw new Error(`Expected ${seed.length} stage ids for the seeded stages, got ${ids.length}`)
   return seed.map((stage, i) => ({ ...stage, id: ids[i]!, order: i + 1 }))

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto'
+import type { Deps } from '../../deps.ts'
+import { ForbiddenError, orNotFound } from '../../errors.ts'
+import type { Position } from '../../eventstore/event-store.ts'
+import { accountOf } from '../../projections/accounts.ts'
+import { leadOf } from '../../projections/leads.ts'
+import { opportunityOf } from '../../projections/opportunities.ts'
+import { checkRelations } from '../../projections/relations.ts'
+import { taskOf } from '../../projections/tasks.ts'
+import type { TaskRow } from '../../projections/tasks.ts'
+import type { Caller } from '../caller.ts'
+import { actorOfCaller } from '../caller.ts'
+import { commandSession } from '../command-session.ts'
+import type { CommandSession } from '../command-session.ts'
+import type { TaskParent } from './fields.ts'
+import { mayAccessTask, taskDecider, taskStream } from './task.ts'
+import type { TaskCommand, TaskInput } from './task.ts'
+
+type TaskDeps = Pick<Deps, 'db' | 'store' | 'clock'>
+
+/** A live task of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
+export async function visibleTask(db: Deps['db'], caller: Caller, id: string): Promise<TaskRow> {
+  const row = await orNotFound(taskOf(db, caller.orgId, id))
+  if (!mayAccessTask({ createdBy: row.created_by, fields: row }, actorOfCaller(caller))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this task')
+  return row
+}
+
+const parentLookups: Record<Exclude<TaskParent, 'case'>, (db: Deps['db'], orgId: string, id: string) => Promise<unknown>> = {
+  account: accountOf,
+  opportunity: opportunityOf,
+  lead: leadOf,
+}
+
+/**
+ * 400 naming each parent or relation that is not a live record of the caller's organization; what
+ * the task already holds (`current`) may stay. Cases are not built yet, so no case can be checked:
+ * a case link is refused (400 on `case`) rather than stored unchecked.
+ */
+async function checkLinks(db: Deps['db'], orgId: string, input: TaskInput, current?: TaskRow): Promise<void> {
+  const errors: Record<string, string[]> = {}
+  if (input.case) errors.case = ['Cases are not available on this server yet; a task cannot be linked to one.']
+  await Promise.all(
+    (Object.keys(parentLookups) as (keyof typeof parentLookups)[]).map(async (parent) => {
+      const id = input[parent]
+      if (id && id !== current?.[parent] && !(await parentLookups[parent](db, orgId, id))) errors[parent] = [`Expected ${parent === 'account' ? 'an' : 'a'} ${parent} of this organization.`]
+    }),
+  )
+  await checkRelations(db, orgId, input, errors, current)
+}
+
+/** Creates a task: its links checked, then one command. POST /api/tasks/ comes here. */
+export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
+  await checkLinks(deps.db, caller.orgId, input)
+  const id = randomUUID()
+  await session.run(taskDecider, taskStream(id), { type: 'CreateTask', taskId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, at: deps.clock().toISOString() })
+  return { id, position: session.position() }
+}
+
+/** Changes a task the caller may see (PUT replaces every field, PATCH the named ones), its links checked. */
+export async function changeTask(deps: TaskDeps, caller: Caller, id: string, change: { input: TaskInput; replace: boolean }, session: CommandSession = commandSession(deps.store, caller)): Promise<{ position: Position | null }> {
+  const current = await visibleTask(deps.db, caller, id)
+  await checkLinks(deps.db, caller.orgId, change.input, current)
+  await session.run(taskDecider, taskStream(id), { type: 'UpdateTask', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, at: deps.clock().toISOString() })
+  return { position: session.position() }
+}
+
+/** Deletes a task (admin or creator; the decider says 403 to anyone else, 404 to another organization). */
+export async function deleteTask(deps: TaskDeps, caller: Caller, id: string, session: CommandSession = commandSession(deps.store, caller)): Promise<{ position: Position | null }> {
+  const command: TaskCommand = { type: 'DeleteTask', orgId: caller.orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString() }
+  await session.run(taskDecider, taskStream(id), command)
+  return { position: session.position() }
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod'
+import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
+import type { Db } from '../../db/database.ts'
+import { liveContacts } from '../../projections/contacts.ts'
+import { parentNames } from '../../projections/tasks.ts'
+import type { TaskRow } from '../../projections/tasks.ts'
+import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+
+/**
+ * Tasks as the original answers them and its web app reads them: parents as `{id, name}` (the app
+ * derives a task's "related" link from whichever is set), assignees as profiles with
+ * `user_details`, tags and teams as objects, contacts with the original's `primary_email`.
+ */
+const Ref = z.object({ id: z.uuid(), name: z.string() })
+const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
+
+export const Task = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  status: z.enum(TASK_STATUSES),
+  priority: z.enum(TASK_PRIORITIES),
+  due_date: z.string().nullable().describe('YYYY-MM-DD'),
+  description: z.string().nullable(),
+  account: Ref.nullable(),
+  opportunity: Ref.nullable(),
+  case: Ref.nullable().describe('Always null: cases are not built yet'),
+  lead: Ref.nullable(),
+  contacts: z.array(ContactRef),
+  teams: z.array(Ref),
+  assigned_to: z.array(ProfileRef),
+  tags: z.array(TagRef),
+  created_by: ProfileRef.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  is_overdue: z.boolean().describe('Due before today and not Completed'),
+  days_until_due: z.number().int().nullable().describe('Negative when overdue; null without a due date'),
+  pipeline: z.uuid().nullable().describe('The task pipeline of its board stage; null on the status board'),
+  stage: z.uuid().nullable().describe("The task pipeline stage's id; null on the status board"),
+  stage_code: z.string().nullable(),
+  kanban_order: z.number(),
+})
+export type TaskBody = z.infer<typeof Task>
+
+const unique = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
+const indexed = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((row) => [row.id, row]))
+const picked = <T>(map: Map<string, T>, ids: readonly string[]) => ids.flatMap((id) => map.get(id) ?? [])
+const DAY_MS = 86_400_000
+
+/** Task rows as response bodies; what they point at is fetched once for the whole batch. `today`: YYYY-MM-DD. */
+export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
+  const [parents, teams, tags, profiles, contacts] = await Promise.all([
+    parentNames(db, orgId, rows),
+    nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
+    tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
+    profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
+    liveContacts(db, orgId, unique(rows.flatMap((r) => r.contacts))),
+  ])
+  const people = indexed(profiles)
+  const tagsById = indexed(tags)
+  const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
+  const parent = (id: string | null) => (id && parents.has(id) ? { id, name: parents.get(id)! } : null)
+  return rows.map((row) => {
+    const days = row.due_date === null ? null : Math.round((Date.parse(row.due_date) - Date.parse(today)) / DAY_MS)
+    return {
+      id: row.id,
+      title: row.title,
+      status: row.status,
+      priority: row.priority,
+      due_date: row.due_date,
+      description: row.description,
+      account: parent(row.account),
+      opportunity: parent(row.opportunity),
+      case: null,
+      lead: parent(row.lead),
+      contacts: picked(contactsById, row.contacts),
+      teams: picked(teams, row.teams),
+      assigned_to: picked(people, row.assigned_to),
+      tags: picked(tagsById, row.tags),
+      created_by: row.created_by ? (people.get(row.created_by) ?? null) : null,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      is_overdue: days !== null && days < 0 && row.status !== 'Completed',
+      days_until_due: days,
+      pipeline: row.pipeline_id,
+      stage: row.stage_id,
+      stage_code: row.stage,
+      kanban_order: row.kanban_order,
+    }
+  })
+}
+
+/** Today as YYYY-MM-DD (UTC): what due dates are compared with. */
+export const todayOf = (now: Date): string => now.toISOString().slice(0, 10)

@@ -1,0 +1,143 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
+import { changeTask, createTask, deleteTask, visibleTask } from '../../commands/task/write-task.ts'
+import type { TaskInput } from '../../commands/task/task.ts'
+import type { Deps } from '../../deps.ts'
+import type { FileStore } from '../../files/file-store.ts'
+import type { Identity } from '../../identity/identity.ts'
+import { isAdmin } from '../../identity/identity.ts'
+import { activeMembers } from '../../identity/users.ts'
+import { liveAccounts } from '../../projections/accounts.ts'
+import { liveContacts } from '../../projections/contacts.ts'
+import { TASK_NOTES, listTasks, taskConditions, taskTotals } from '../../projections/tasks.ts'
+import type { TaskFilter } from '../../projections/tasks.ts'
+import { nextOffset } from '../accounts/schemas.ts'
+import { identityOf } from '../kernel/auth.ts'
+import { callerOf, requestCommands } from '../kernel/commands.ts'
+import { notesView } from '../kernel/note-views.ts'
+import { isUuid } from '../kernel/relations.ts'
+import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
+import { Created } from '../kernel/schemas/records.ts'
+import { TaskBody, TaskDetail, TaskList, TaskListQuery, TaskPatch } from './schemas.ts'
+import { taskNoteRoutes } from './task-notes.ts'
+import { tasksOf, todayOf } from './task-views.ts'
+
+const TAGS = ['tasks']
+const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
+const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
+const PARENT_FILTERS = ['account', 'opportunity', 'case', 'lead', 'contact'] as const
+
+/** The list's filters from its query: a repeated status is any of them; a malformed parent id matches nothing. */
+function filterOf(query: z.infer<typeof TaskListQuery>): TaskFilter {
+  const statuses = query.status === undefined ? [] : [query.status].flat().map((s) => s.trim()).filter(Boolean)
+  const parents: TaskFilter['parents'] = {}
+  for (const parent of PARENT_FILTERS) {
+    const id = query[parent]?.trim()
+    if (id) parents[parent] = isUuid(id) ? id.toLowerCase() : '00000000-0000-0000-0000-000000000000'
+  }
+  return {
+    title: query.title,
+    search: query.search,
+    status: statuses.length ? statuses : undefined,
+    priority: query.priority?.trim() || undefined,
+    assignedTo: query.assigned_to,
+    tags: query.tags,
+    dueFrom: query.due_date__gte,
+    dueTo: query.due_date__lte,
+    createdFrom: query.created_at__gte,
+    createdTo: query.created_at__lte,
+    parents,
+  }
+}
+
+/** Whom a task may be assigned to, as the original offers it: every active member to an admin, the admins to anyone else. */
+async function assignable(deps: Deps, identity: Identity) {
+  const members = await activeMembers(deps.db, identity.orgId)
+  return members.filter((m) => isAdmin(identity) || m.role === 'ADMIN').map((m) => ({ id: m.id, user__email: m.email }))
+}
+
+/** The body without the fields it leaves out, as the use case takes it. */
+const inputOf = (body: z.infer<typeof TaskPatch>): TaskInput => body
+
+/**
+ * Tasks (the original's tasks app): list with totals and the form's pickers, create, detail, PUT,
+ * PATCH, DELETE; comments and attachments (POST /{id}/, comment/{id}/, attachment/{id}/) in
+ * task-notes.ts. Who: an admin, the creator or an assignee reads and changes a task; an admin or
+ * the creator deletes it; a non-admin's list holds only the tasks they may open.
+ */
+export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+
+  const write = async (request: FastifyRequest, reply: FastifyReply, id: string, input: TaskInput, replace: boolean) => {
+    const commands = requestCommands(deps, request, reply)
+    await changeTask(deps, callerOf(request), id, { input, replace }, commands.session)
+    await commands.settle()
+    return { error: false as const, message: 'Task updated Successfully' }
+  }
+
+  return async (app) => {
+    app.get('/api/tasks/', { schema: { tags: TAGS, summary: 'Tasks, newest first, with totals over the whole filtered set and the task form\'s pickers', description: 'A non-admin sees only tasks they created or are assigned to, in the page and the totals alike. Blank filter values are no filter; malformed ones match nothing.', querystring: TaskListQuery, response: { 200: TaskList, ...errors } } }, async (request) => {
+      const identity = identityOf(request)
+      const { limit, offset } = request.query
+      const now = clock()
+      const conditions = taskConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, filterOf(request.query))
+      const slim = request.query.slim === 'true'
+      const [{ count, rows }, totals, users, accounts, contacts] = await Promise.all([
+        listTasks(db, conditions, { limit, offset }),
+        taskTotals(db, conditions, todayOf(now)),
+        assignable(deps, identity),
+        slim ? undefined : liveAccounts(db, identity.orgId),
+        slim ? undefined : liveContacts(db, identity.orgId),
+      ])
+      const tasks = await tasksOf(db, identity.orgId, rows, todayOf(now))
+      return {
+        count,
+        offset,
+        limit,
+        results: tasks,
+        tasks_count: count,
+        next_offset: nextOffset(offset, tasks.length, count),
+        tasks,
+        totals,
+        status: pairs(TASK_STATUSES),
+        priority: pairs(TASK_PRIORITIES),
+        users,
+        ...(accounts && { accounts_list: accounts.map(({ id, name }) => ({ id, name })) }),
+        ...(contacts && { contacts_list: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })) }),
+      }
+    })
+
+    app.post('/api/tasks/', { schema: { tags: TAGS, summary: 'Create a task (any member); its creator may then read, change and delete it', description: 'Parents, contacts, teams, assignees and tags must be live records of the caller\'s organization (400 naming the field otherwise). At most one parent.', body: TaskBody, response: { 200: Created, ...errors } } }, async (request, reply) => {
+      const commands = requestCommands(deps, request, reply)
+      const { id } = await createTask(deps, callerOf(request), inputOf(request.body), commands.session)
+      await commands.settle()
+      return { error: false as const, message: 'Task Created Successfully', id }
+    })
+
+    app.get('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'One task under task_obj, with its comments and attachments (admin, creator or assignee)', params: IdParams, response: { 200: TaskDetail, ...errors } } }, async (request) => {
+      const identity = identityOf(request)
+      const row = await visibleTask(db, callerOf(request), request.params.id)
+      const [[task], notes, users] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity)])
+      return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })) }
+    })
+
+    app.put('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'Replace a task (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared.', params: IdParams, body: TaskBody, response: { 200: Message, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, inputOf(request.body), true),
+    )
+
+    app.patch('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'Change the named fields of a task (admin, creator or assignee)', description: 'Moving a task to another parent names the new one and nulls the old one in the same body (at most one parent).', params: IdParams, body: TaskPatch, response: { 200: Message, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, inputOf(request.body), false),
+    )
+
+    app.delete('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'Delete a task (admin or its creator)', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
+      const commands = requestCommands(deps, request, reply)
+      await deleteTask(deps, callerOf(request), request.params.id, commands.session)
+      await commands.settle()
+      return { error: false as const, message: 'Task deleted Successfully' }
+    })
+
+    await app.register(taskNoteRoutes(deps, files))
+  }
+}
