@@ -1,13 +1,13 @@
 /**
  * Workload 6: global search at scale (issue 19). BENCH_SEARCH_RECORDS (default 100000) leads, deals,
- * accounts, contacts and solutions each in one organization, named from a few dozen first names,
+ * accounts, contacts, solutions and tasks each in one organization, named from a few dozen first names,
  * last names and company words (so common words match thousands of records, as real names do).
  * Seeding: one record of each kind is created over HTTP, and its created event is the template
  * that one INSERT … SELECT per kind copies into the log with other ids and names (no name claims:
  * the read side does not need them); the server's projections then apply them as they would any
  * append. Then GET /api/search/ over a rotating mix of queries (2-letter prefixes, common names,
  * company words, full names, emails, typos, fragments, misses), by 1 and 8 clients as the admin and
- * by 1 as a member (who sees half the leads and deals), and each query alone, sequentially.
+ * by 1 as a member (who sees half the leads, deals and tasks), and each query alone, sequentially.
  */
 import { sql } from 'kysely'
 import type { BenchApp } from './app.ts'
@@ -31,6 +31,7 @@ const KINDS: Kind[] = [
   { kind: 'account', create: ['/api/accounts/', { name: 'Template account' }], stream: 'account', idKey: 'account_id', fields: `'name', co || ' ' || n, 'email', 'sales' || n || '@' || lower(split_part(co, ' ', 1)) || '.example'` },
   { kind: 'contact', create: ['/api/contacts/', { first_name: 'Template', last_name: 'Contact' }], stream: 'contact', idKey: 'contact_id', fields: `'first_name', fn, 'last_name', ln, 'email', lower(ln || '.' || fn || n || '@example.org'), 'organization', co` },
   { kind: 'solution', create: ['/api/cases/solutions/', { title: 'Template solution' }], stream: 'solution', idKey: 'solution_id', fields: `'title', 'Reset a ' || co || ' password ' || n, 'description', 'Steps for ' || fn || ' ' || ln || ' at ' || co` },
+  { kind: 'task', create: ['/api/tasks/', { title: 'Template task' }], stream: 'task', idKey: 'task_id', fields: `'title', 'Call ' || fn || ' ' || ln || ' at ' || co, 'description', 'Follow up ' || n, 'assigned_to', jsonb_build_array(assignee)` },
 ]
 
 export type SearchSeeding = { perKind: number; seconds: number; eventsPerSec: number }

@@ -3,14 +3,16 @@ import { contactStreams } from '../commands/contact/contact.ts'
 import { leadStreams } from '../commands/lead/lead.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import { solutionStreams } from '../commands/solution/solution.ts'
+import { taskStreams } from '../commands/task/task.ts'
 import type { StreamCategory } from '../commands/streams.ts'
 
 /**
  * What global search knows of each kind of record: which events keep its document, which fields
  * it reads from them, and how those fields become the document (what the palette shows and what
- * is matched). The answer's `type` is the kind, as the original's search answers it.
+ * is matched). The answer's `type` is the kind, as the original's search answers it (it has no
+ * tasks; cases, its tickets, are not built here yet).
  */
-export const SEARCH_KINDS = ['lead', 'deal', 'account', 'contact', 'solution'] as const
+export const SEARCH_KINDS = ['lead', 'deal', 'account', 'contact', 'solution', 'task'] as const
 export type SearchKind = (typeof SEARCH_KINDS)[number]
 
 export type Fields = Record<string, unknown>
@@ -91,7 +93,17 @@ const solution: KindSpec = {
   document: (f) => ({ title: str(f.title), subtitle: str(f.status), names: str(f.title), terms: str(f.description) }),
 }
 
-export const KIND_SPECS: readonly KindSpec[] = [lead, deal, account, contact, solution]
+const task: KindSpec = {
+  kind: 'task',
+  streams: taskStreams,
+  events: { created: 'TaskCreated', updated: 'TaskUpdated', deleted: 'TaskDeleted' },
+  keys: ['title', 'description', 'status', 'due_date', 'assigned_to'],
+  // As the task list: a member sees the tasks they created or are assigned to.
+  restricted: true,
+  document: (f) => ({ title: str(f.title), subtitle: [str(f.status), str(f.due_date) && `due ${str(f.due_date)}`].filter(Boolean).join(' · '), names: str(f.title), terms: str(f.description) }),
+}
+
+export const KIND_SPECS: readonly KindSpec[] = [lead, deal, account, contact, solution, task]
 
 /** Only the fields a kind reads, from an event's data. */
 export const pick = (spec: KindSpec, data: Fields): Fields => Object.fromEntries(spec.keys.filter((key) => key in data).map((key) => [key, data[key]]))

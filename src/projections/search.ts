@@ -8,8 +8,8 @@ import { KIND_SPECS, SEARCH_KINDS, pick } from './search-documents.ts'
 import type { Fields, KindSpec } from './search-documents.ts'
 
 /**
- * Global search's read model (issue 19): one document per live lead, deal, account, contact and
- * solution, fed by each module's events. A document holds what the palette shows (title,
+ * Global search's read model (issue 19): one document per live lead, deal, account, contact,
+ * solution and task, fed by each module's events. A document holds what the palette shows (title,
  * subtitle), what is matched (names, terms, and `tsv`, their full-text vector, computed by
  * PostgreSQL), who may see it (the visibility of its module's list), and the fields it was derived
  * from, so a change recomputes it. A deal carries its account's name, kept here from the account's
@@ -20,16 +20,19 @@ export const SEARCH_TABLE = 'search_documents'
 type Action = { spec: KindSpec; action: 'created' | 'updated' | 'deleted' }
 const ACTIONS = new Map<string, Action>(KIND_SPECS.flatMap((spec) => (['created', 'updated', 'deleted'] as const).map((action) => [spec.events[action], { spec, action }] as const)))
 const DEAL = KIND_SPECS.find((s) => s.kind === 'deal')!
-// A stage move changes a deal's subtitle like an edit of its stage.
+const TASK = KIND_SPECS.find((s) => s.kind === 'task')!
+// A stage move changes a deal's subtitle like an edit of its stage; a task's move may change its status.
 ACTIONS.set('OpportunityStageChanged', { spec: DEAL, action: 'updated' })
+ACTIONS.set('TaskMoved', { spec: TASK, action: 'updated' })
 
-/** Leads and deals record an edit as {field: {from, to}}; the plain records as the new values. */
-const FROM_TO_CHANGES = new Set(['LeadUpdated', 'OpportunityUpdated'])
+/** Leads, deals and tasks record an edit as {field: {from, to}}; the plain records as the new values. */
+const FROM_TO_CHANGES = new Set(['LeadUpdated', 'OpportunityUpdated', 'TaskUpdated'])
 
 type EventData = Fields & { at: string }
 
 function changesOf(type: string, data: EventData): Fields {
   if (type === 'OpportunityStageChanged') return { stage: (data.to as { stage: string }).stage }
+  if (type === 'TaskMoved') return data.status ? { status: (data.status as { to: string }).to } : {}
   if (FROM_TO_CHANGES.has(type)) return Object.fromEntries(Object.entries(data.changes as Record<string, { to: unknown }>).map(([key, change]) => [key, change.to]))
   return data
 }

@@ -31,6 +31,7 @@ t.test('global search: GET /api/search/ (issue 19)', async (t) => {
   const renewal = await post(admin, '/api/opportunities/', { name: 'Vandelay renewal', account: widgets, assigned_to: [alice.profileId] })
   const pilot = await post(admin, '/api/opportunities/', { name: 'Vandelay pilot' })
   await post(admin, '/api/cases/solutions/', { title: 'Reset a password', description: 'Open the Vandelay portal settings.' })
+  const call = await post(admin, '/api/tasks/', { title: 'Call Vandelay', due_date: '2026-12-01', assigned_to: [bob.profileId] })
   await post(globex.admin.headers, '/api/accounts/', { name: 'Acme Widgets of Globex' })
 
   t.test("the original's shape; fewer than two characters find nothing", async (t) => {
@@ -46,7 +47,8 @@ t.test('global search: GET /api/search/ (issue 19)', async (t) => {
   t.test('names by prefix first, then words anywhere, then fragments and typos (pg_trgm)', async (t) => {
     const vandelay = await found(admin, 'vandelay')
     t.same(vandelay.slice(0, 2), ['deal:Vandelay pilot', 'deal:Vandelay renewal'], 'names starting with it first, in name order')
-    t.same(vandelay.slice(2).sort(), ['lead:Alma Alice-made', 'lead:Website enquiry', 'solution:Reset a password'], 'then other words: an email domain, a company, a description')
+    t.same(vandelay.slice(2).sort(), ['lead:Alma Alice-made', 'lead:Website enquiry', 'solution:Reset a password', 'task:Call Vandelay'], 'then other words: an email domain, a company, a description, a word of a name')
+    t.match((await search(admin, 'call')).results, [{ type: 'task', id: call, subtitle: 'New · due 2026-12-01' }], "a task: its status and due date")
     t.same(await found(admin, 'mary maj'), ['lead:Website enquiry'], "a lead's person, every word a prefix")
     t.same(await found(admin, 'initech'), ['contact:Jane Doe'], 'an email domain or organization')
     t.same(await found(admin, 'thwind'), ['account:Northwind Traders'], 'a fragment of a name (trigrams)')
@@ -59,17 +61,21 @@ t.test('global search: GET /api/search/ (issue 19)', async (t) => {
   t.test("each kind as the caller's list shows it; another organization sees nothing of Acme", async (t) => {
     t.same((await found(alice.headers, 'vandelay')).sort(), ['deal:Vandelay renewal', 'lead:Alma Alice-made', 'solution:Reset a password'], 'a member: the lead she made, the deal she is assigned; not the others')
     t.same(await found(bob.headers, 'bert'), ['lead:Bert Bob-assigned'], 'a lead assigned to him')
+    t.same(await found(bob.headers, 'call vandelay'), ['task:Call Vandelay'], 'a task assigned to him')
+    t.notOk((await found(alice.headers, 'call vandelay')).includes('task:Call Vandelay'), 'not a task of others')
     t.same(await found(bob.headers, 'jane'), ['contact:Jane Doe'], 'contacts, accounts and solutions are organization-wide')
     t.same(await found(globex.admin.headers, 'acme'), ['account:Acme Widgets of Globex'])
     t.same(await found(globex.admin.headers, 'vandelay'), [])
   })
 
-  t.test('documents follow the records: edits, stage moves, account renames, deletions', async (t) => {
+  t.test('documents follow the records: edits, stage moves, task status, account renames, deletions', async (t) => {
     await edit(`/api/accounts/${widgets}/`, { name: 'Widgetworks' })
     t.match((await search(admin, 'renewal')).results, [{ id: renewal, subtitle: 'Widgetworks' }])
     t.same(await found(admin, 'widgetworks'), ['account:Widgetworks', 'deal:Vandelay renewal'])
     await edit(`/api/opportunities/${pilot}/`, { stage: 'QUALIFICATION' })
     t.match((await search(admin, 'pilot')).results, [{ id: pilot, subtitle: 'QUALIFICATION' }], 'a deal without an account shows its stage')
+    await edit(`/api/tasks/${call}/`, { status: 'Completed' })
+    t.match((await search(admin, 'call')).results, [{ id: call, subtitle: 'Completed · due 2026-12-01' }])
     await edit(`/api/leads/${enquiry}/`, { title: 'Trade show' })
     t.same(await found(admin, 'trade show'), ['lead:Trade show'])
     t.equal((await app.inject({ method: 'DELETE', url: `/api/contacts/${jane}/`, headers: admin })).statusCode, 200)
@@ -79,7 +85,7 @@ t.test('global search: GET /api/search/ (issue 19)', async (t) => {
   t.test('the read model rebuilt from the log is identical, batched or one event at a time', async (t) => {
     const rows = () => database.db.selectFrom('search_documents' as any).selectAll().orderBy('id').execute()
     const before = await rows()
-    t.equal(before.length, 9)
+    t.equal(before.length, 10)
     await rebuildProjection(database.db, store, searchProjector)
     t.same(await rows(), before)
     await rebuildProjection(database.db, store, { ...searchProjector, applyBatch: undefined })

@@ -16,10 +16,10 @@ const SearchQuery = z.object({
   limit: z.coerce.number().int().min(1).max(20).default(PER_KIND).describe('Hits per kind of record'),
 })
 const Hit = z.object({
-  type: z.enum(SEARCH_KINDS).describe('The kind of record; the web app opens /leads/{id}, /pipeline/{id} (deal), /accounts/{id}, /contacts/{id} or /solutions/{id}'),
+  type: z.enum(SEARCH_KINDS).describe('The kind of record; the web app opens /leads/{id}, /pipeline/{id} (deal), /accounts/{id}, /contacts/{id} or /solutions/{id}, and shows no task hits (its palette knows no tasks)'),
   id: z.uuid(),
   title: z.string().describe("The record's name (a lead: its title, else its person's name, else its email)"),
-  subtitle: z.string().describe("A lead's company or email, a deal's account or stage, an account's email or industry, a contact's organization or email, a solution's status; may be empty"),
+  subtitle: z.string().describe("A lead's company or email, a deal's account or stage, an account's email or industry, a contact's organization or email, a solution's status, a task's status and due date; may be empty"),
 })
 const SearchAnswer = z.object({ query: z.string().describe('The query as searched (trimmed)'), results: z.array(Hit).describe('Best first; at most `limit` of each kind') })
 
@@ -31,9 +31,9 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: TAGS,
-          summary: 'Search leads, deals, accounts, contacts and solutions of the organization at once',
+          summary: 'Search leads, deals, accounts, contacts, solutions and tasks of the organization at once',
           description:
-            "Matches a record whose name starts with the query, whose words (names, emails, companies, descriptions) start with the query's words, or (pg_trgm) whose name contains the query or nearly matches it. Each kind shows only what the caller may open from its list: a non-admin sees the leads and deals they created or are assigned to; accounts, contacts and solutions are organization-wide. Tasks and cases are not searched yet.",
+            "Matches a record whose name starts with the query, whose words (names, emails, companies, descriptions) start with the query's words, or (pg_trgm) whose name contains the query or nearly matches it. Each kind shows only what the caller may open from its list: a non-admin sees the leads, deals and tasks they created or are assigned to; accounts, contacts and solutions are organization-wide. Cases are not searched (not built yet).",
           querystring: SearchQuery,
           response: { 200: SearchAnswer, 400: ErrorBody, ...authErrors },
         },
