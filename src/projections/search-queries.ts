@@ -48,7 +48,7 @@ export function wordQuery(text: string): string | null {
   return useful.length ? useful.map((w) => `'${w}':*`).join(' & ') : null
 }
 
-/** The list visibility of leads and deals (projections/leads.ts, opportunity-queries.ts); other kinds are org-wide. */
+/** The list visibility of leads, deals and tasks (projections/leads.ts, opportunity-queries.ts, tasks.ts); other kinds are org-wide. */
 function visibleTo(viewer: Viewer, spec: KindSpec): RawBuilder<boolean> {
   if (!spec.restricted || viewer.isAdmin) return sql`true`
   if (viewer.profileId === null) return sql`false`
@@ -87,8 +87,9 @@ function fuzzy(s: Search, spec: KindSpec, missing: number, found: string[]): Raw
 
 /**
  * Up to `perKind` hits of each kind for `text` (trimmed, at least MIN_QUERY characters), best
- * first. One statement for the ranked tiers; a second, for the kinds still short of `perKind`,
- * only when the query is long enough for trigrams and pg_trgm is installed.
+ * first. One statement per tier (each a UNION ALL over the kinds), in one transaction; the trigram
+ * tier only for the kinds still short of `perKind`, for a text of MIN_FUZZY characters or more,
+ * where pg_trgm is installed.
  */
 export async function searchRecords(db: Kysely<any>, viewer: Viewer, text: string, perKind: number): Promise<SearchHit[]> {
   const s: Search = { viewer, text, perKind }
