@@ -7,7 +7,8 @@
  *
  * Then, each on its own fresh database, the real app in this process over HTTP (autocannon):
  * deal commands end to end (bench/http.ts) and queries over BENCH_DEALS (default 100000) seeded
- * deals (bench/queries.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,queries runs only those.
+ * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
+ * searched kind (bench/search.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,queries,search runs only those.
  */
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
@@ -32,9 +33,12 @@ import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
 import { PARALLEL, QUERY_CLIENTS, queryCells } from './queries.ts'
 import type { Seeding } from './queries.ts'
+import { searchCells } from './search.ts'
+import type { SearchResult } from './search.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const DEALS = Number(process.env.BENCH_DEALS ?? 100_000)
+const SEARCH_RECORDS = Number(process.env.BENCH_SEARCH_RECORDS ?? 100_000)
 const ONLY = process.env.BENCH_ONLY?.split(',').map((w) => w.trim())
 const runs = (workload: string) => !ONLY || ONLY.includes(workload)
 const CLIENTS = [1, 8, 32]
@@ -269,6 +273,9 @@ function targets(cells: Cell[]): string[] {
       if (c) lines.push(`- ${c.workload}, ${clients} client${clients > 1 ? 's' : ''}: p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k deals): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${DEALS === 100_000 ? '' : ` (at ${DEALS} deals)`}.`)
     }
   }
+  for (const c of cells.filter((c) => c.workload.startsWith('GET search'))) {
+    lines.push(`- ${c.workload}, ${c.clients} client${c.clients > 1 ? 's' : ''}: p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k records per kind): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${SEARCH_RECORDS === 100_000 ? '' : ` (at ${SEARCH_RECORDS} per kind)`}.`)
+  }
   for (const clients of [8, 32]) {
     const [leader, follower] = [cell(LEADER, clients), cell(FOLLOWER, clients)]
     if (leader?.rywP99Ms !== undefined && follower?.rywP99Ms !== undefined) {
@@ -280,10 +287,11 @@ function targets(cells: Cell[]): string[] {
 }
 
 const startedAt = new Date()
-const { cells, rebuild, seeding } = await onCluster(async (server) => {
+const { cells, rebuild, seeding, search } = await onCluster(async (server) => {
   const cells: Cell[] = []
   let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
   let seeding: Seeding | undefined
+  let search: SearchResult | undefined
   if (['raw', 'peer', 'ours', 'rebuild'].some(runs))
     await onFreshDatabase(server, async (url) => {
       if (runs('raw')) cells.push(...(await rawCells(url)))
@@ -299,7 +307,12 @@ const { cells, rebuild, seeding } = await onCluster(async (server) => {
       cells.push(...result.cells)
       seeding = result.seeding
     })
-  return { cells, rebuild, seeding }
+  if (runs('search'))
+    await onBenchApp(server, async (bench) => {
+      search = await searchCells(bench, SEARCH_RECORDS, SECONDS)
+      cells.push(...search.cells)
+    })
+  return { cells, rebuild, seeding, search }
 })
 const notes = [
   rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 50,000).`,
@@ -307,6 +320,8 @@ const notes = [
     `Reads of the live tags table during a second rebuild and its swap (one client, back to back): ${rebuild.duringSwap.reads} reads, p50 ${rebuild.duringSwap.p50Ms.toFixed(1)} ms, p99 ${rebuild.duringSwap.p99Ms.toFixed(1)} ms, max ${rebuild.duringSwap.maxMs.toFixed(1)} ms; ${rebuild.duringSwap.failed} failed, ${rebuild.duringSwap.wentBackwards} went backwards.`,
   seeding &&
     `Seeding ${seeding.deals} deals (1 OpportunityCreated each, ${PARALLEL} parallel appends): appended in ${seeding.appendSeconds.toFixed(1)} s (${seeding.appendPerSec.toFixed(0)} events/s), appended and projected in ${seeding.totalSeconds.toFixed(1)} s (${seeding.eventsPerSec.toFixed(0)} events/s). The list counts ${seeding.listed} deals, the 3-filter list ${seeding.filtered}, the board ${seeding.onBoard}.`,
+  search &&
+    `Search: ${search.seeding.perKind} records of each of 6 kinds seeded (template events copied by INSERT … SELECT, then applied by every projection) in ${search.seeding.seconds.toFixed(1)} s (${search.seeding.eventsPerSec.toFixed(0)} events/s). Each query alone, 30 times in a row (hits, p50 / p99 ms): ${search.perQuery.map((r) => `"${r.q}" ${r.hits}, ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)}`).join('; ')}.`,
   cells.some((c) => c.non2xx !== undefined) &&
     `HTTP rows: the server runs in its own Node process${process.env.BENCH_SERVER_HEAP_MB ? ` (--max-old-space-size=${process.env.BENCH_SERVER_HEAP_MB})` : ''}, autocannon in the bench's (2 cores shared by both and PostgreSQL); ops/s counts 2xx answers; latency is autocannon's; peak RSS is the server process's, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 1 and 8 connections, admin token.`,
 ].filter(Boolean)
@@ -317,7 +332,7 @@ const server = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'
 console.log(table)
 mkdirSync('bench/results', { recursive: true })
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-')
-const meta = { startedAt, seconds: SECONDS, deals: DEALS, only: ONLY ?? null, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
-writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells, rebuild, seeding, problems }, null, 2))
+const meta = { startedAt, seconds: SECONDS, deals: DEALS, searchRecords: SEARCH_RECORDS, only: ONLY ?? null, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells, rebuild, seeding, search, problems }, null, 2))
 writeFileSync(`bench/results/${stamp}.md`, `# Bench ${startedAt.toISOString()}\n\n${SECONDS} s per cell on ${server}, Node ${process.version}, peak RSS ${meta.peakRssMb} MB.\n\n${table}\n`)
 log.info(`wrote bench/results/${stamp}.json and .md`)

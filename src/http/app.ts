@@ -48,6 +48,7 @@ import { opportunityRoutes } from './opportunities/opportunities.ts'
 import { pipelineRoutes } from './pipelines/pipelines.ts'
 import { profileRoutes } from './identity/profile.ts'
 import { streamRoutes } from './events/streams.ts'
+import { searchRoutes } from './search/search.ts'
 import { solutionRoutes } from './solutions/solutions.ts'
 import { stageChangeRoutes } from './opportunities/stage-changes.ts'
 import { tagRoutes } from './tags/tags.ts'
@@ -141,6 +142,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(activityRoutes(deps))
   await app.register(notificationRoutes(deps))
   await app.register(boardRoutes(deps))
+  await app.register(searchRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

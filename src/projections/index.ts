@@ -9,6 +9,7 @@ import { notificationsProjector } from './notifications.ts'
 import { opportunitiesProjector } from './opportunities.ts'
 import { leadPipelinesProjector, pipelinesProjector, taskPipelinesProjector } from './pipelines.ts'
 import type { Projector } from './projector.ts'
+import { searchProjector } from './search.ts'
 import { solutionsProjector } from './solutions.ts'
 import { stageChangesProjector } from './stage-changes.ts'
 import { tagsProjector } from './tags.ts'
@@ -20,4 +21,4 @@ import { webhooksProjector } from './webhooks.ts'
  * Every read model the service keeps, in one list: the runner applies them, the CLI rebuilds and
  * reports them, readiness checks them. Module issues add their projectors here.
  */
-export const allProjectors: readonly Projector[] = [accountsProjector, boardsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, notificationsProjector, opportunitiesProjector, pipelinesProjector, solutionsProjector, stageChangesProjector, tagsProjector, taskPipelinesProjector, tasksProjector, teamsProjector, webhooksProjector]
+export const allProjectors: readonly Projector[] = [accountsProjector, boardsProjector, contactsProjector, customFieldsProjector, dashboardActivityProjector, goalsProjector, leadsProjector, leadPipelinesProjector, notificationsProjector, opportunitiesProjector, pipelinesProjector, searchProjector, solutionsProjector, stageChangesProjector, tagsProjector, taskPipelinesProjector, tasksProjector, teamsProjector, webhooksProjector]
