@@ -104,6 +104,11 @@ t.test('tasks: /api/tasks/ as the original and its web app use it', async (t) =>
     t.equal(uploaded.statusCode, 200, uploaded.body)
     const attachment = uploaded.json().attachments[0]
     t.match(attachment, { file_name: 'offer.pdf', download_url: `/api/tasks/attachment/${attachment.id}/download/` })
+    // The web app links every record's file as /api/attachments/{id}/download/ (its lib/server/v2/files.js).
+    const shared = await inject('GET', `/api/attachments/${attachment.id}/download/`, alice.headers)
+    t.equal(shared.statusCode, 200, shared.body)
+    t.equal(shared.body, '%PDF-1.4', 'the shared download route finds a task file')
+    t.equal((await inject('GET', `/api/attachments/${attachment.id}/download/`, globex.admin.headers)).statusCode, 404, 'not for another organization')
     t.equal((await inject('PATCH', `/api/tasks/comment/${comment.id}/`, alice.headers, { comment: 'Edited' })).statusCode, 403, 'only its author or an admin')
     t.equal((await inject('PUT', `/api/tasks/comment/${comment.id}/`, bob.headers, { comment: 'On it now' })).statusCode, 200)
     t.equal((await inject('DELETE', `/api/tasks/comment/${comment.id}/`, admin)).statusCode, 200)

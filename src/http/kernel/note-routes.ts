@@ -6,7 +6,7 @@ import type { NoteCommand } from '../../commands/notes.ts'
 import { mentionedProfiles } from '../../commands/notification/mentions.ts'
 import type { AttachmentData } from '../../commands/notes.ts'
 import type { Db } from '../../db/database.ts'
-import { ValidationError, orNotFound } from '../../errors.ts'
+import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { liveNote } from '../../projections/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow, NoteTables } from '../../projections/notes.ts'
@@ -43,7 +43,7 @@ export type NoteModule<Answer> = {
   /** What POST /{id}/ answers: the record with its comments and attachments. */
   answer: z.ZodType<Answer>
   answerOf: (request: FastifyRequest, recordId: string) => Promise<Answer>
-  /** Where attachments download, when not `/api/<plural>/attachment/{id}/download/` (deals: `/api/attachments/{id}/download/`). */
+  /** A download route for any module's attachment instead of `/api/<plural>/attachment/{id}/download/` (the deals register `/api/attachments/{id}/download/`). */
   downloadPath?: string
   /** Deals also take a comment at POST comment/{deal id}/ (where-the-spec-is-silent.md). */
   commentOnRecord?: boolean
@@ -68,8 +68,27 @@ const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')
  * author); attachment/{id}/ deletes one (admin or uploader) and its file; the download serves the
  * file to whoever may see the record. All are events on the record's own stream.
  */
+/**
+ * Every note module of an app, by its deps: the web app links any record's file as
+ * /api/attachments/{id}/download/ (its files.js), so that route looks the id up in each module.
+ */
+const modulesOfApp = new WeakMap<Deps, NoteModule<unknown>[]>()
+
+/** The attachment and the module holding it, if the caller may see its record (404 when no module has it). */
+async function anyAttachment(deps: Deps, request: FastifyRequest, id: string): Promise<AttachmentRow> {
+  const { orgId } = identityOf(request)
+  for (const module of modulesOfApp.get(deps) ?? []) {
+    const found = await module.attachmentOf(orgId, id)
+    if (!found) continue
+    await module.visible(request, found.owner_id)
+    return found
+  }
+  throw new NotFoundError('Attachment not found')
+}
+
 export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteModule<Answer>): FastifyPluginAsyncZod {
   const { plural, noun, fileField } = module
+  modulesOfApp.set(deps, [...(modulesOfApp.get(deps) ?? []), module as NoteModule<unknown>])
   const tags = [plural]
   const base = `/api/${plural}`
   const at = () => deps.clock().toISOString()
@@ -134,12 +153,17 @@ export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteMod
       return { error: false as const, message: 'Attachment deleted' }
     })
 
-    const download = module.downloadPath ?? `${base}/attachment/:id/download/`
-    app.get(download, { schema: { tags: module.downloadPath ? ['attachments'] : tags, summary: `Download an attachment of ${noun.indefinite} (whoever may see it)`, params: IdParams, response: { 200: FILE_ANSWER, ...errors } } }, async (request, reply) => {
-      const found = await orNotFound(attachmentOf(request, request.params.id))
-      await module.visible(request, found.owner_id)
-      return sendStoredFile(reply, files, found)
-    })
+    if (module.downloadPath) {
+      app.get(module.downloadPath, { schema: { tags: ['attachments'], summary: 'Download an attachment of any record: a deal, account, contact, lead or task (whoever may see the record)', params: IdParams, response: { 200: FILE_ANSWER, ...errors } } }, async (request, reply) =>
+        sendStoredFile(reply, files, await anyAttachment(deps, request, request.params.id)),
+      )
+    } else {
+      app.get(`${base}/attachment/:id/download/`, { schema: { tags, summary: `Download an attachment of ${noun.indefinite} (whoever may see it)`, params: IdParams, response: { 200: FILE_ANSWER, ...errors } } }, async (request, reply) => {
+        const found = await orNotFound(attachmentOf(request, request.params.id))
+        await module.visible(request, found.owner_id)
+        return sendStoredFile(reply, files, found)
+      })
+    }
   }
 }
 
