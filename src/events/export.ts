@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream'
 import { once } from 'node:events'
 import { START, formatPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
+import { delay } from '../eventstore/wakeup.ts'
 import { decodeEvent } from './versions.ts'
 
 /** An event as it leaves the service (the feed, the streams, an export): upcast to its current shape. */
@@ -17,6 +18,9 @@ export const exportedEvent = (e: RecordedEvent) => ({
 export type ExportOptions = { orgId: string; after?: Position; types?: string[]; pageSize?: number }
 export type ExportProgress = { exported: number; scanned_to: string; events_per_s: number }
 
+const HIDDEN_WAIT_MS = 10_000
+const HIDDEN_RETRY_MS = 20
+
 /**
  * Writes the organization's events in commit order as NDJSON to `out`, one page of the log at a
  * time and waiting for `out` to drain, so memory stays flat however long the log. `progress` hears
@@ -28,6 +32,7 @@ export async function exportEvents(store: EventStore, out: Writable, options: Ex
   let cursor = options.after ?? START
   let exported = 0
   let told = started
+  let hiddenSince: number | undefined
   const tell = () => progress({ exported, scanned_to: formatPosition(cursor), events_per_s: Math.round((exported * 1000) / Math.max(1, Date.now() - started)) })
   for (;;) {
     const page = await store.readAll({ after: cursor, maxCount: options.pageSize ?? 1000, eventTypes: options.types })
@@ -39,7 +44,12 @@ export async function exportEvents(store: EventStore, out: Writable, options: Ex
       told = Date.now()
       tell()
     }
-    if (page.isEnd) break
+    // Committed events hidden behind another open transaction (another database's, on a shared
+    // server) are waited for, briefly: an export ends at what was committed, not at what was visible.
+    if (!page.isEnd) continue
+    hiddenSince = page.moreHidden ? (hiddenSince ?? Date.now()) : undefined
+    if (hiddenSince === undefined || Date.now() - hiddenSince > HIDDEN_WAIT_MS) break
+    await delay(HIDDEN_RETRY_MS)
   }
   tell()
   return { exported, resume: formatPosition(cursor) }

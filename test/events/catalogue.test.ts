@@ -51,6 +51,7 @@ import { allProjectors } from '../../src/projections/index.ts'
 import { domainEventOf } from '../../src/projections/projector.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { eventually } from '../helpers/webhook-receiver.ts'
 
 // ajv comes with fastify (its schema compiler); here it checks the published document is real JSON Schema 2020-12.
 const Ajv2020 = Ajv2020Module.default
@@ -420,6 +421,8 @@ t.test('the event feed (and so SSE and webhooks, which share the serializer path
   const dealId = randomUUID()
   const data = { ...v1Created(dealId, pipeline), org_id: acme.orgId }
   await store.appendToStream(opportunityStreams.stream(dealId), [{ type: 'OpportunityCreated', data, schemaVersion: 1, metadata: { orgId: acme.orgId } }])
+  // The feed answers what is visible: another test database's open transaction on this server may hide the event a moment.
+  await eventually('the event visible', async () => (await store.visibilityLag()).hiddenEvents === 0)
   const feed = (await app.inject({ url: '/api/events/?type=OpportunityCreated', headers: acme.admin.headers })).json()
   const event = feed.events.find((e: { stream: string }) => e.stream === opportunityStreams.stream(dealId))
   t.same(event?.data, { ...data, custom_fields: {} }, 'upcast to v2 on the way out')
