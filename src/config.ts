@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   EVENTSTORE_URL: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86400).default(900),
+  /** Seconds an access token is still accepted past its `exp` (clock drift, a request in flight as it expires). */
+  ACCESS_TOKEN_LEEWAY_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   READ_YOUR_WRITES_TIMEOUT_MS: positiveMs.default(5000),
@@ -83,6 +85,7 @@ export type Config = Readonly<{
   /** Requests per minute to each magic-link route, per client IP and email. */
   authRateLimitMax: number
   asOfEventBudget: number
+  accessTokenLeewaySeconds: number
   /** Origins answered with CORS headers; empty: no CORS headers at all (same-origin only). */
   corsOrigins: readonly string[]
   /** Accepted `aud` values of Google ID tokens; empty turns Google sign-in off. */
@@ -158,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     magicLinkBaseUrl: e.MAGIC_LINK_BASE_URL,
     authRateLimitMax: e.AUTH_RATE_LIMIT_MAX,
     asOfEventBudget: e.AS_OF_EVENT_BUDGET,
+    accessTokenLeewaySeconds: e.ACCESS_TOKEN_LEEWAY_SECONDS,
     corsOrigins: list(e.CORS_ORIGINS),
     googleClientIds: list(e.GOOGLE_CLIENT_ID),
     googleIssuers: list(e.GOOGLE_ISSUERS),

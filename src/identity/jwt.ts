@@ -12,7 +12,9 @@ export async function registerJwt(app: FastifyInstance, config: Config): Promise
   await app.register(fastifyJwt, {
     secret: config.jwtSecret,
     sign: { algorithm: 'HS256', expiresIn: config.accessTokenTtlSeconds },
-    verify: { algorithms: ['HS256'] },
+    // A few seconds' tolerance past `exp` (fast-jwt takes ms): clocks drift, and a client that checks expiry
+    // just before a burst of calls (the web app's server does, with no margin) would otherwise see some 401.
+    verify: { algorithms: ['HS256'], clockTolerance: config.accessTokenLeewaySeconds * 1000 },
   })
 }
 

@@ -32,6 +32,8 @@ t.test('§5 credentials', async (t) => {
     t.equal((await me({ token: 'something-else' })).statusCode, 401)
     const expired = app.jwt.sign({ sub: alice.userId, org_id: alice.orgId, typ: 'access' }, { expiresIn: -10 })
     t.equal((await me({ authorization: `Bearer ${expired}` })).statusCode, 401)
+    const justExpired = app.jwt.sign({ sub: alice.userId, org_id: alice.orgId, typ: 'access' }, { expiresIn: -2 })
+    t.equal((await me({ authorization: `Bearer ${justExpired}` })).statusCode, 200, 'within ACCESS_TOKEN_LEEWAY_SECONDS (5) of its exp')
     const forged = app.jwt.sign({ sub: alice.userId, org_id: globex.orgId, typ: 'access' })
     t.equal((await me({ authorization: `Bearer ${forged}` })).statusCode, 401, 'a JWT for an org the user is not in')
   })

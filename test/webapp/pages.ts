@@ -42,6 +42,12 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/settings/organization', shows: 'Acme Webapp' },
   { path: '/settings/organization/edit', shows: 'Acme Webapp' },
   { path: '/tasks/board', shows: 'Seeded card' },
+  { path: '/tasks', shows: 'Seeded task' },
+  { path: '/tasks/new' },
+  { path: '/tasks/{task}', shows: 'Seeded task' },
+  { path: '/tasks/{task}/edit', shows: 'Seeded task' },
+  { path: '/tasks/calendar', shows: 'Seeded task' },
+  { path: '/notifications', shows: 'Task for the admin' },
 ]
 
 /** A record created or edited through one of the app's forms: the fields to fill, and the page that must then show it. */
@@ -74,6 +80,8 @@ export const FORMS: readonly FormCase[] = [
   { form: '/profile', open: 'Edit details', fill: { name: 'Ada Admin' }, submit: 'Save', list: '/profile', shows: 'Ada Admin' },
   { form: '/settings/tags', open: 'New tag', fill: { name: 'Form tag' }, submit: 'Create', list: '/settings/tags', shows: 'Form tag' },
   { form: '/settings/custom-fields', open: 'New field', fill: { label: 'Contract length', key: 'contract_length' }, submit: 'Add field', list: '/settings/custom-fields', shows: 'Contract length' },
+  { form: '/tasks/new', fill: { title: 'Form task', due_date: '2026-12-15', description: 'Made in the form' }, list: '/tasks', shows: 'Form task' },
+  { form: '/tasks/{task}/edit', fill: { title: 'Seeded task, edited' }, list: '/tasks/{task}', shows: 'Seeded task, edited' },
 ]
 
 /** Pages of modules not built yet (tasks, cases, invoices, documents, notifications …): not visited. */
@@ -89,10 +97,6 @@ export const NOT_OURS_YET = [
   '/invoices/recurring',
   '/invoices/reports',
   '/invoices/templates',
-  '/notifications',
-  '/tasks',
-  '/tasks/new',
-  '/tasks/calendar',
   '/tickets',
   '/tickets/new',
   '/tickets/analytics',
@@ -108,12 +112,13 @@ export const NOT_OURS_YET = [
   '/settings/ticket-approvals',
 ] as const
 
-export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string }
+export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string; task: string }
 
 /** One record per detail page, created through our API as the admin. */
-export async function seedRecords(app: FastifyInstance, headers: Record<string, string>, memberProfileId: string): Promise<Seeded> {
-  const create = async (url: string, payload: Record<string, unknown>): Promise<string> => {
-    const res = await app.inject({ method: 'POST', url, headers, payload })
+export async function seedRecords(app: FastifyInstance, headers: Record<string, string>, member: { profileId: string; headers: Record<string, string> }, adminProfileId: string): Promise<Seeded> {
+  const memberProfileId = member.profileId
+  const create = async (url: string, payload: Record<string, unknown>, as = headers): Promise<string> => {
+    const res = await app.inject({ method: 'POST', url, headers: as, payload })
     if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`seeding ${url}: ${res.statusCode} ${res.body}`)
     return res.json().id as string
   }
@@ -129,5 +134,9 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const board = await create('/api/boards/', { name: 'Seeded board' })
   const columns = await app.inject({ method: 'GET', url: `/api/boards/${board}/columns/`, headers })
   await create(`/api/boards/columns/${columns.json()[0].id}/tasks/`, { title: 'Seeded card', priority: 'high' })
-  return { lead, account, contact, deal, goal, solution, board }
+  // Due today: on the calendar's month whatever the day. The member's task for the admin notifies the admin.
+  const today = new Date().toISOString().slice(0, 10)
+  const task = await create('/api/tasks/', { title: 'Seeded task', priority: 'High', due_date: today, account, assigned_to: [memberProfileId] })
+  await create('/api/tasks/', { title: 'Task for the admin', assigned_to: [adminProfileId] }, member.headers)
+  return { lead, account, contact, deal, goal, solution, board, task }
 }

@@ -30,7 +30,10 @@ import type { Seeded } from './pages.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium package`
-const ACCESS_TOKEN_TTL_SECONDS = 30
+// Short, so the walk crosses several expiries and the app must refresh. The app's server checks a token's
+// expiry with no margin before a page's calls, so under a loaded machine a page whose calls outlast the
+// token's last seconds sees 401s: 45 s makes that rarer than 30 s did while the walk still crosses expiries.
+const ACCESS_TOKEN_TTL_SECONDS = 45
 const ERROR_TITLES = /That did not load|That record is not here|You do not have access to this/
 
 async function freePort(): Promise<number> {
@@ -91,7 +94,7 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
   const calls = recorder!
   const acme = await givenOrganization(app, database.db, 'Acme Webapp')
   const member = await acme.addMember('member@acmewebapp.test')
-  const seeded: Seeded = await seedRecords(app, acme.admin.headers, member.profileId)
+  const seeded: Seeded = await seedRecords(app, acme.admin.headers, member, acme.admin.profileId)
   await app.listen({ host: '127.0.0.1', port: 0 })
   const apiPort = (app.server.address() as AddressInfo).port
   const origin = await startWebapp(t, dir, apiPort, webPort)
@@ -154,6 +157,41 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
       if (await visit(t, form.list, form.shows)) created.push(form.form)
     })
   }
+
+  t.test('a board card moved through the app: the drop handler\'s own call puts it in its new column', async (t) => {
+    await visit(t, '/tasks/board', 'Seeded card')
+    // A fresh token: the walk has outlived the admin's first one (ACCESS_TOKEN_TTL_SECONDS).
+    const headers = { authorization: `Bearer ${app.jwt.sign({ sub: acme.admin.userId, org_id: acme.orgId, typ: 'access' })}` }
+    const columnsOf = async () => (await app.inject({ method: 'GET', url: `/api/boards/${seeded.board}/columns/`, headers })).json() as { id: string; name: string; tasks: { id: string; title: string }[] }[]
+    const [todo, , done] = await columnsOf()
+    const card = todo!.tasks.find((c) => c.title === 'Seeded card')!
+    const mark = calls.mark()
+    // What persistMove in routes/(app)/tasks/board/+page.svelte sends when a card is dropped.
+    const answer = await admin.evaluate(async ({ id, column }) => {
+      const body = new FormData()
+      body.set('id', id)
+      body.set('column', column)
+      body.set('order', '0')
+      return (await fetch('?/move', { method: 'POST', body })).text()
+    }, { id: card.id, column: done!.id })
+    t.match(answer, /"type":"success"/, answer)
+    t.same(calls.since(mark).filter((c) => c.method !== 'GET').map(describeCall).map((c) => c.replace(/\/[0-9a-f-]{36}\//, '/{id}/')), ['PUT /api/boards/tasks/{id}/ → 200'])
+    t.same((await columnsOf()).find((c) => c.id === done!.id)!.tasks.map((c) => c.title), ['Seeded card'])
+    await visit(t, '/tasks/board', 'Seeded card')
+  })
+
+  t.test('the search palette (⌘K) finds records through our search', async (t) => {
+    await visit(t, '/')
+    const mark = calls.mark()
+    await admin.keyboard.press('Control+k')
+    await admin.getByPlaceholder(/Search deals, accounts/).fill('Seeded')
+    // The forms above renamed the seeded account and deal ("… Renamed", "…, edited").
+    const results = admin.getByRole('listbox', { name: 'Results' })
+    await results.getByRole('option', { name: /Seeded Account/ }).first().waitFor({ timeout: 10_000 })
+    t.ok(calls.since(mark).some((c) => c.url.startsWith('/api/search/') && c.status === 200), 'the palette asked our /api/search/')
+    t.ok(await results.getByRole('option', { name: /Seeded deal/ }).first().isVisible(), 'deals too')
+    await admin.keyboard.press('Escape')
+  })
 
   t.ok(Date.now() - signedInAt > ACCESS_TOKEN_TTL_SECONDS * 1000, 'the walk outlived an access token')
   t.ok(calls.calls.some((c) => c.url.startsWith('/api/auth/refresh-token/') && c.status === 200), 'the app refreshed its session')
