@@ -219,8 +219,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         const result = await rebuildProjection(db, store, projector, batchSize, { signal, onProgress: (progress) => rebuilds.set(name, progress) })
         log.info({ projector: name, events: result.events, ms: result.ms }, 'new version swapped in at the head of the log')
       } catch (error) {
-        rebuilds.delete(name)
         if (!signal.aborted) rebuildFailures.set(name, error)
+      } finally {
+        // Swapped in (or failed): writes wait for this read model again, until its lane has followed the log.
+        rebuilds.delete(name)
       }
     })
   }

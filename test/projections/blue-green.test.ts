@@ -73,7 +73,8 @@ t.test('blue-green: a new version builds beside the old tables, which serve unti
   t.ok(Date.now() - started < 2000, `a write's wait does not wait for the rebuild (${Date.now() - started} ms)`)
   t.ok(v2.rebuilds.has('counter'), 'still building then')
 
-  await eventually('the swap', async () => (await readCheckpoints(database.db)).find((c) => c.name === 'counter')?.version === 2, 60_000)
+  await eventually('the swap', () => !v2.rebuilds.has('counter'), 60_000)
+  t.equal((await readCheckpoints(database.db)).find((c) => c.name === 'counter')?.version, 2, 'the new version is stored')
   const after = await countOnce(store, 4)
   await v2.waitFor(after, 10_000)
   reading = false
@@ -84,7 +85,6 @@ t.test('blue-green: a new version builds beside the old tables, which serve unti
   const rows = await database.db.selectFrom('counter' as any).selectAll().execute() as { stream_name: string; events: number; total: string }[]
   t.equal(rows.reduce((n, r) => n + r.events, 0), 202, 'every event, those appended during the build too')
   t.ok(rows.every((r) => r.total === String(r.events)), 'recomputed by the new version')
-  t.notOk(v2.rebuilds.has('counter'), 'no longer building')
   t.comment(`reads during the rebuild and swap: ${latencies.length}, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`)
 })
 
