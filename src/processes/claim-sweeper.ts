@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts'
 import { findOrphanClaims, releaseOrphans } from '../names/orphan-claims.ts'
 import type { ReleaseOutcome } from '../names/orphan-claims.ts'
 import type { ProjectionRunner } from '../projections/runner.ts'
+import { everyInterval } from './every-interval.ts'
 
 export type ClaimSweeperOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
   /** Leads the sweeps too: only the projections' leader sweeps, so one process does at a time. */
@@ -27,8 +28,6 @@ export type ClaimSweeper = { sweep(): Promise<SweepOutcome>; start(): void; stop
  */
 export function createClaimSweeper(options: ClaimSweeperOptions): ClaimSweeper {
   const log = options.logger.child({ component: 'claim-sweeper' })
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
 
   async function sweep(): Promise<SweepOutcome> {
     if (!options.projections.isLeader) return { swept: false, reason: 'not the leader' }
@@ -39,23 +38,5 @@ export function createClaimSweeper(options: ClaimSweeperOptions): ClaimSweeper {
     return { swept: true, released }
   }
 
-  return {
-    sweep,
-    start() {
-      let busy = false
-      timer = setInterval(() => {
-        // A sweep longer than the interval is not joined by another.
-        if (busy) return
-        busy = true
-        running = sweep()
-          .catch((error: unknown) => log.warn({ err: error }, 'claim sweep failed; trying again at the next interval'))
-          .finally(() => (busy = false))
-      }, options.intervalMs)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
-  }
+  return { sweep, ...everyInterval(sweep, options.intervalMs, log, 'claim sweep failed; trying again at the next interval') }
 }

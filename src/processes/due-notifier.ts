@@ -4,6 +4,7 @@ import type { Deps } from '../deps.ts'
 import type { Position } from '../eventstore/event-store.ts'
 import { dueTaskCauses, redDealCauses } from '../projections/notification-causes.ts'
 import type { ProjectionRunner } from '../projections/runner.ts'
+import { everyInterval } from './every-interval.ts'
 
 export type DueNotifierOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
   /** Only the projections' leader notifies, so one process does at a time. */
@@ -25,8 +26,6 @@ export type DueNotifier = { notify(): Promise<NotifyOutcome>; start(): void; sto
  */
 export function createDueNotifier(options: DueNotifierOptions): DueNotifier {
   const log = options.logger.child({ component: 'due-notifier' })
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
 
   async function notify(): Promise<NotifyOutcome> {
     if (!options.projections.isLeader) return { ran: false, reason: 'not the leader' }
@@ -37,23 +36,5 @@ export function createDueNotifier(options: DueNotifierOptions): DueNotifier {
     return { ran: true, raised, position }
   }
 
-  return {
-    notify,
-    start() {
-      let busy = false
-      timer = setInterval(() => {
-        // A run longer than the interval is not joined by another.
-        if (busy) return
-        busy = true
-        running = notify()
-          .catch((error: unknown) => log.warn({ err: error }, 'due notifications failed; trying again at the next interval'))
-          .finally(() => (busy = false))
-      }, options.intervalMs)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
-  }
+  return { notify, ...everyInterval(notify, options.intervalMs, log, 'due notifications failed; trying again at the next interval') }
 }
