@@ -3,7 +3,7 @@
  * or the embedded cluster): the physical ceiling (plain INSERT + COMMIT), the peer (Emmett's
  * PostgreSQL event store, a devDependency used only here) and our PostgreSQL event store, each on
  * the same pool size. Prints a table and writes bench/results/<date>.json and .md.
- * BENCH_SECONDS (default 4) sets the duration of each cell.
+ * BENCH_SECONDS (default 4) sets the duration of each cell; BENCH_KEEP_DATABASES=1 keeps the databases it seeds.
  *
  * Then, each on its own fresh database, the real app in this process over HTTP (autocannon):
  * deal commands end to end (bench/http.ts) and queries over BENCH_DEALS (default 100000) seeded
@@ -74,7 +74,9 @@ async function onFreshDatabase<T>(server: string, work: (url: string) => Promise
   try {
     return await work(withDatabase(server, name))
   } finally {
-    await dropDatabase(server, name)
+    // BENCH_KEEP_DATABASES=1 leaves the seeded database behind, to EXPLAIN a workload's queries on it.
+    if (process.env.BENCH_KEEP_DATABASES === '1') console.error(`[bench] kept database ${name}`)
+    else await dropDatabase(server, name)
   }
 }
 

@@ -78,6 +78,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   const stopping = new AbortController()
   let running: Promise<void> | undefined
   let followerPoll: NodeJS.Timeout | undefined
+  /** The last position announced to followers as reached by every read model. */
+  let announced: Position | undefined
 
   const rebuilds = new Map<string, RebuildProgress | null>()
   const rebuildFailures = new Map<string, unknown>()
@@ -101,9 +103,14 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     // What every read model reflects now, from memory: a projector with nothing to apply saves its
     // checkpoint only when idle, so the checkpoint table alone would keep a follower waiting for it.
     // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
+    // Only when that position moved: it moves when the slowest lane does, not at every lane's page
+    // (one create's events pass through every lane; announcing each was ~17 NOTIFYs per create).
     if (leadership.isLeader && notices) {
       const all = reachedByAll()
-      if (all) notices.appended(formatPosition(all))
+      if (all && (!announced || comparePositions(all, announced) > 0)) {
+        announced = all
+        notices.appended(formatPosition(all))
+      }
     }
   }
 
