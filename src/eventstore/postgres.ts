@@ -51,31 +51,26 @@ const APPEND_SQL = `
   RETURNING transaction_id::text AS commit, global_position::text AS prepare, stream_revision::text AS revision`
 
 /*
- * A guarded append runs in an explicit READ COMMITTED transaction:
- *   1. LOCK_STREAMS_SQL: the guard stream's lock shared, and the appended stream's lock exclusive
- *      (APPEND_SQL takes it again, which is a no-op for a lock already held). Shared, so guarded
- *      appends against one guard stream never wait for each other; an append to the guard stream
- *      needs it exclusive, so it waits for them to end, and those queued after it wait for it.
- *      Both locks are taken in key order, so guards that cross (A guarded by B while B is guarded
- *      by A) cannot deadlock; a guard on the appended stream itself takes the one exclusive lock.
- *   2. STREAM_REVISION_SQL, a new statement and hence a fresh snapshot taken under the lock: every
- *      append to the guard stream that ever held the lock before us has committed and is visible,
- *      and none can commit before we do. Mismatch: ROLLBACK, WrongExpectedRevisionError.
- *   3. APPEND_SQL, then COMMIT.
+ * A guarded append, or an append to several streams, is one call of crm_append_streams
+ * (migrations/…-append-streams-function.ts), one statement and one round trip:
+ *   1. the appended streams' locks exclusive and the guards' shared (APPEND_SQL takes the same
+ *      exclusive lock). Shared, so guarded appends against one guard stream never wait for each
+ *      other; an append to the guard stream needs it exclusive, so it waits for them to end, and
+ *      those queued after it wait for it. All locks are taken in key order, so guards that cross
+ *      (A guarded by B while B is guarded by A) cannot deadlock; a guard on the appended stream
+ *      itself takes the one exclusive lock.
+ *   2. each guard's revision, then each stream's expectation, read by a statement of its own, hence
+ *      a fresh snapshot taken under the locks: every append to those streams that ever held a lock
+ *      before us has committed and is visible, and none can commit before we do. Mismatch: SQLSTATE
+ *      CRM01 (the stream in the detail, its revision in the hint), nothing written.
+ *   3. the events, stream by stream; the statement's commit makes them visible together.
  * So once an append to the guard stream has committed, no guarded append that expected the older
  * revision can commit; and the guarded appends that did commit first got their transaction ids
  * before it was granted its lock, so their positions precede its events in the log.
- * The ORDER BY makes PostgreSQL call the lock functions in key order (output expressions are
- * evaluated after sorting when ORDER BY does not reference them; SELECT reference page).
- * A multi-stream append (a name claim with the record that holds it) is the same transaction with
- * every appended stream's lock exclusive, then one APPEND_SQL per stream: all commit or none.
+ * A multi-stream append (a name claim with the record that holds it): all commit or none.
  */
-const LOCK_STREAMS_SQL = `
-  SELECT CASE WHEN k.exclusive THEN pg_advisory_xact_lock(k.key) ELSE pg_advisory_xact_lock_shared(k.key) END AS locked
-  FROM (SELECT ${streamLockKey('v.name')} AS key, bool_or(v.exclusive) AS exclusive
-        FROM unnest($1::text[], $2::boolean[]) AS v(name, exclusive)
-        GROUP BY 1) k
-  ORDER BY k.key`
+const APPEND_STREAMS_SQL = 'SELECT commit, prepare, revision FROM crm_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)'
+const WRONG_REVISION = 'CRM01'
 
 const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
 
@@ -141,23 +136,22 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const { guard } = opts
     // A checked-out client survives an expected error; pool.query() would discard the connection.
     const client = await pool.connect()
-    let broken: Error | undefined
     try {
       for (;;) {
         try {
-          const rows = guard ? await lockedTransaction(client, [streamName], [guard], append, (error) => (broken = error)) : await append(client)
+          const rows = guard ? await appendStreams(client, [{ streamName, events, expectedRevision: expected }], [guard]) : await append(client)
           return appended(rows)
         } catch (error) {
           const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
           // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry
-          // (a guarded append retries its whole transaction, guard check included).
-          if (raced && !broken && (mode === 'any' || mode === 'stream_exists')) continue
-          if (raced && !broken) throw await conflict(client, streamName, expected)
+          // (a guarded append retries its whole statement, guard check included).
+          if (raced && (mode === 'any' || mode === 'stream_exists')) continue
+          if (raced) throw await conflict(client, streamName, expected)
           throw error
         }
       }
     } finally {
-      client.release(broken)
+      client.release()
     }
   }
 
@@ -165,18 +159,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const guards = opts.guards ?? []
     if (writes.length === 1 && guards.length <= 1) return appendToStream(writes[0]!.streamName, writes[0]!.events, { expectedRevision: writes[0]!.expectedRevision, guard: guards[0] })
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
-    const appends = writes.map(appendOf)
     const client = await pool.connect()
-    let broken: Error | undefined
     try {
-      const rows = await lockedTransaction(client, writes.map((w) => w.streamName), guards, async (c) => {
-        const all: AppendedRow[] = []
-        for (const append of appends) all.push(...(await append(c)))
-        return all
-      }, (error) => (broken = error))
-      return appended(rows)
+      return appended(await appendStreams(client, writes, guards))
     } finally {
-      client.release(broken)
+      client.release()
     }
   }
 
@@ -269,19 +256,19 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
 type AppendedRow = { commit: string; prepare: string; revision: string }
 
+/** The events as the append statements' parallel arrays: ids, types, schema versions, data, metadata. */
+const eventColumns = (events: readonly NewEvent[]) => [
+  events.map((e) => e.id ?? randomUUID()),
+  events.map((e) => e.type),
+  events.map((e) => e.schemaVersion ?? 1),
+  events.map((e) => JSON.stringify(e.data ?? null)),
+  events.map((e) => JSON.stringify(e.metadata ?? {})),
+]
+
 /** One stream's APPEND_SQL on a client, refused with WrongExpectedRevisionError when its expectation does not hold. */
 function appendOf({ streamName, events, expectedRevision: expected }: StreamWrite): (client: pg.PoolClient) => Promise<AppendedRow[]> {
   if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
-  const values = [
-    streamName,
-    typeof expected === 'bigint' ? 'exact' : expected,
-    typeof expected === 'bigint' ? expected.toString() : null,
-    events.map((e) => e.id ?? randomUUID()),
-    events.map((e) => e.type),
-    events.map((e) => e.schemaVersion ?? 1),
-    events.map((e) => JSON.stringify(e.data ?? null)),
-    events.map((e) => JSON.stringify(e.metadata ?? {})),
-  ]
+  const values = [streamName, typeof expected === 'bigint' ? 'exact' : expected, typeof expected === 'bigint' ? expected.toString() : null, ...eventColumns(events)]
   return async (client) => {
     const { rows } = await client.query<AppendedRow>({ name: 'es_append', text: APPEND_SQL, values })
     if (rows.length === 0) throw await conflict(client, streamName, expected)
@@ -289,33 +276,31 @@ function appendOf({ streamName, events, expectedRevision: expected }: StreamWrit
   }
 }
 
-/**
- * One append transaction over `streams` (each locked exclusively) and guards (locked shared, each
- * revision checked under the lock): see LOCK_STREAMS_SQL. Rolls back on any error,
- * reporting a failed rollback to `onBroken`.
- */
-async function lockedTransaction(
-  client: pg.PoolClient,
-  streams: readonly string[],
-  guards: readonly StreamGuard[],
-  append: (client: pg.PoolClient) => Promise<AppendedRow[]>,
-  onBroken: (error: Error) => void,
-): Promise<AppendedRow[]> {
-  // Explicitly READ COMMITTED: step 2 needs a snapshot taken after the lock, which REPEATABLE READ or SERIALIZABLE defaults would not give.
-  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED')
+/** Writes (and guards) in one crm_append_streams call; a failed expectation is WrongExpectedRevisionError naming its stream. */
+async function appendStreams(client: pg.PoolClient, writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendedRow[]> {
+  const streamOf = writes.flatMap((write, i) => write.events.map(() => i + 1))
+  const events = writes.flatMap((write) => write.events)
+  const expectations = new Map<string, ExpectedRevision>([...guards.map((g) => [g.streamName, g.revision] as const), ...writes.map((w) => [w.streamName, w.expectedRevision] as const)])
   try {
-    const names = [...streams, ...guards.map((g) => g.streamName)]
-    await client.query({ name: 'es_lock_streams', text: LOCK_STREAMS_SQL, values: [names, names.map((_, i) => i < streams.length)] })
-    for (const guard of guards) {
-      const actual = await streamRevision(client, guard.streamName)
-      if (actual !== guard.revision) throw new WrongExpectedRevisionError(guard.streamName, guard.revision, actual)
-    }
-    const rows = await append(client)
-    await client.query('COMMIT')
+    const { rows } = await client.query<AppendedRow>({
+      name: 'es_append_streams',
+      text: APPEND_STREAMS_SQL,
+      values: [
+        writes.map((w) => w.streamName),
+        writes.map((w) => (typeof w.expectedRevision === 'bigint' ? 'exact' : w.expectedRevision)),
+        writes.map((w) => (typeof w.expectedRevision === 'bigint' ? w.expectedRevision.toString() : null)),
+        guards.map((g) => g.streamName),
+        guards.map((g) => (g.revision === 'no_stream' ? null : g.revision.toString())),
+        streamOf,
+        ...eventColumns(events),
+      ],
+    })
     return rows
   } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => onBroken(rollbackError as Error))
-    throw error
+    const { code, detail, hint } = error as { code?: string; detail?: string; hint?: string }
+    if (code !== WRONG_REVISION || detail === undefined) throw error
+    const actual = BigInt(hint ?? '-1')
+    throw new WrongExpectedRevisionError(detail, expectations.get(detail) ?? 'any', actual < 0n ? 'no_stream' : actual)
   }
 }
 
