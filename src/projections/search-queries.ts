@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, RawBuilder } from 'kysely'
 import type { Viewer } from './opportunity-queries.ts'
-import { hasTrigrams, partitionOf } from './search.ts'
+import { hasTrigrams, partitionOf, viewerWord } from './search.ts'
 import { KIND_SPECS } from './search-documents.ts'
 import type { KindSpec, SearchKind } from './search-documents.ts'
 
@@ -55,6 +55,17 @@ function visibleTo(viewer: Viewer, spec: KindSpec): RawBuilder<boolean> {
   return sql`(created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(assigned_to))`
 }
 
+/**
+ * The same visibility as a word of the document (projections/search.ts `viewers`): a member's
+ * match is then one GIN lookup that intersects the query's words with the member's records,
+ * instead of fetching every record that matches and dropping those of others (all 1,111 matches
+ * of "acme corp" when none is the member's). Null when the kind needs no such word for the viewer.
+ */
+function visibilityWord(viewer: Viewer, spec: KindSpec): RawBuilder<string> | null {
+  if (!spec.restricted || viewer.isAdmin || viewer.profileId === null) return null
+  return sql<string>`quote_literal(${viewerWord(viewer.profileId)})::tsquery`
+}
+
 type Search = { viewer: Viewer; text: string; perKind: number }
 
 // Each kind is read from its own partition, planned with its own statistics (projections/search.ts).
@@ -70,8 +81,10 @@ function prefixes(s: Search, spec: KindSpec, words: string | null): RawBuilder<S
 
 /** Tier 1: up to WORD_CANDIDATES records holding every word, the best ranked of them. */
 function wordMatches(s: Search, spec: KindSpec, words: string): RawBuilder<SearchHit> {
+  const visible = visibilityWord(s.viewer, spec)
+  const query = visible ? sql`(to_tsquery('simple', ${words}) && ${visible})` : sql`to_tsquery('simple', ${words})`
   return sql<SearchHit>`(SELECT ${shown}, 1 + ${rankOf(words)} AS score
-    FROM (SELECT * FROM ${table(spec)} WHERE ${ofKind(s, spec)} AND tsv @@ to_tsquery('simple', ${words}) LIMIT ${WORD_CANDIDATES}) candidates
+    FROM (SELECT * FROM ${table(spec)} WHERE ${ofKind(s, spec)} AND tsv @@ ${query} LIMIT ${WORD_CANDIDATES}) candidates
     ORDER BY score DESC, lower(title), id LIMIT ${s.perKind})`
 }
 
@@ -80,8 +93,10 @@ const rankOf = (words: string | null) => (words === null ? sql`0` : sql`ts_rank(
 /** Tier 0: names containing the text, or a word close to it (pg_trgm word similarity): up to FUZZY_CANDIDATES, the most similar of them. */
 function fuzzy(s: Search, spec: KindSpec, missing: number, found: string[]): RawBuilder<SearchHit> {
   const text = s.text.toLowerCase()
+  // A member's viewer word is the trigram index's second column: one index scan yields only their records.
+  const viewer = visibilityWord(s.viewer, spec) && s.viewer.profileId ? sql`AND viewers @> ARRAY[${viewerWord(s.viewer.profileId)}]::text[]` : sql``
   return sql<SearchHit>`(SELECT ${shown}, word_similarity(${text}, names) AS score
-    FROM (SELECT * FROM ${table(spec)} WHERE ${ofKind(s, spec)} AND (${text} <% names OR names ILIKE ${likeContains(text)}) AND id <> ALL(${found}::uuid[]) LIMIT ${FUZZY_CANDIDATES}) candidates
+    FROM (SELECT * FROM ${table(spec)} WHERE ${ofKind(s, spec)} AND (${text} <% names OR names ILIKE ${likeContains(text)}) ${viewer} AND id <> ALL(${found}::uuid[]) LIMIT ${FUZZY_CANDIDATES}) candidates
     ORDER BY score DESC, lower(title), id LIMIT ${missing})`
 }
 

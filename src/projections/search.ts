@@ -37,6 +37,15 @@ function changesOf(type: string, data: EventData): Fields {
   return data
 }
 
+/** A member's visibility as a word of their documents' `tsv`: 'v' and the profile id's hex digits (projections/search-queries.ts). */
+export const viewerWord = (profileId: string) => `v${profileId.replaceAll('-', '')}`
+
+/** Who may see a document besides admins: its creator and assignees, for the kinds whose lists are restricted. */
+function viewersOf(restricted: boolean, createdBy: string | null, assignedTo: readonly string[]): string[] {
+  if (!restricted) return []
+  return [...new Set([createdBy, ...assignedTo].filter((id): id is string => Boolean(id)).map(viewerWord))]
+}
+
 /** The extension may be missing (migrations/…-pg-trgm.ts): then no trigram index and no fuzzy tier. */
 export async function hasTrigrams(db: Kysely<any>): Promise<boolean> {
   const { rows } = await sql<{ present: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS present`.execute(db)
@@ -67,9 +76,11 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'uuid')
     .addColumn('assigned_to', sql`uuid[]`, (c) => c.notNull())
     .addColumn('restricted', 'boolean', (c) => c.notNull())
+    .addColumn('viewers', sql`text[]`, (c) => c.notNull())
     // 'simple': names and emails are not stemmed nor dropped as stop words, whatever their language.
+    // The viewers' words are lexemes as they are (array_to_tsvector), matched only by a member's query.
     .addColumn('tsv', sql`tsvector`, (c) =>
-      c.generatedAlwaysAs(sql`setweight(to_tsvector('simple'::regconfig, names), 'A') || setweight(to_tsvector('simple'::regconfig, coalesce(account_name, '') || ' ' || terms), 'B')`).stored(),
+      c.generatedAlwaysAs(sql`setweight(to_tsvector('simple'::regconfig, names), 'A') || setweight(to_tsvector('simple'::regconfig, coalesce(account_name, '') || ' ' || terms), 'B') || array_to_tsvector(viewers)`).stored(),
     )
     .modifyEnd(sql`PARTITION BY LIST (kind)`)
     .execute()
@@ -80,18 +91,19 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX search_name_prefix ON search_documents (org_id, lower(names) COLLATE "C")`.execute(db)
   await sql`CREATE INDEX search_words ON search_documents USING gin (tsv) WITH (fastupdate = off)`.execute(db)
   await sql`CREATE INDEX search_deal_account ON search_documents (account_id) WHERE account_id IS NOT NULL`.execute(db)
-  if (await hasTrigrams(db)) await sql`CREATE INDEX search_name_trigrams ON search_documents USING gin (names gin_trgm_ops) WITH (fastupdate = off)`.execute(db)
+  // viewers as a second column: a member's fuzzy match is one scan of this index, their records only.
+  if (await hasTrigrams(db)) await sql`CREATE INDEX search_name_trigrams ON search_documents USING gin (names gin_trgm_ops, viewers) WITH (fastupdate = off)`.execute(db)
 }
 
-const documentColumns = (spec: KindSpec, fields: Fields) => ({
-  ...spec.document(fields),
-  account_id: (fields.account as string | null | undefined) ?? null,
-  assigned_to: (fields.assigned_to as string[] | undefined) ?? [],
-})
+function documentColumns(spec: KindSpec, fields: Fields, createdBy: string | null) {
+  const assignedTo = (fields.assigned_to as string[] | undefined) ?? []
+  return { ...spec.document(fields), account_id: (fields.account as string | null | undefined) ?? null, assigned_to: assignedTo, viewers: viewersOf(spec.restricted, createdBy, assignedTo) }
+}
 
 function rowOf(spec: KindSpec, id: string, data: EventData): Record<string, unknown> {
   const fields = pick(spec, data)
-  return { id, org_id: data.org_id, kind: spec.kind, ...documentColumns(spec, fields), fields, account_name: null, created_by: data.created_by ?? null, restricted: spec.restricted }
+  const createdBy = (data.created_by as string | undefined) ?? null
+  return { id, org_id: data.org_id, kind: spec.kind, ...documentColumns(spec, fields, createdBy), fields, account_name: null, created_by: createdBy, restricted: spec.restricted }
 }
 
 /** Deals take the name of their account's document (null when it has none, or it was deleted). */
@@ -123,11 +135,11 @@ async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
   }
   const changed = pick(spec, changesOf(recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
   if (!Object.keys(changed).length) return
-  const row = await trx.selectFrom(table).select('fields').where('id', '=', id).executeTakeFirst()
+  const row = await trx.selectFrom(table).select(['fields', 'created_by']).where('id', '=', id).executeTakeFirst()
   if (!row) return
   // The stored fields merged with the change: applying the same change twice gives the same document.
   const fields = { ...(row.fields as Fields), ...changed }
-  await trx.updateTable(table).set({ ...documentColumns(spec, fields), fields: JSON.stringify(fields) }).where('id', '=', id).execute()
+  await trx.updateTable(table).set({ ...documentColumns(spec, fields, row.created_by as string | null), fields: JSON.stringify(fields) }).where('id', '=', id).execute()
   if (spec.kind === 'deal' && 'account' in changed) {
     await trx.updateTable(table).set({ account_name: null }).where('id', '=', id).execute()
     await lookUpAccountNames(trx, [id])
@@ -153,7 +165,8 @@ async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[
 
 export const searchProjector: Projector = {
   name: 'search',
-  version: 1,
+  // 2: viewers, in tsv and the trigram index (members' searches intersect them in the index).
+  version: 2,
   eventTypes: [...ACTIONS.keys()],
   // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
   tables: [SEARCH_TABLE, ...SEARCH_KINDS.map(partitionOf)],
