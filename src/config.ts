@@ -9,6 +9,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /** API processes sharing the port (node:cluster); 1: one process, no cluster primary. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
@@ -56,6 +58,7 @@ export type Config = Readonly<{
   env: 'development' | 'production' | 'test'
   host: string
   port: number
+  webConcurrency: number
   databaseUrl: string | undefined
   dataDir: string
   embeddedPgPort: number
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    webConcurrency: e.WEB_CONCURRENCY,
     databaseUrl: e.DATABASE_URL,
     dataDir: resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,

@@ -107,7 +107,8 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   }
 }
 
-async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
+/** DATABASE_URL, or the embedded cluster under DATA_DIR (started, or attached to; `owner` stops it at close). */
+export async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stopEmbedded: async () => {} }
   const cluster = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger, { owner })
   await createDatabase(cluster.url, EMBEDDED_DATABASE, { ifMissing: true })
