@@ -1,6 +1,6 @@
 /** One autocannon cell against the bench server, as a table row: ops/s, latency, non-2xx, the server's peak RSS, read-your-writes waits. */
 import autocannon from 'autocannon'
-import type { Request } from 'autocannon'
+import type { Request, Result } from 'autocannon'
 import type { BenchApp } from './app.ts'
 import type { Cell } from './measure.ts'
 
@@ -22,9 +22,14 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
   const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
   clearInterval(sampler)
   const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
+  return { ...cellOf(workload, connections, result), peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }
+}
+
+/** An autocannon result as a table row: ops/s counts 2xx answers only. */
+export function cellOf(workload: string, clients: number, result: Result): Cell {
   return {
     workload,
-    clients: connections,
+    clients,
     ops: result['2xx'],
     opsPerSec: result['2xx'] / result.duration,
     eventsPerSec: NaN,
@@ -32,8 +37,6 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
     p99Ms: result.latency.p99,
     errors: result.non2xx + result.errors,
     non2xx: result.non2xx,
-    peakRssMb: Math.round(peakRss),
-    ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}),
   }
 }
 

@@ -8,7 +8,7 @@
  * Then, each on its own fresh database, the real app in this process over HTTP (autocannon):
  * deal commands end to end (bench/http.ts) and queries over BENCH_DEALS (default 100000) seeded
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
- * searched kind (bench/search.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,queries,search runs only those.
+ * searched kind (bench/search.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,search runs only those.
  */
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
@@ -29,6 +29,7 @@ import { startBenchApp } from './app.ts'
 import { failures } from './cannon.ts'
 import { httpCells } from './http.ts'
 import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
+import { webConcurrencyCells } from './web-concurrency.ts'
 import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
 import { PARALLEL, QUERY_CLIENTS, queryCells } from './queries.ts'
@@ -303,6 +304,7 @@ const { cells, rebuild, seeding, search } = await onCluster(async (server) => {
     })
   if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
   if (runs('two-processes')) await onBenchApps(server, async (start) => cells.push(...(await twoProcessCells(start, SECONDS, [8, 32])).cells))
+  if (runs('web-concurrency')) await onFreshDatabase(server, async (url) => cells.push(...(await webConcurrencyCells(url, SECONDS, [8, 32]))))
   if (runs('queries'))
     await onBenchApp(server, async (bench) => {
       const result = await queryCells(bench, DEALS, SECONDS)

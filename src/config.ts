@@ -9,7 +9,11 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /** API processes sharing the port (node:cluster); 1: one process, no cluster primary. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** A streaming replica of DATABASE_URL's database: the API's GET requests read from it. */
+  DATABASE_READ_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   PG_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
@@ -56,7 +60,9 @@ export type Config = Readonly<{
   env: 'development' | 'production' | 'test'
   host: string
   port: number
+  webConcurrency: number
   databaseUrl: string | undefined
+  databaseReadUrl: string | undefined
   dataDir: string
   embeddedPgPort: number
   pgPoolSize: number
@@ -113,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   }
   const e = parsed.data
   const warnings: string[] = []
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_READ_URL: expected DATABASE_URL too (the primary the replica follows; the embedded cluster has no replica)')
+  }
   if (e.EVENT_STORE === 'kurrentdb' && !e.EVENTSTORE_URL) {
     throw new ConfigError('Invalid configuration:\n  EVENTSTORE_URL: expected a connection string when EVENT_STORE=kurrentdb')
   }
@@ -136,7 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
+    webConcurrency: e.WEB_CONCURRENCY,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     dataDir: resolve(e.DATA_DIR),
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     pgPoolSize: e.PG_POOL_SIZE,

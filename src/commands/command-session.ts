@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts'
 import { maxPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
+import { ProjectionLagError } from '../projections/runner.ts'
 import type { Caller } from './caller.ts'
 import type { CommandRunner } from './command-runner.ts'
 import { handleCommand } from './handle-command.ts'
@@ -32,8 +33,15 @@ export function commandSession(store: EventStore, caller: Caller): CommandSessio
 
 /**
  * Read-your-writes: waits until the read models have applied `position` (nothing to wait for when
- * null), or fails with ProjectionLagError after READ_YOUR_WRITES_TIMEOUT_MS.
+ * null), or fails with ProjectionLagError after READ_YOUR_WRITES_TIMEOUT_MS. Work served by a read
+ * replica also waits until the replica has replayed the transactions that applied it.
  */
-export async function readModelsAt({ projections, config }: Pick<Deps, 'projections' | 'config'>, position: Position | null): Promise<void> {
-  if (position) await projections.waitFor(position, config.readYourWritesTimeoutMs)
+export async function readModelsAt({ projections, config, readReplica }: Pick<Deps, 'projections' | 'config' | 'readReplica'>, position: Position | null): Promise<void> {
+  if (!position) return
+  const timeoutMs = config.readYourWritesTimeoutMs
+  if (!readReplica?.serving()) return projections.waitFor(position, timeoutMs)
+  const deadline = Date.now() + timeoutMs
+  // On the primary: what the runner starts while waiting (a follower's checkpoint poll) must not read the lagging replica.
+  await readReplica.onPrimary(() => projections.waitFor(position, timeoutMs))
+  if (!(await readReplica.replayedPrimary(deadline))) throw new ProjectionLagError(position, timeoutMs)
 }

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import type { ColumnType, Generated } from 'kysely'
+import type { ColumnType, Generated, PostgresPool } from 'kysely'
 
 // int8 and numeric come back as strings; event positions are converted to bigint where read.
 export type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>
@@ -141,6 +141,7 @@ export function createPool(url: string, max: number): pg.Pool {
   return pool
 }
 
-export function createDb(pool: pg.Pool): Db {
+/** `pool`: a pg pool, or any kysely PostgresPool (db/read-replica.ts routes between two). */
+export function createDb(pool: PostgresPool): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
 }

@@ -28,11 +28,24 @@ export function minPositionOf(request: FastifyRequest): Position | undefined {
  * a write answered, possibly on another instance) waits until the read models have applied it, up
  * to READ_YOUR_WRITES_TIMEOUT_MS, then answers 503 (ProjectionLagError). Requests without one are
  * untouched. Added on the root instance after authentication, so only callers with a credential wait.
+ *
+ * With a read replica (DATABASE_READ_URL), the rest of such a GET (the wait included) runs against
+ * the replica: `done` is called inside `serve`, and Fastify runs the later hooks and the handler
+ * from that call, so they inherit its async context. (An async hook would not: Fastify goes on from
+ * the promise it returns, in its own context.)
  */
-export function registerMinPosition(app: FastifyInstance, deps: Pick<Deps, 'projections' | 'config'>): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.method !== 'GET' || !request.routeOptions.url?.startsWith('/api/')) return
-    const position = minPositionOf(request)
-    await readModelsAt(deps, position ?? null)
+export function registerMinPosition(app: FastifyInstance, deps: Pick<Deps, 'projections' | 'config' | 'readReplica'>): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.method !== 'GET' || !request.routeOptions.url?.startsWith('/api/')) return done()
+    const wait = async () => {
+      try {
+        await readModelsAt(deps, minPositionOf(request) ?? null)
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
+    }
+    if (deps.readReplica) deps.readReplica.serve(wait)
+    else void wait()
   })
 }

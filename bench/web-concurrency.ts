@@ -1,0 +1,117 @@
+/**
+ * Issue 20, every core: the same reads against the real server (src/main.ts, NODE_ENV=production,
+ * LOG_LEVEL=warn) started with WEB_CONCURRENCY=1 and then 2, on one fresh database with
+ * SEEDED_DEALS deals: the deal list and a deal's detail, at each client count. The ratio of the
+ * two rows is what a second process buys on this machine (the load generator, PostgreSQL and the
+ * workers share its cores).
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
+import autocannon from 'autocannon'
+import { loadConfig } from '../src/config.ts'
+import { createDb, createPool } from '../src/db/database.ts'
+import { freePort } from '../src/db/embedded-postgres.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { createAccessTokenSigner } from '../src/identity/jwt.ts'
+import { bootstrapOrganization } from '../src/identity/memberships.ts'
+import { cellOf } from './cannon.ts'
+import type { Cell } from './measure.ts'
+
+const SEEDED_DEALS = 200
+const JWT_SECRET = randomBytes(32).toString('base64url')
+
+export async function webConcurrencyCells(url: string, seconds: number, clientCounts: number[], processCounts = [1, 2]): Promise<Cell[]> {
+  const pool = createPool(url, 2)
+  const db = createDb(pool)
+  await migrateToLatest(db)
+  const org = await bootstrapOrganization(db, { name: 'Web concurrency bench', email: 'admin@web-concurrency.bench' })
+  await db.destroy()
+  const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET, ACCESS_TOKEN_TTL_SECONDS: '86400' })
+  const headers = { authorization: `Bearer ${(await createAccessTokenSigner(config))({ sub: org.user_id, org_id: org.org_id })}` }
+  const cells: Cell[] = []
+  let ids: string[] = []
+  for (const processes of processCounts) {
+    const server = await startServer(url, processes, headers)
+    try {
+      if (ids.length === 0) ids = await seedDeals(server.base, headers)
+      const label = `${processes} process${processes > 1 ? 'es' : ''}`
+      await autocannon({ url: `${server.base}/api/opportunities/`, connections: 8, duration: 1, headers }) // warm-up, not recorded
+      for (const clients of clientCounts) {
+        cells.push(await reads(`GET deal list, ${label}`, server.base, '/api/opportunities/', clients, seconds, headers))
+        const detail = (i: number) => `/api/opportunities/${ids[i % ids.length]}/`
+        cells.push(await reads(`GET deal detail, ${label}`, server.base, detail, clients, seconds, headers))
+      }
+    } finally {
+      await server.stop()
+    }
+  }
+  return cells
+}
+
+async function reads(workload: string, base: string, path: string | ((i: number) => string), clients: number, seconds: number, headers: Record<string, string>): Promise<Cell> {
+  let i = 0
+  const setupRequest = typeof path === 'string' ? undefined : (request: object) => ({ ...request, path: path(i++) })
+  const result = await autocannon({ url: base, connections: clients, duration: seconds, headers, requests: [{ method: 'GET', path: typeof path === 'string' ? path : path(0), ...(setupRequest ? { setupRequest } : {}) }] })
+  return cellOf(workload, clients, result)
+}
+
+async function seedDeals(base: string, headers: Record<string, string>): Promise<string[]> {
+  const ids: string[] = []
+  const worker = async (w: number) => {
+    for (let i = w; i < SEEDED_DEALS; i += 8) {
+      const answer = await fetch(`${base}/api/opportunities/`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Web concurrency deal ${i}`, amount: `${1000 + i}.00`, currency: 'USD' }),
+      })
+      if (!answer.ok) throw new Error(`seeding a deal answered ${answer.status}: ${await answer.text()}`)
+      ids.push(((await answer.json()) as { id: string }).id)
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)))
+  return ids
+}
+
+type Server = { base: string; stop(): Promise<void> }
+
+/** src/main.ts with WEB_CONCURRENCY=`processes`, ready once that many workers answer (exactly one of them leading). */
+async function startServer(databaseUrl: string, processes: number, headers: Record<string, string>): Promise<Server> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, JWT_SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEB_CONCURRENCY: String(processes) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const stop = async () => {
+    child.kill('SIGTERM')
+    await exited
+  }
+  const deadline = Date.now() + 60_000
+  const leaderFlags = new Set<boolean>()
+  // Each probe on a new connection, which the cluster primary hands to the next worker in turn.
+  while (!(leaderFlags.has(true) && leaderFlags.size === Math.min(processes, 2))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop()
+      throw new Error(`the server with WEB_CONCURRENCY=${processes} did not get ready within 60 s`)
+    }
+    const leader = await probeLeader(base, headers)
+    if (leader !== undefined) leaderFlags.add(leader)
+    else await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { base, stop }
+}
+
+/** Whether the worker answering GET /api/projections/ leads; undefined while nothing answers yet. */
+function probeLeader(base: string, headers: Record<string, string>): Promise<boolean | undefined> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${base}/api/projections/`, { agent: false, headers }, (res) => {
+      let text = ''
+      res.on('data', (chunk: Buffer) => (text += chunk))
+      res.on('end', () => resolve(res.statusCode === 200 ? (JSON.parse(text) as { leader: boolean }).leader : undefined))
+    })
+    req.on('error', () => resolve(undefined))
+    req.end()
+  })
+}
