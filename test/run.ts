@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 
 const log = { info: (m: string) => console.error(`[test] ${m}`), debug: () => {} }
-const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: false })
+const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: false, durable: false })
 const databaseUrl = process.env.DATABASE_URL ?? cluster!.url
 log.info(`tests use PostgreSQL at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}`)
 

@@ -20,7 +20,13 @@ const PASSWORD = 'postgres'
  * Starts (or attaches to) the PostgreSQL cluster under `<dataDir>/pg`.
  * PostgreSQL refuses to run as root, so as root a `postgres` OS user runs it.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger, options: { owner: boolean }): Promise<EmbeddedCluster> {
+/**
+ * `durable: false` (the test suite's throwaway cluster) runs without fsync, synchronous commit and
+ * full-page writes: every test file creates databases, tables and indexes and commits thousands of
+ * small transactions, each of which would otherwise wait for the disk. Only a crash of the machine
+ * (not of a test's server, nor a clean stop) can lose such a cluster's data. Never for `npm start`.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger, options: { owner: boolean; durable?: boolean }): Promise<EmbeddedCluster> {
   const databaseDir = join(dataDir, 'pg')
   const running = await runningCluster(databaseDir)
   if (running !== undefined) {
@@ -41,7 +47,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     password: PASSWORD,
     persistent: true,
     createPostgresUser: runAsPostgresUser,
-    postgresFlags: ['-c', 'listen_addresses=localhost'],
+    postgresFlags: ['-c', 'listen_addresses=localhost', ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
     onLog: (m: unknown) => log.debug(String(m).trim()),
     onError: (m: unknown) => log.info(`embedded PostgreSQL: ${String(m).trim()}`),
   })
