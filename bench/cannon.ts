@@ -3,6 +3,7 @@ import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import type { BenchApp } from './app.ts'
 import type { Cell } from './measure.ts'
+import { cellFinished } from './progress.ts'
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
 
@@ -22,7 +23,7 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
   const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
   clearInterval(sampler)
   const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
-  return {
+  const cell: Cell = {
     workload,
     clients: connections,
     ops: result['2xx'],
@@ -35,6 +36,8 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
     peakRssMb: Math.round(peakRss),
     ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}),
   }
+  cellFinished(cell)
+  return cell
 }
 
 /** The log's current head: the position of a throwaway append (a stream no projector reads). */
