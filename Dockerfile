@@ -21,4 +21,4 @@ USER node
 EXPOSE 8000
 # node directly (not npm) so SIGTERM reaches the server and it drains gracefully. The heap flags
 # are `npm start`'s (test/smoke/start-command.test.ts keeps the two the same).
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=128", "--max-semi-space-size=8", "dist/src/main.js"]
