@@ -3,10 +3,12 @@
  * process's own connection to that database (to seed events and watch the projections). The load
  * generator runs here, so the server's RSS and event loop are its own; they still share the 2 cores.
  */
-import { fork } from 'node:child_process'
+import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { createDb, createPool } from '../src/db/database.ts'
 import type { Database } from '../src/db/database.ts'
@@ -14,6 +16,8 @@ import { comparePositions, formatPosition, parsePosition } from '../src/eventsto
 import type { EventStore, Position } from '../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
 import { readCheckpoints } from '../src/projections/checkpoints.ts'
+import { startFlags } from '../test/helpers/process.ts'
+import { countLine, progress, reporting } from './progress.ts'
 
 export type Member = { profileId: string; headers: { authorization: string } }
 
@@ -51,14 +55,21 @@ export type BenchApp = {
   stop(): Promise<void>
 }
 
-/** The server's V8 heap limit: what a 300 MB container would give it (BENCH_SERVER_HEAP_MB; 0 = Node's default). */
-const HEAP_MB = Number(process.env.BENCH_SERVER_HEAP_MB ?? 0)
+/** The bench server's node flags: npm start's, or BENCH_SERVER_FLAGS (empty: Node's defaults). */
+export const SERVER_FLAGS = process.env.BENCH_SERVER_FLAGS === undefined ? startFlags() : process.env.BENCH_SERVER_FLAGS.split(' ').filter(Boolean)
+
+/** The compiled tree of tsconfig.bench.json: the service as production runs it, and bench/server.ts. */
+export const COMPILED = fileURLToPath(new URL('./tmp/dist/', import.meta.url))
+
+/** Compiles src/, migrations/ and bench/server.ts into COMPILED (incremental: seconds when nothing changed). */
+export function compileBenchServer(): void {
+  progress(`compiling the server (tsc -p tsconfig.bench.json); it runs with ${SERVER_FLAGS.join(' ') || "Node's default heap"}`)
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+  execFileSync(process.execPath, [tsc, '-p', fileURLToPath(new URL('../tsconfig.bench.json', import.meta.url))], { stdio: 'inherit' })
+}
 
 export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
-  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    execArgv: ['--import', 'tsx', ...(HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : [])],
-  })
+  const child = fork(`${COMPILED}bench/server.js`, [], { env: { ...process.env, DATABASE_URL: databaseUrl }, execArgv: SERVER_FLAGS })
   const ready = (await nextMessage(child, 'ready')) as Extract<ToParent, { type: 'ready' }>
   const pool = createPool(databaseUrl, 20)
   const db = createDb(pool)
@@ -69,13 +80,19 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
     db,
     store,
     serverLog,
-    serverRssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
+    serverRssMb: () => rssMb(child.pid!),
     async waitForProjections(position, timeoutMs) {
       const deadline = Date.now() + timeoutMs
-      while ((await readCheckpoints(db)).some((c) => comparePositions(c.position, position) < 0)) {
-        if (Date.now() > deadline) throw new Error(`projections did not reach ${formatPosition(position)} in ${timeoutMs} ms`)
-        await new Promise((resolve) => setTimeout(resolve, 100))
+      const t0 = performance.now()
+      const total = await eventsUpTo(db, position)
+      const waiting = async () => {
+        while ((await readCheckpoints(db)).some((c) => comparePositions(c.position, position) < 0)) {
+          if (Date.now() > deadline) throw new Error(`projections did not reach ${formatPosition(position)} in ${timeoutMs} ms`)
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
       }
+      const slowest = async () => (await readCheckpoints(db)).reduce((a, b) => (comparePositions(a.position, b.position) <= 0 ? a : b))
+      await reporting(5000, async () => countLine('projecting, events applied by every projection', await eventsUpTo(db, (await slowest()).position), total, t0), waiting())
     },
     async startRywWaits(since) {
       const started = nextMessage(child, 'ryw-started')
@@ -108,6 +125,15 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)))
     },
   }
+}
+
+/** A process's resident set size now (MB), read from /proc (Linux). */
+export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+
+/** How many events of the log are at or before `position`. */
+async function eventsUpTo(db: Kysely<Database>, position: Position): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE (transaction_id, global_position) <= (${position.commit.toString()}::xid8, ${position.prepare.toString()}::bigint)`.execute(db)
+  return rows[0]!.n
 }
 
 /** The child's next message of `type`; rejects if the child exits first. */

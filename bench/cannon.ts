@@ -3,6 +3,7 @@ import autocannon from 'autocannon'
 import type { Request, Result } from 'autocannon'
 import type { BenchApp } from './app.ts'
 import type { Cell } from './measure.ts'
+import { cellFinished } from './progress.ts'
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
 
@@ -22,7 +23,9 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
   const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
   clearInterval(sampler)
   const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
-  return { ...cellOf(workload, connections, result), peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }
+  const cell = { ...cellOf(workload, connections, result), peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }
+  cellFinished(cell)
+  return cell
 }
 
 /** An autocannon result as a table row: ops/s counts 2xx answers only. */

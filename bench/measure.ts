@@ -1,3 +1,5 @@
+import { cellFinished } from './progress.ts'
+
 /** Runs `op` from `clients` concurrent loops for `seconds`, and summarizes throughput and latency. */
 export type Cell = {
   workload: string
@@ -37,5 +39,7 @@ export async function measure(workload: string, clients: number, seconds: number
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN
   const ops = latencies.length
-  return { workload, clients, ops, opsPerSec: ops / elapsed, eventsPerSec: (ops * eventsPerOp) / elapsed, p50Ms: pct(0.5), p99Ms: pct(0.99), errors }
+  const cell = { workload, clients, ops, opsPerSec: ops / elapsed, eventsPerSec: (ops * eventsPerOp) / elapsed, p50Ms: pct(0.5), p99Ms: pct(0.99), errors }
+  cellFinished(cell)
+  return cell
 }

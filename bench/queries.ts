@@ -15,6 +15,7 @@ import { listPipelines } from '../src/projections/pipelines.ts'
 import type { BenchApp } from './app.ts'
 import { cannon } from './cannon.ts'
 import type { Cell } from './measure.ts'
+import { countLine, progress, reporting } from './progress.ts'
 
 export const PARALLEL = 16
 export const QUERY_CLIENTS = [1, 8]
@@ -54,7 +55,8 @@ export async function seedDeals(bench: BenchApp, deals: number): Promise<{ ids: 
   let last: Position | undefined
   let next = 0
   const t0 = performance.now()
-  await Promise.all(
+  progress(`seeding ${deals.toLocaleString('en-US')} deals`)
+  const appending = Promise.all(
     Array.from({ length: PARALLEL }, async () => {
       for (let i = next++; i < deals; i = next++) {
         const id = randomUUID()
@@ -66,6 +68,7 @@ export async function seedDeals(bench: BenchApp, deals: number): Promise<{ ids: 
       }
     }),
   )
+  await reporting(5000, () => countLine('deals appended', Math.min(next, deals), deals, t0), appending)
   const appendSeconds = (performance.now() - t0) / 1000
   if (last) await bench.waitForProjections(last, 20 * 60_000)
   const totalSeconds = (performance.now() - t0) / 1000

@@ -8,7 +8,10 @@
  * Then, each on its own fresh database, the real app in this process over HTTP (autocannon):
  * deal commands end to end (bench/http.ts) and queries over BENCH_DEALS (default 100000) seeded
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
- * searched kind (bench/search.ts). BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,search runs only those.
+ * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
+ * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
+ * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,search,startup
+ * runs only those. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
  */
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
@@ -23,19 +26,23 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { WrongExpectedRevisionError } from '../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
+import { progressLine } from '../src/projections/progress-line.ts'
 import { rebuildProjection } from '../src/projections/rebuild.ts'
 import { tagsProjector } from '../src/projections/tags.ts'
-import { startBenchApp } from './app.ts'
+import { SERVER_FLAGS, compileBenchServer, startBenchApp } from './app.ts'
 import { failures } from './cannon.ts'
 import { httpCells } from './http.ts'
 import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
 import { webConcurrencyCells } from './web-concurrency.ts'
 import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
+import { progress } from './progress.ts'
 import { PARALLEL, QUERY_CLIENTS, queryCells } from './queries.ts'
 import type { Seeding } from './queries.ts'
 import { searchCells } from './search.ts'
 import type { SearchResult } from './search.ts'
+import { startupNote, startupRows } from './startup.ts'
+import type { StartupRow } from './startup.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const DEALS = Number(process.env.BENCH_DEALS ?? 100_000)
@@ -44,7 +51,7 @@ const ONLY = process.env.BENCH_ONLY?.split(',').map((w) => w.trim())
 const runs = (workload: string) => !ONLY || ONLY.includes(workload)
 const CLIENTS = [1, 8, 32]
 const HOT_STREAMS = 100
-const log = { info: (m: string) => console.error(`[bench] ${m}`), debug: () => {} }
+const log = { info: progress, debug: () => {} }
 
 // ~300 bytes of JSON, the size of a typical deal event.
 const payload = (i: number) => ({
@@ -197,6 +204,7 @@ async function rebuildMeasure(url: string): Promise<{ events: number; ms: number
   const pool = createPool(url, 4)
   const db = createDb(pool)
   await migrateToLatest(db)
+  progress(`rebuild: appending ${count.toLocaleString('en-US')} tag events`)
   await pool.query(
     `INSERT INTO events (stream_name, stream_revision, event_id, event_type, schema_version, data, metadata)
      SELECT 'tag-' || id, 0, gen_random_uuid(), 'TagCreated', 1,
@@ -205,7 +213,7 @@ async function rebuildMeasure(url: string): Promise<{ events: number; ms: number
     [count, randomUUID()],
   )
   const store = createPostgresEventStore({ pool })
-  const result = await rebuildProjection(db, store, tagsProjector, 2000)
+  const result = await rebuildProjection(db, store, tagsProjector, 2000, { onProgress: progressLine((line) => progress(`rebuild: ${line.trimEnd()}`), 5000) })
   const duringSwap = await readsDuringRebuild(db, () => rebuildProjection(db, store, tagsProjector, 2000))
   await store.close()
   await db.destroy()
@@ -290,11 +298,14 @@ function targets(cells: Cell[]): string[] {
 }
 
 const startedAt = new Date()
-const { cells, rebuild, seeding, search } = await onCluster(async (server) => {
+if (['http', 'two-processes', 'queries', 'search', 'startup'].some(runs)) compileBenchServer()
+const { cells, rebuild, seeding, search, startup } = await onCluster(async (server) => {
   const cells: Cell[] = []
   let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
   let seeding: Seeding | undefined
   let search: SearchResult | undefined
+  let startup: StartupRow[] | undefined
+  if (runs('startup')) startup = await startupRows(server)
   if (['raw', 'peer', 'ours', 'rebuild'].some(runs))
     await onFreshDatabase(server, async (url) => {
       if (runs('raw')) cells.push(...(await rawCells(url)))
@@ -316,7 +327,7 @@ const { cells, rebuild, seeding, search } = await onCluster(async (server) => {
       search = await searchCells(bench, SEARCH_RECORDS, SECONDS)
       cells.push(...search.cells)
     })
-  return { cells, rebuild, seeding, search }
+  return { cells, rebuild, seeding, search, startup }
 })
 const notes = [
   rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 50,000).`,
@@ -324,10 +335,11 @@ const notes = [
     `Reads of the live tags table during a second rebuild and its swap (one client, back to back): ${rebuild.duringSwap.reads} reads, p50 ${rebuild.duringSwap.p50Ms.toFixed(1)} ms, p99 ${rebuild.duringSwap.p99Ms.toFixed(1)} ms, max ${rebuild.duringSwap.maxMs.toFixed(1)} ms; ${rebuild.duringSwap.failed} failed, ${rebuild.duringSwap.wentBackwards} went backwards.`,
   seeding &&
     `Seeding ${seeding.deals} deals (1 OpportunityCreated each, ${PARALLEL} parallel appends): appended in ${seeding.appendSeconds.toFixed(1)} s (${seeding.appendPerSec.toFixed(0)} events/s), appended and projected in ${seeding.totalSeconds.toFixed(1)} s (${seeding.eventsPerSec.toFixed(0)} events/s). The list counts ${seeding.listed} deals, the 3-filter list ${seeding.filtered}, the board ${seeding.onBoard}.`,
+  startup && startupNote(startup),
   search &&
     `Search: ${search.seeding.perKind} records of each of 6 kinds seeded (template events copied by INSERT … SELECT, then applied by every projection) in ${search.seeding.seconds.toFixed(1)} s (${search.seeding.eventsPerSec.toFixed(0)} events/s). Each query alone, 30 times in a row (hits, p50 / p99 ms): ${search.perQuery.map((r) => `"${r.q}" ${r.hits}, ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)}`).join('; ')}.`,
   cells.some((c) => c.non2xx !== undefined) &&
-    `HTTP rows: the server runs in its own Node process${process.env.BENCH_SERVER_HEAP_MB ? ` (--max-old-space-size=${process.env.BENCH_SERVER_HEAP_MB})` : ''}, autocannon in the bench's (2 cores shared by both and PostgreSQL); ops/s counts 2xx answers; latency is autocannon's; peak RSS is the server process's, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 1 and 8 connections, admin token.`,
+    `HTTP rows: the server runs in its own Node process, compiled, with ${SERVER_FLAGS.join(' ') || "Node's default heap"}, autocannon in the bench's (2 cores shared by both and PostgreSQL); ops/s counts 2xx answers; latency is autocannon's; peak RSS is the server process's, sampled every 100 ms during the cell. Writes answer after their events are in the read models; "RYW wait" is the time a write spent waiting for that (the projection lag it observed). GET rows: 1 and 8 connections, admin token.`,
 ].filter(Boolean)
 const targetLines = targets(cells)
 const problems = [...[...failures].map(([k, n]) => `- ${n}× HTTP ${k}`), ...[...serverLog].map(([k, n]) => `- ${n}× server log: ${k}`)]
@@ -337,6 +349,6 @@ console.log(table)
 mkdirSync('bench/results', { recursive: true })
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-')
 const meta = { startedAt, seconds: SECONDS, deals: DEALS, searchRecords: SEARCH_RECORDS, only: ONLY ?? null, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
-writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, cells, rebuild, seeding, search, problems }, null, 2))
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, serverFlags: SERVER_FLAGS, cells, rebuild, seeding, search, startup, problems }, null, 2))
 writeFileSync(`bench/results/${stamp}.md`, `# Bench ${startedAt.toISOString()}\n\n${SECONDS} s per cell on ${server}, Node ${process.version}, peak RSS ${meta.peakRssMb} MB.\n\n${table}\n`)
 log.info(`wrote bench/results/${stamp}.json and .md`)

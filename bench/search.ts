@@ -13,6 +13,7 @@ import { sql } from 'kysely'
 import type { BenchApp } from './app.ts'
 import { cannon } from './cannon.ts'
 import type { Cell } from './measure.ts'
+import { progress } from './progress.ts'
 
 const FIRST = ['James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Michael', 'Linda', 'William', 'Elizabeth', 'David', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Charles', 'Karen', 'Chris', 'Nancy', 'Daniel', 'Lisa', 'Matthew', 'Betty', 'Anthony', 'Margaret', 'Mark', 'Sandra', 'Donald', 'Ashley', 'Steven', 'Kimberly', 'Paul', 'Emily', 'Andrew', 'Donna', 'Joshua', 'Michelle', 'Kenneth', 'Carol', 'Kevin', 'Amanda', 'Brian', 'Dorothy', 'George', 'Melissa', 'Timothy', 'Deborah']
 const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson', 'Walker', 'Young', 'Allen', 'King', 'Wright', 'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores', 'Green', 'Adams', 'Nelson', 'Baker', 'Hall', 'Rivera', 'Campbell', 'Mitchell', 'Carter', 'Roberts']
@@ -46,7 +47,8 @@ async function seedSearch(bench: BenchApp, perKind: number): Promise<SearchSeedi
     const template = await sql<{ event_type: string; schema_version: number; data: object; metadata: object }>`SELECT event_type, schema_version, data, metadata FROM events WHERE stream_name = ${`${stream}-${id}`} AND stream_revision = 0`.execute(bench.db)
     templates.push(template.rows[0]!)
   }
-  for (const [i, { stream, idKey, fields }] of KINDS.entries()) {
+  for (const [i, { kind, stream, idKey, fields }] of KINDS.entries()) {
+    progress(`seeding search: copying ${perKind.toLocaleString('en-US')} ${kind} events into the log`)
     const { event_type, schema_version, data, metadata } = templates[i]!
     await sql`INSERT INTO events (stream_name, stream_revision, event_id, event_type, schema_version, data, metadata)
       SELECT ${`${stream}-`} || id, 0, gen_random_uuid(), ${event_type}, ${schema_version}, ${JSON.stringify(data)}::jsonb || jsonb_build_object(${sql.lit(idKey)}, id, ${sql.raw(fields)}), ${JSON.stringify(metadata)}::jsonb
