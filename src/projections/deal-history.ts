@@ -1,92 +1,35 @@
 import { evolveOpportunity, initialOpportunityState } from '../commands/opportunity/opportunity.ts'
-import type { DealFields, FieldChanges, OpportunityEvent, OpportunityState, Placement } from '../commands/opportunity/opportunity.ts'
+import type { DealFields, OpportunityEvent, OpportunityState, Placement } from '../commands/opportunity/opportunity.ts'
 import { evolvePipeline, initialPipelineState } from '../commands/pipeline/pipeline.ts'
 import type { PipelineEvent, PipelineState } from '../commands/pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../commands/pipeline/stage-rules.ts'
-import { formatPosition } from '../eventstore/event-store.ts'
-import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { daysSince } from './aging.ts'
 import type { OpportunityView } from './opportunities.ts'
+import { createdChanges, fieldChanges, foldAsOf, historyOf, listChange, noNoteNames, noteEntry } from './stream-history.ts'
+import type { AsOf, Change, HistoryEntry, NoteNames, Step, StoredEvent, Subject } from './stream-history.ts'
 
 /**
  * A deal's and a pipeline's history, read straight from their streams (issue 8): one entry per
- * event, the stage ledger of a deal, and a deal folded up to an instant. Pure: the routes read the
- * stream and name the actors. Times are the events' own `at` (the clock the command saw), so a
- * test's movable clock moves them too; an event without one falls back to when it was stored.
+ * event, the stage ledger of a deal, and a deal folded up to an instant (stream-history.ts holds
+ * what every record's history shares).
  */
-
-/** What these functions read of a recorded event. */
-export type StoredEvent = Pick<RecordedEvent, 'type' | 'data' | 'metadata' | 'revision' | 'position' | 'createdAt'>
-
-/** A field's values before and after, or a relation list's ids added and removed. */
-export type Change = { from: unknown; to: unknown } | { added: string[]; removed: string[] }
-/** The comment, attachment or stage an event is about; `name` is the file name or stage code (null for a comment). */
-export type Subject = { kind: 'comment' | 'attachment' | 'stage' | 'line_item'; id: string; name: string | null }
-
-export type HistoryEntry = {
-  /** The global position, `commit-prepare`. */
-  position: string
-  revision: number
-  type: string
-  at: string
-  /** The profile that caused the event; null for system work and the organization API key. */
-  actor_id: string | null
-  changes: Record<string, Change>
-  subject: Subject | null
-}
 
 const RELATIONS: readonly string[] = ['contacts', 'tags', 'teams', 'assigned_to'] satisfies (keyof DealFields)[]
 
-export const atOf = (event: Pick<StoredEvent, 'data' | 'createdAt'>): string => {
-  const at = (event.data as { at?: unknown } | null)?.at
-  return typeof at === 'string' ? at : event.createdAt.toISOString()
-}
-
-const listChange = (from: readonly string[], to: readonly string[]): Change => ({ added: to.filter((id) => !from.includes(id)), removed: from.filter((id) => !to.includes(id)) })
-
-/** Field changes as history shows them: relation lists as added and removed ids, every other field as from and to. */
-function dealChanges(changes: FieldChanges): Record<string, Change> {
-  return Object.fromEntries(
-    Object.entries(changes).map(([key, change]) => [key, RELATIONS.includes(key) ? listChange(change.from as string[], change.to as string[]) : { from: change.from, to: change.to }]),
-  )
-}
-
-/** Every step of a history: the state before, the event, and what the entry says. */
-type Step<State, Event> = (state: State, event: Event) => { state: State; changes: Record<string, Change>; subject: Subject | null }
-
-function historyOf<State, Event extends { type: string; data: unknown }>(events: readonly StoredEvent[], initial: State, step: Step<State, Event>): HistoryEntry[] {
-  let state = initial
-  return events.map((recorded) => {
-    const next = step(state, { type: recorded.type, data: recorded.data } as Event)
-    state = next.state
-    return {
-      position: formatPosition(recorded.position),
-      revision: Number(recorded.revision),
-      type: recorded.type,
-      at: atOf(recorded),
-      actor_id: recorded.metadata.actorId ?? null,
-      changes: next.changes,
-      subject: next.subject,
-    }
-  })
-}
-
-type AttachmentName = { file_name: string }
-type DealHistoryState = { deal: OpportunityState; files: Record<string, AttachmentName> }
+type DealHistoryState = { deal: OpportunityState; notes: NoteNames }
 
 function dealStep(state: DealHistoryState, event: OpportunityEvent): ReturnType<Step<DealHistoryState, OpportunityEvent>> {
   const deal = evolveOpportunity(state.deal, event)
-  const next = { deal, files: state.files }
-  const comment = (id: string, from: string | null, to: string | null) => ({ state: next, changes: { comment: { from, to } }, subject: { kind: 'comment' as const, id, name: null } })
-  const textOf = (id: string) => state.deal.comments.find((c) => c.id === id)?.comment ?? null
+  const note = noteEntry('Opportunity', state.notes, event)
+  if (note) return { ...note, state: { deal, notes: note.state } }
+  const next = { deal, notes: state.notes }
   switch (event.type) {
     case 'OpportunityCreated': {
       const { pipeline_id, stage } = event.data
-      const fields = Object.fromEntries(Object.keys(deal.fields).map((key) => [key, { from: RELATIONS.includes(key) ? [] : null, to: deal.fields[key as keyof DealFields] }])) as FieldChanges
-      return { state: next, changes: { ...dealChanges(fields), pipeline: { from: null, to: pipeline_id }, stage: { from: null, to: stage } }, subject: null }
+      return { state: next, changes: { ...createdChanges(deal.fields, RELATIONS), pipeline: { from: null, to: pipeline_id }, stage: { from: null, to: stage } }, subject: null }
     }
     case 'OpportunityUpdated':
-      return { state: next, changes: dealChanges(event.data.changes), subject: null }
+      return { state: next, changes: fieldChanges(event.data.changes, RELATIONS), subject: null }
     case 'OpportunityStageChanged': {
       const { from, to } = event.data
       const changes: Record<string, Change> = { stage: { from: from.stage, to: to.stage } }
@@ -98,20 +41,6 @@ function dealStep(state: DealHistoryState, event: OpportunityEvent): ReturnType<
       return { state: next, changes: { kanban_order: { from: state.deal.kanbanOrder, to: event.data.kanban_order } }, subject: null }
     case 'OpportunityDeleted':
       return { state: next, changes: {}, subject: null }
-    case 'OpportunityCommentAdded':
-      return comment(event.data.comment_id, null, event.data.comment)
-    case 'OpportunityCommentEdited':
-      return comment(event.data.comment_id, textOf(event.data.comment_id), event.data.comment)
-    case 'OpportunityCommentDeleted':
-      return comment(event.data.comment_id, textOf(event.data.comment_id), null)
-    case 'OpportunityAttachmentAdded': {
-      const { attachment_id: id, file_name } = event.data
-      return { state: { deal, files: { ...state.files, [id]: { file_name } } }, changes: { attachment: { from: null, to: file_name } }, subject: { kind: 'attachment', id, name: file_name } }
-    }
-    case 'OpportunityAttachmentRemoved': {
-      const name = state.files[event.data.attachment_id]?.file_name ?? null
-      return { state: next, changes: { attachment: { from: name, to: null } }, subject: { kind: 'attachment', id: event.data.attachment_id, name } }
-    }
     case 'OpportunityLineItemAdded':
     case 'OpportunityLineItemChanged':
     case 'OpportunityLineItemRemoved': {
@@ -121,11 +50,14 @@ function dealStep(state: DealHistoryState, event: OpportunityEvent): ReturnType<
       const after = deal.lineItems.find((i) => i.id === id) ?? null
       return { state: next, changes: { line_item: { from: before, to: after } }, subject: { kind: 'line_item', id, name: (after ?? before)?.name ?? null } }
     }
+    default:
+      // Comments and attachments, told by noteEntry above.
+      return { state: next, changes: {}, subject: null }
   }
 }
 
 /** Every event of a deal's stream as a history entry, in stream order; comments and attachments included. */
-export const dealHistory = (events: readonly StoredEvent[]): HistoryEntry[] => historyOf<DealHistoryState, OpportunityEvent>(events, { deal: initialOpportunityState(), files: {} }, dealStep)
+export const dealHistory = (events: readonly StoredEvent[]): HistoryEntry[] => historyOf<DealHistoryState, OpportunityEvent>(events, { deal: initialOpportunityState(), notes: noNoteNames() }, dealStep)
 
 const STAGE_FIELDS = ['label', 'kind', 'expected_days', 'warning_days', 'probability'] as const
 
@@ -171,14 +103,6 @@ function pipelineStep(state: PipelineState, event: PipelineEvent): ReturnType<St
 /** Every event of a pipeline's stream as a history entry, in stream order; stage events name their stage. */
 export const pipelineHistory = (events: readonly StoredEvent[]): HistoryEntry[] => historyOf<PipelineState, PipelineEvent>(events, initialPipelineState(), pipelineStep)
 
-export type HistoryPage = { order: 'asc' | 'desc'; limit: number; offset: number }
-
-/** One page of entries, oldest first (`asc`) or newest first, with the count of them all. */
-export function pageOfHistory<T>(entries: readonly T[], { order, limit, offset }: HistoryPage): { count: number; offset: number; limit: number; results: T[] } {
-  const ordered = order === 'desc' ? [...entries].reverse() : entries
-  return { count: entries.length, offset, limit, results: ordered.slice(offset, offset + limit) }
-}
-
 /** One stay of a deal in a stage. `exited_at` is null while it is still there; `days` are whole days up to the exit or now. */
 export type StageInterval = {
   stage: string
@@ -216,37 +140,17 @@ export function stageIntervals(events: readonly StoredEvent[], now: Date): Stage
   return stays.map((stay) => ({ ...stay, days: daysSince(new Date(stay.entered_at), stay.exited_at ? new Date(stay.exited_at) : now) ?? 0 }))
 }
 
-/** A deal as it stood at an instant: its folded state and the facts its read-model row would have had then. */
-export type DealAsOf = {
-  state: OpportunityState & { placement: Placement }
-  createdAt: string
-  /** Revision and time of the last change to the deal itself (comments, attachments and line items leave them, as in the read model). */
-  revision: bigint
-  updatedAt: string
-}
+/** A deal as it stood at an instant: its folded state (placed) and the facts its read-model row would have had then. */
+export type DealAsOf = AsOf<OpportunityState & { placement: Placement }>
 
 // Comments, attachments and line items keep rows of their own: the deal's revision and updated_at ignore them, as in the read model.
 const isNote = (type: string) => type.startsWith('OpportunityComment') || type.startsWith('OpportunityAttachment') || type.startsWith('OpportunityLineItem')
 
-/**
- * The deal folded over its events up to `at` (inclusive), stopping at the first later one; undefined
- * when it did not exist yet or was already deleted then (answered 404, like a missing deal).
- */
+/** The deal folded over its events up to `at` (inclusive); undefined when it did not exist yet or was already deleted then. */
 export function dealAsOf(events: readonly StoredEvent[], at: Date): DealAsOf | undefined {
-  const instant = at.getTime()
-  let state = initialOpportunityState()
-  let createdAt: string | null = null
-  let last: { revision: bigint; at: string } | null = null
-  for (const recorded of events) {
-    const eventAt = atOf(recorded)
-    if (Date.parse(eventAt) > instant) break
-    state = evolveOpportunity(state, { type: recorded.type, data: recorded.data } as OpportunityEvent)
-    if (recorded.type === 'OpportunityCreated') createdAt = eventAt
-    if (!isNote(recorded.type)) last = { revision: recorded.revision, at: eventAt }
-  }
-  const { placement } = state
-  if (!state.exists || state.deleted || !placement || createdAt === null || last === null) return undefined
-  return { state: { ...state, placement }, createdAt, revision: last.revision, updatedAt: last.at }
+  const asOf = foldAsOf<OpportunityState, OpportunityEvent>(events, at, { initialState: initialOpportunityState, evolve: evolveOpportunity }, isNote)
+  const placement = asOf?.state.placement
+  return asOf && placement ? { ...asOf, state: { ...asOf.state, placement } } : undefined
 }
 
 /** The current label and rotting thresholds of the deal's stage then, when it still exists (from the pipelines read model). */

@@ -109,13 +109,16 @@ export function listTags(db: Kysely<any>, orgId: string, filter: TagListFilter):
 export const allTags = (db: Kysely<any>, orgId: string): Promise<TagRow[]> => listTags(db, orgId, { includeInactive: true })
 
 /** The read models whose records carry tags, by the original's usage key. */
-export const TAGGED_TABLES = { accounts: 'accounts', contacts: 'contacts', leads: 'leads', opportunities: 'opportunities' } as const
+export const TAGGED_TABLES = { accounts: 'accounts', contacts: 'contacts', leads: 'leads', opportunities: 'opportunities', tasks: 'tasks' } as const
 export type TagUsageKey = keyof typeof TAGGED_TABLES
 export type TagUsage = Record<TagUsageKey, number>
 
+/** Every usage key at 0: a tag no record carries. */
+export const noUsage = (): TagUsage => ({ accounts: 0, contacts: 0, leads: 0, opportunities: 0, tasks: 0 })
+
 /**
- * Per tag of the organization, how many live (not deleted) accounts, contacts, leads and deals carry
- * it, from their read models. A tag no record carries is absent from the map.
+ * Per tag of the organization, how many live (not deleted) accounts, contacts, leads, deals and
+ * tasks carry it, from their read models. A tag no record carries is absent from the map.
  */
 export async function tagUsage(db: Kysely<any>, orgId: string): Promise<Map<string, TagUsage>> {
   const keys = Object.keys(TAGGED_TABLES) as TagUsageKey[]
@@ -128,7 +131,7 @@ export async function tagUsage(db: Kysely<any>, orgId: string): Promise<Map<stri
   const usage = new Map<string, TagUsage>()
   keys.forEach((key, i) => {
     for (const { tag_id, n } of counts[i]!.rows) {
-      const entry = usage.get(tag_id) ?? { accounts: 0, contacts: 0, leads: 0, opportunities: 0 }
+      const entry = usage.get(tag_id) ?? noUsage()
       entry[key] = n
       usage.set(tag_id, entry)
     }

@@ -11,7 +11,7 @@ import type { NoteAttachmentRow, NoteCommentRow } from './notes.ts'
 import type { Viewer } from './opportunity-queries.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
-import { anyOf } from './records.ts'
+import { anyOf, liveRecordsTagged } from './records.ts'
 import type { BoardColumn, BoardSource } from './board.ts'
 
 /**
@@ -175,6 +175,9 @@ export async function countTasks(db: Kysely<any>, at: { stageId: string } | { pi
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${placed} AND NOT t.is_deleted`.execute(db)
   return Number(rows[0]!.n)
 }
+
+/** The organization's live tasks carrying the tag: what a tag merge retags. */
+export const tasksTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'tasks', orgId, tagId)
 
 export const taskCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, TASK_NOTES.comments, orgId, id)
 export const taskAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, TASK_NOTES.attachments, orgId, id)

@@ -3,8 +3,9 @@ import { emptyDeal } from '../../src/commands/opportunity/opportunity.ts'
 import type { OpportunityEvent, Placement } from '../../src/commands/opportunity/opportunity.ts'
 import type { PipelineEvent } from '../../src/commands/pipeline/pipeline.ts'
 import { seededStages } from '../../src/commands/pipeline/stage-rules.ts'
-import { dealAsOf, dealHistory, opportunityViewAsOf, pageOfHistory, pipelineHistory, stageIntervals } from '../../src/projections/deal-history.ts'
-import type { StoredEvent } from '../../src/projections/deal-history.ts'
+import { dealAsOf, dealHistory, opportunityViewAsOf, pipelineHistory, stageIntervals } from '../../src/projections/deal-history.ts'
+import { pageOfHistory } from '../../src/projections/stream-history.ts'
+import type { StoredEvent } from '../../src/projections/stream-history.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const day = (n: number, hour = 9) => new Date(Date.UTC(2026, 10, 1 + n, hour)).toISOString()

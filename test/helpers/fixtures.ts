@@ -16,6 +16,15 @@ export async function givenTwoOrganizations(t: Test, options: Parameters<typeof 
   return { ...built, acme, globex, alice, bob }
 }
 
+/** A request that must succeed (a failing assertion naming the answer otherwise); answers its JSON body, or null when empty. */
+export function succeeding(t: Test, app: FastifyInstance) {
+  return async (method: Method, url: string, headers: Headers, payload?: object) => {
+    const res = await app.inject({ method, url, headers, payload })
+    t.ok(res.statusCode < 300, `${method} ${url}: ${res.body}`)
+    return res.body ? res.json() : null
+  }
+}
+
 /** Shorthands for one collection route, e.g. `/api/accounts/`. */
 export function collectionClient(app: FastifyInstance, base: string) {
   const inject = (method: Method, url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { FIXED_NOW } from '../helpers/app.ts'
-import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { collectionClient, givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 
 const BASE = '/api/opportunities/'
@@ -15,11 +15,7 @@ t.test('the deal board as it stood at an instant (issue 17 point 1)', async (t) 
   const { app, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now, env: { AS_OF_EVENT_BUDGET: String(BUDGET) } })
   const admin = acme.admin.headers
   const { inject } = collectionClient(app, BASE)
-  const ok = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => {
-    const res = await inject(method, url, headers, payload)
-    t.ok(res.statusCode < 300, `${method} ${url}: ${res.body}`)
-    return res.body ? res.json() : null
-  }
+  const ok = succeeding(t, app)
   const board = async (query: string, headers: Headers = admin) => {
     const res = await inject('GET', `${BASE}kanban/?${query}`, headers)
     t.equal(res.statusCode, 200, res.body)

@@ -3,48 +3,31 @@ import t from 'tap'
 import { opportunityAsOf } from '../../src/http/opportunities/deal-history-views.ts'
 import { opportunitiesOf } from '../../src/http/opportunities/opportunity-views.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
-import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
-import type { Headers } from '../helpers/fixtures.ts'
+import { givenHistoryCast } from '../helpers/history.ts'
 
 const BASE = '/api/opportunities/'
 const DAY = 86_400_000
 const later = (days: number) => new Date(FIXED_NOW.getTime() + days * DAY)
 
 t.test('history, stage intervals and as-of of a deal; history of a pipeline (issue 8)', async (t) => {
-  let now = FIXED_NOW
-  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now })
-  const carol = await acme.addMember('carol@acme.test')
-  await database.db.updateTable('users').set({ first_name: 'Alice', last_name: 'Archer' }).where('id', '=', alice.userId).execute()
-  const admin = acme.admin.headers
-  const { inject } = collectionClient(app, BASE)
-  const ok = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => {
-    const res = await inject(method, url, headers, payload)
-    t.ok(res.statusCode < 300, `${method} ${url}: ${res.body}`)
-    return res.body ? res.json() : null
-  }
-  const get = (url: string, headers: Headers = admin) => inject('GET', url, headers)
-  const hot = (await ok('POST', '/api/tags/', admin, { name: 'hot' })).id as string
-  const cold = (await ok('POST', '/api/tags/', admin, { name: 'cold' })).id as string
+  const { database, store, acme, globex, alice, bob, carol, admin, ok, get, hot, cold, aliceRef, bobRef, setNow } = await givenHistoryCast(t, BASE)
 
   // The deal's life: created by Alice (assigned to Bob), edited, moved through a stage later removed, commented on.
   const id = (await ok('POST', BASE, alice.headers, { name: 'Deal', tags: [hot], assigned_to: [bob.profileId], amount: 100 })).id as string
   const pipelineId = (await get(`${BASE}pipelines/`)).json().pipelines[0].id as string
-  now = later(1)
+  setNow(later(1))
   await ok('PATCH', `${BASE}${id}/`, alice.headers, { name: 'Deal 2', tags: [cold] })
   const demo = (await ok('POST', `${BASE}pipelines/${pipelineId}/stages/`, admin, { label: 'Demo', kind: 'open' })).stages.find((s: { code: string }) => s.code === 'DEMO')
-  now = later(2)
+  setNow(later(2))
   await ok('PATCH', `${BASE}${id}/`, bob.headers, { stage: 'DEMO' })
   const comment = (await ok('POST', `${BASE}${id}/`, bob.headers, { comment: 'hello' })).comments[0].id as string
-  now = later(5)
+  setNow(later(5))
   await ok('PATCH', `${BASE}${id}/move/`, alice.headers, { column_id: 'PROPOSAL' })
   await ok('DELETE', `${BASE}comment/${comment}/`, admin)
   await ok('DELETE', `${BASE}stages/${demo.id}/`, admin)
   const proposal = (await get(`${BASE}pipelines/${pipelineId}/`)).json().stages.find((s: { code: string }) => s.code === 'PROPOSAL')
   await ok('PATCH', `${BASE}stages/${proposal.id}/`, admin, { label: 'Offer' })
-  now = later(7.5)
-
-  const aliceRef = { id: alice.profileId, name: 'Alice Archer' }
-  const bobRef = { id: bob.profileId, name: 'bob@acme.test' }
+  setNow(later(7.5))
 
   t.test('every event of the deal, oldest first, with who and what changed', async (t) => {
     const res = await get(`${BASE}${id}/history/`, bob.headers)
@@ -92,9 +75,9 @@ t.test('history, stage intervals and as-of of a deal; history of a pipeline (iss
         { stage: 'PROPOSAL', stage_id: proposal.id, label: 'Offer', kind: 'open', pipeline_id: pipelineId, entered_at: later(5).toISOString(), exited_at: null, days: 2, entered_by: aliceRef, exited_by: null },
       ],
     }, 'a removed stage has no label')
-    now = later(9)
+    setNow(later(9))
     t.equal((await get(`${BASE}${id}/stage-intervals/`)).json().results[2].days, 4, 'the open stay follows the clock')
-    now = later(7.5)
+    setNow(later(7.5))
   })
 
   t.test('as of an instant: the deal folded up to it, as the detail would show it', async (t) => {
@@ -109,7 +92,7 @@ t.test('history, stage intervals and as-of of a deal; history of a pipeline (iss
   })
 
   t.test('a deleted deal keeps its history, for admins only', async (t) => {
-    now = later(8)
+    setNow(later(8))
     await ok('DELETE', `${BASE}${id}/`, alice.headers)
     const res = await get(`${BASE}${id}/history/?order=desc&limit=1`)
     t.equal(res.statusCode, 200, res.body)

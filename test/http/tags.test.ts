@@ -103,7 +103,7 @@ t.test('/api/tags/', async (t) => {
     t.equal((await create(alice.headers, { name: 'LEGACY' })).statusCode, 400, 'the name is claimed again')
   })
 
-  t.test('usage counts live accounts, contacts, deals and leads carrying each tag; totals count all tags', async (t) => {
+  t.test('usage counts live accounts, contacts, deals, leads and tasks carrying each tag; totals count all tags', async (t) => {
     const [used, unused, off] = [(await create(alice.headers, { name: 'Used' })).json().id, (await create(alice.headers, { name: 'Unused' })).json().id, (await create(alice.headers, { name: 'Off' })).json().id]
     const post = async (url: string, payload: object) => (await inject('POST', url, alice.headers, payload)).json().id as string
     await post('/api/accounts/', { name: 'Used Inc', tags: [used, unused] })
@@ -113,19 +113,22 @@ t.test('/api/tags/', async (t) => {
     await post('/api/contacts/', { first_name: 'Ugo', tags: [used] })
     await post('/api/opportunities/', { name: 'Used deal', tags: [used] })
     await post('/api/leads/', { first_name: 'Lou', tags: [used] })
+    await post('/api/tasks/', { title: 'Use it', tags: [used, unused] })
+    await post('/api/tasks/', { title: 'Use it too', tags: [used] })
+    await inject('DELETE', `/api/tasks/${await post('/api/tasks/', { title: 'Deleted task', tags: [used] })}/`, alice.headers)
     await inject('DELETE', `/api/tags/${off}/`, acme.admin.headers)
     await inject('DELETE', `/api/tags/${unused}/`, acme.admin.headers)
     const globexTag = (await create(globex.admin.headers, { name: 'Used' })).json().id
     await inject('POST', '/api/accounts/', globex.admin.headers, { name: 'Globex', tags: [globexTag] })
 
-    t.same((await listed(used))!.usage, { accounts: 1, contacts: 2, leads: 1, opportunities: 1, cases: 0, tasks: 0, api_settings: 0 }, 'deleted records and other organizations do not count')
-    t.same((await listed(unused))!.usage.accounts, 1, 'an archived tag counts the records that keep it')
+    t.same((await listed(used))!.usage, { accounts: 1, contacts: 2, leads: 1, opportunities: 1, cases: 0, tasks: 2, api_settings: 0 }, 'deleted records and other organizations do not count')
+    t.match((await listed(unused))!.usage, { accounts: 1, tasks: 1 }, 'an archived tag counts the records that keep it')
     const all = await list('?include_archived=true')
     const active = all.tags.filter((tag: { is_active: boolean }) => tag.is_active)
     const total = (tag: { usage: Record<string, number> }) => Object.values(tag.usage).reduce((a, b) => a + b, 0)
     t.same(all.totals, { count: all.tags.length, active: active.length, unused: active.filter((tag: { usage: Record<string, number> }) => total(tag) === 0).length })
     t.same((await list('?name=nothing-matches')).totals, all.totals, 'totals ignore the filters')
-    t.same(all.not_covered, ['cases', 'tasks', 'api_settings'])
+    t.same(all.not_covered, ['cases', 'api_settings'])
     t.equal(all.tags_count, all.tags.length)
     const paged = await list('?include_archived=true&limit=2&offset=1')
     t.same(paged.tags.length, all.tags.length, '`tags` is the whole list')

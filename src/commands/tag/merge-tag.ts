@@ -9,8 +9,8 @@ import { retagsOf } from './retag.ts'
 import { tagDecider, tagStream } from './tag.ts'
 
 /**
- * Merges tag `sourceId` into `intoId` (admins only): every live account, contact, deal and lead
- * tagged with the source is retagged and the source recorded as merged (archived, its name kept, as
+ * Merges tag `sourceId` into `intoId` (admins only): every live account, contact, deal, lead and
+ * task tagged with the source is retagged and the source recorded as merged (archived, its name kept, as
  * the original's merge leaves it), all in one append (one transaction on PostgreSQL). The target
  * must be another active tag of the organization (the original refuses an archived one: records
  * moved onto it would hide behind a tag that is off). Answers the target, how many records moved

@@ -2,17 +2,19 @@ import { accountDecider, accountNames, accountStream } from '../account/account.
 import { companion } from '../handle-command.ts'
 import type { Companion } from '../handle-command.ts'
 import { contactDecider, contactNames, contactStream } from '../contact/contact.ts'
-import type { Decider } from '../decider.ts'
+import type { Actor } from '../caller.ts'
+import type { Decider, DomainEvent } from '../decider.ts'
 import { leadDecider, leadStreams } from '../lead/lead.ts'
-import type { LeadEvent, LeadState } from '../lead/lead.ts'
 import { opportunityDecider, opportunityStreams } from '../opportunity/opportunity.ts'
 import { retagged } from '../record.ts'
+import { taskDecider, taskStream } from '../task/task.ts'
 import type { RecordDecider, RecordEvent, RecordNames, RecordState } from '../record.ts'
 import type { Db } from '../../db/database.ts'
 import { accountsTagged } from '../../projections/accounts.ts'
 import { contactsTagged } from '../../projections/contacts.ts'
 import { leadsTagged } from '../../projections/leads.ts'
 import { opportunitiesTagged } from '../../projections/opportunities.ts'
+import { tasksTagged } from '../../projections/tasks.ts'
 
 export type Retag = { orgId: string; from: string; into: string; at: string }
 
@@ -36,14 +38,18 @@ function retagDecider<Fields extends { tags: string[] }, N extends RecordNames>(
 
 export const retagAccount = retagDecider(accountDecider, accountNames.commands.update)
 export const retagContact = retagDecider(contactDecider, contactNames.commands.update)
-const retagLead: Decider<Retag, LeadState, LeadEvent> = {
-  ...leadDecider,
-  // A merge is an admin's act: the update runs with admin rights, touching only the tags.
-  decide: (retag, state) =>
-    state.exists && !state.deleted
-      ? leadDecider.decide({ type: 'UpdateLead', orgId: retag.orgId, actor: { profileId: null, isAdmin: true, isSuperuser: false }, at: retag.at, customFields: [], input: { tags: retagged(state.fields.tags, retag) }, replace: false }, state)
-      : [],
+/** A merge is an admin's act: an update it makes runs with admin rights, touching only the tags. */
+const MERGING_ADMIN: Actor = { profileId: null, isAdmin: true, isSuperuser: false }
+
+type Tagged = { exists: boolean; deleted: boolean; fields: { tags: string[] } }
+
+/** A retag through a record's own update command (`update`: the command setting these tags); a missing or deleted record decides nothing. */
+function retagThrough<Command, State extends Tagged, Event extends DomainEvent>(decider: Decider<Command, State, Event>, update: (retag: Retag, tags: string[]) => Command): Decider<Retag, State, Event> {
+  return { ...decider, decide: (retag, state) => (state.exists && !state.deleted ? decider.decide(update(retag, retagged(state.fields.tags, retag)), state) : []) }
 }
+
+const retagLead = retagThrough(leadDecider, ({ orgId, at }, tags) => ({ type: 'UpdateLead' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
+const retagTask = retagThrough(taskDecider, ({ orgId, at }, tags) => ({ type: 'UpdateTask' as const, orgId, actor: MERGING_ADMIN, at, input: { tags }, replace: false }))
 const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.initialState>, ReturnType<typeof opportunityDecider.decide>[number]> = {
   ...opportunityDecider,
   decide: (retag, state) => opportunityDecider.decide({ type: 'RetagOpportunity', ...retag }, state),
@@ -51,17 +57,19 @@ const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.init
 
 /**
  * A tag merge's retagging (issue 4), as companion commands of the merge: every live account,
- * contact, deal and lead of the organization tagged `from` gets one update event carrying `into`
+ * contact, deal, lead and task of the organization tagged `from` gets one update event carrying `into`
  * instead, in the same append as TagMerged (one transaction on PostgreSQL), so a merge is done
  * whole or not at all. Each is decided on its stream as stored, so a record retagged or deleted
  * since the read models were read decides nothing.
  */
 export async function retagsOf(db: Db, retag: Retag): Promise<Companion[]> {
-  const [accounts, contacts, deals, leads] = await Promise.all([accountsTagged(db, retag.orgId, retag.from), contactsTagged(db, retag.orgId, retag.from), opportunitiesTagged(db, retag.orgId, retag.from), leadsTagged(db, retag.orgId, retag.from)])
+  const { orgId, from } = retag
+  const [accounts, contacts, deals, leads, tasks] = await Promise.all([accountsTagged(db, orgId, from), contactsTagged(db, orgId, from), opportunitiesTagged(db, orgId, from), leadsTagged(db, orgId, from), tasksTagged(db, orgId, from)])
   return [
     ...accounts.map(({ id }) => companion(retagAccount, accountStream(id), retag)),
     ...contacts.map(({ id }) => companion(retagContact, contactStream(id), retag)),
     ...deals.map(({ id }) => companion(retagOpportunity, opportunityStreams.stream(id), retag)),
     ...leads.map(({ id }) => companion(retagLead, leadStreams.stream(id), retag)),
+    ...tasks.map(({ id }) => companion(retagTask, taskStream(id), retag)),
   ]
 }

@@ -7,7 +7,8 @@ import type { PipelineEvent, PipelineState } from '../../commands/pipeline/pipel
 import type { Db } from '../../db/database.ts'
 import { ValidationError } from '../../errors.ts'
 import type { EventStore, RecordedEvent } from '../../eventstore/event-store.ts'
-import { atOf, dealAsOf, opportunityViewAsOf } from '../../projections/deal-history.ts'
+import { dealAsOf, opportunityViewAsOf } from '../../projections/deal-history.ts'
+import { atOf } from '../../projections/stream-history.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 
 /**

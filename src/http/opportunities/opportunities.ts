@@ -30,7 +30,7 @@ import { fieldBody } from '../custom-fields/schemas.ts'
 import { attachUpload } from './opportunity-notes.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
-import { AsOfQuery } from './history-schemas.ts'
+import { AsOfQuery } from '../kernel/schemas/history.ts'
 import { MoveAnswer, MoveBody, OpportunityBody, OpportunityDetail, OpportunityPatch } from './schemas.ts'
 import type { CommandRunner } from '../../commands/command-runner.ts'
 

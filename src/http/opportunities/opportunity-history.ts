@@ -1,26 +1,18 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { fold } from '../../commands/decider.ts'
 import { opportunityDecider, opportunityStreams } from '../../commands/opportunity/opportunity.ts'
-import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
 import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
-import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
-import { ForbiddenError, NotFoundError } from '../../errors.ts'
-import type { RecordedEvent } from '../../eventstore/event-store.ts'
-import { isAdmin } from '../../identity/identity.ts'
-import { dealHistory, pageOfHistory, pipelineHistory, stageIntervals } from '../../projections/deal-history.ts'
-import type { HistoryEntry, HistoryPage as Page } from '../../projections/deal-history.ts'
-import { domainEventOf } from '../../projections/projector.ts'
+import { dealHistory, pipelineHistory, stageIntervals } from '../../projections/deal-history.ts'
 import { stageOf } from '../../projections/pipelines.ts'
 import type { Deps } from '../../deps.ts'
-import { actorNames } from './deal-history-views.ts'
 import { identityOf } from '../kernel/auth.ts'
+import { HISTORY_PAGING, actorNames, namedHistoryPage, readableStream } from '../kernel/history.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
-import { HistoryPage, HistoryQuery, StageIntervals } from './history-schemas.ts'
+import { HistoryPage, HistoryQuery } from '../kernel/schemas/history.ts'
+import { StageIntervals } from './history-schemas.ts'
 
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
-const PAGING = 'Paginated by limit (default 50) and offset, oldest first or, with `order=desc`, newest first.'
 
 /**
  * History (issue 8), read from the streams themselves rather than the read models, so a deleted
@@ -32,40 +24,23 @@ export function opportunityHistoryRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
 
   /** The deal's events, once the caller may see them: admin, creator or assignee (403); deleted: admins only with `deletedToAdmins`, else 404. */
-  const dealEvents = async (request: FastifyRequest, id: string, deletedToAdmins: boolean): Promise<RecordedEvent[]> => {
-    const identity = identityOf(request)
-    const events = await store.readStream(opportunityStreams.stream(id))
-    const deal = fold(opportunityDecider, events.map((e) => domainEventOf<OpportunityEvent>(e)))
-    const admin = isAdmin(identity)
-    if (!deal.exists || deal.orgId !== identity.orgId || (deal.deleted && !(deletedToAdmins && admin))) throw new NotFoundError('Opportunity not found')
-    if (!mayAccess({ createdBy: deal.createdBy, assignedTo: deal.fields.assigned_to }, { profileId: identity.profileId, isAdmin: admin, isSuperuser: false })) {
-      throw new ForbiddenError('Only an admin, the creator or an assignee may see this opportunity')
-    }
-    return events
-  }
+  const dealEvents = (request: FastifyRequest, id: string, deletedToAdmins: boolean) =>
+    readableStream(store, request, opportunityStreams.stream(id), opportunityDecider, {
+      what: 'Opportunity',
+      deletedToAdmins,
+      mayRead: { rule: (deal, actor) => mayAccess({ createdBy: deal.createdBy, assignedTo: deal.fields.assigned_to }, actor), refusal: 'Only an admin, the creator or an assignee may see this opportunity' },
+    })
 
   /** The pipeline's events for any member; a deleted pipeline's for admins only (404 otherwise). */
-  const pipelineEvents = async (request: FastifyRequest, id: string): Promise<RecordedEvent[]> => {
-    const identity = identityOf(request)
-    const events = await store.readStream(pipelineStreams.stream(id))
-    const pipeline = fold(pipelineDecider, events.map((e) => domainEventOf<PipelineEvent>(e)))
-    if (!pipeline.exists || pipeline.orgId !== identity.orgId || (pipeline.deleted && !isAdmin(identity))) throw new NotFoundError('Pipeline not found')
-    return events
-  }
-
-  const named = async (request: FastifyRequest, entries: HistoryEntry[], page: Page) => {
-    const { results, ...rest } = pageOfHistory(entries, page)
-    const actor = await actorNames(db, identityOf(request).orgId, results.map((e) => e.actor_id))
-    return { ...rest, results: results.map(({ actor_id, ...entry }) => ({ ...entry, actor: actor(actor_id) })) }
-  }
+  const pipelineEvents = (request: FastifyRequest, id: string) => readableStream(store, request, pipelineStreams.stream(id), pipelineDecider, { what: 'Pipeline', deletedToAdmins: true })
 
   return async (app) => {
-    app.get('/api/opportunities/:id/history/', { schema: { tags: ['opportunities'], summary: "A deal's history: every event of it, comments and attachments included (admin, creator or assignee)", description: `${PAGING} A deleted deal keeps its history, readable by admins. Relation changes (contacts, tags, teams, assigned_to) show the ids added and removed.`, params: IdParams, querystring: HistoryQuery, response: { 200: HistoryPage, ...errors } } }, async (request) =>
-      named(request, dealHistory(await dealEvents(request, request.params.id, true)), request.query),
+    app.get('/api/opportunities/:id/history/', { schema: { tags: ['opportunities'], summary: "A deal's history: every event of it, comments and attachments included (admin, creator or assignee)", description: `${HISTORY_PAGING} A deleted deal keeps its history, readable by admins. Relation changes (contacts, tags, teams, assigned_to) show the ids added and removed.`, params: IdParams, querystring: HistoryQuery, response: { 200: HistoryPage, ...errors } } }, async (request) =>
+      namedHistoryPage(db, request, dealHistory(await dealEvents(request, request.params.id, true)), request.query),
     )
 
-    app.get('/api/opportunities/pipelines/:id/history/', { schema: { tags: ['pipelines'], summary: "A pipeline's history: every event of it (members)", description: `${PAGING} A deleted pipeline keeps its history, readable by admins. Stage events name their stage in \`subject\`.`, params: IdParams, querystring: HistoryQuery, response: { 200: HistoryPage, ...errors } } }, async (request) =>
-      named(request, pipelineHistory(await pipelineEvents(request, request.params.id)), request.query),
+    app.get('/api/opportunities/pipelines/:id/history/', { schema: { tags: ['pipelines'], summary: "A pipeline's history: every event of it (members)", description: `${HISTORY_PAGING} A deleted pipeline keeps its history, readable by admins. Stage events name their stage in \`subject\`.`, params: IdParams, querystring: HistoryQuery, response: { 200: HistoryPage, ...errors } } }, async (request) =>
+      namedHistoryPage(db, request, pipelineHistory(await pipelineEvents(request, request.params.id)), request.query),
     )
 
     app.get('/api/opportunities/:id/stage-intervals/', { schema: { tags: ['opportunities'], summary: "A deal's stage ledger: one row per stay in a stage, oldest first (admin, creator or assignee)", description: 'Labels are the stages\' current ones (null once removed); `days` count whole days to the exit, or to now while the deal is still there.', params: IdParams, response: { 200: StageIntervals, ...errors } } }, async (request) => {

@@ -5,7 +5,7 @@ import { mergeTag } from '../../commands/tag/merge-tag.ts'
 import { TAG_COLORS, TAG_NAME_SCOPE, tagDecider, tagStream } from '../../commands/tag/tag.ts'
 import { withClaimedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { orNotFound } from '../../errors.ts'
-import { allTags, listTags, tagOf, tagUsage } from '../../projections/tags.ts'
+import { allTags, listTags, noUsage, tagOf, tagUsage } from '../../projections/tags.ts'
 import type { TagRow, TagUsage } from '../../projections/tags.ts'
 import type { Deps } from '../../deps.ts'
 import { callerOf, requestCommands, settle } from '../kernel/commands.ts'
@@ -37,11 +37,11 @@ const Tag = z.object({
   updated_at: z.string(),
 })
 
-const NOT_COVERED = ['cases', 'tasks', 'api_settings'] as const
+const NOT_COVERED = ['cases', 'api_settings'] as const
 const count = z.number().int()
 const Usage = z
   .object({ accounts: count, contacts: count, leads: count, opportunities: count, cases: count, tasks: count, api_settings: count })
-  .describe('Live records carrying the tag, per kind (the original\'s keys); cases, tasks and API settings are not built yet and count 0')
+  .describe('Live records carrying the tag, per kind (the original\'s keys); cases and API settings are not built yet and count 0')
 const ListedTag = Tag.extend({ usage: Usage })
 const Totals = z.object({ count: count.describe('Every tag of the organization, archived ones included'), active: count, unused: count.describe('Active tags no record carries') })
 const TagList = z.object({
@@ -97,8 +97,7 @@ const tagBody = (row: TagRow) => ({
   updated_at: row.updated_at.toISOString(),
 })
 const tagAnswer = (row: TagRow) => ({ ...tagBody(row), tag: tagBody(row) })
-const NO_USE: TagUsage = { accounts: 0, contacts: 0, leads: 0, opportunities: 0 }
-const usageTotal = (usage: TagUsage) => usage.accounts + usage.contacts + usage.leads + usage.opportunities
+const usageTotal = (usage: TagUsage) => Object.values(usage).reduce((sum, n) => sum + n, 0)
 
 /**
  * Tags (issue 4; issue 22 gives them the original's shapes): any member reads, creates and renames;
@@ -127,8 +126,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncZod {
         const { limit, offset } = request.query
         const name = request.query.name || request.query.search
         const [rows, every, usage] = await Promise.all([listTags(db, orgId, { name, includeInactive: isTrue(request.query.include_archived) || isTrue(request.query.include_deleted) }), allTags(db, orgId), tagUsage(db, orgId)])
-        const usageOf = (id: string) => usage.get(id) ?? NO_USE
-        const tags = rows.map((row) => ({ ...tagBody(row), usage: { ...usageOf(row.id), cases: 0, tasks: 0, api_settings: 0 } }))
+        const usageOf = (id: string) => usage.get(id) ?? noUsage()
+        const tags = rows.map((row) => ({ ...tagBody(row), usage: { ...usageOf(row.id), cases: 0, api_settings: 0 } }))
         const active = every.filter((row) => row.is_active)
         return {
           tags_count: tags.length,

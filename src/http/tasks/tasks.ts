@@ -5,6 +5,7 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import { changeTask, createTask, deleteTask, visibleTask } from '../../commands/task/write-task.ts'
 import type { TaskInput } from '../../commands/task/task.ts'
 import type { Deps } from '../../deps.ts'
+import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { isAdmin } from '../../identity/identity.ts'
@@ -17,10 +18,12 @@ import { identityOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
+import { AsOfQuery } from '../kernel/schemas/history.ts'
 import { Created } from '../kernel/schemas/records.ts'
 import { TaskBody, TaskDetail, TaskList, TaskListQuery, TaskPatch } from './schemas.ts'
 import { taskBoardRoutes } from './task-board.ts'
 import { filterOf } from './task-filter.ts'
+import { taskHistoryRoutes, taskRowThen } from './task-history.ts'
 import { taskNoteRoutes } from './task-notes.ts'
 import { tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
 
@@ -91,10 +94,13 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       return { error: false as const, message: 'Task Created Successfully', id }
     })
 
-    app.get('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'One task under task_obj, with its comments and attachments (admin, creator or assignee)', params: IdParams, response: { 200: TaskDetail, ...errors } } }, async (request) => {
+    const detailDescription = "`?as_of=<ISO instant>` answers `task_obj` as it stood then, folded from its events (404 before it existed or once it was deleted; access is checked on the task as it is now; is_overdue and days_until_due as of that day; comments, attachments and the names of related records stay current)."
+    app.get('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'One task under task_obj, with its comments and attachments (admin, creator or assignee)', description: detailDescription, params: IdParams, querystring: AsOfQuery, response: { 200: TaskDetail, ...errors } } }, async (request) => {
       const identity = identityOf(request)
-      const row = await visibleTask(db, callerOf(request), request.params.id)
-      const [[task], notes, users] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity)])
+      const current = await visibleTask(db, callerOf(request), request.params.id)
+      const asOf = request.query.as_of
+      const row = asOf ? await orNotFound(taskRowThen(deps.store, identity.orgId, current.id, asOf)) : current
+      const [[task], notes, users] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity)])
       return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })) }
     })
 
@@ -115,5 +121,6 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
 
     await app.register(taskNoteRoutes(deps, files))
     await app.register(taskBoardRoutes(deps))
+    await app.register(taskHistoryRoutes(deps))
   }
 }
