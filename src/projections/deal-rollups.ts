@@ -11,7 +11,9 @@ import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
  *   stalled_count are then `stalls_at <= now`, an index range.
  * - `deal_totals`: count, amount and weighted sums per (organization, stage, currency), moved by
  *   each deal change as the difference between the deal's contribution before and after it, so
- *   applying an event twice moves nothing the second time.
+ *   applying an event twice moves nothing the second time. The stage is keyed as the deal rows
+ *   hold it (id, code and kind), so the rollups answer open=true exactly, and name every stage
+ *   code the organization's deals hold (what a stage filter can match, opportunity-queries.ts).
  * - `deal_stall_days`: how many deals turn red on each (UTC) day, per organization and pipeline,
  *   moved the same way. stalled_count at `now` is then the buckets of the days before today plus
  *   an index range over today's deals, however many deals have ever stalled.
@@ -20,8 +22,8 @@ export async function createRollupTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE TABLE deal_stage_rotting (stage_id uuid PRIMARY KEY, pipeline_id uuid NOT NULL, expected_days integer)`.execute(db)
   await sql`CREATE INDEX deal_stage_rotting_pipeline ON deal_stage_rotting (pipeline_id)`.execute(db)
   // `currency` '' is a deal without one; `priced` counts the deals with an amount (a sum of none is "0").
-  await sql`CREATE TABLE deal_totals (org_id uuid NOT NULL, stage_id uuid NOT NULL, currency text NOT NULL, n bigint NOT NULL, priced bigint NOT NULL,
-    amount_sum numeric NOT NULL, weighted_sum numeric NOT NULL, PRIMARY KEY (org_id, stage_id, currency))`.execute(db)
+  await sql`CREATE TABLE deal_totals (org_id uuid NOT NULL, stage_id uuid NOT NULL, stage text NOT NULL, stage_kind text NOT NULL, currency text NOT NULL, n bigint NOT NULL, priced bigint NOT NULL,
+    amount_sum numeric NOT NULL, weighted_sum numeric NOT NULL, PRIMARY KEY (org_id, stage_id, stage, stage_kind, currency))`.execute(db)
   await sql`CREATE TABLE deal_stall_days (org_id uuid NOT NULL, pipeline_id uuid NOT NULL, day date NOT NULL, n bigint NOT NULL, PRIMARY KEY (org_id, pipeline_id, day))`.execute(db)
   await sql`CREATE INDEX opportunities_stalls_at ON opportunities (org_id, stalls_at) WHERE NOT is_deleted AND stalls_at IS NOT NULL`.execute(db)
 }
@@ -76,21 +78,21 @@ export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, ev
   }
 }
 
-type Contribution = { org_id: string; stage_id: string; pipeline_id: string; currency: string; amount: string | null; probability: number | null; stall_day: string | null }
+type Contribution = { org_id: string; stage_id: string; stage: string; stage_kind: string; pipeline_id: string; currency: string; amount: string | null; probability: number | null; stall_day: string | null }
 
 async function contributionOf(db: Kysely<any>, dealId: string): Promise<Contribution | undefined> {
-  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
+  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
     FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`.execute(db)
   return rows[0]
 }
 
-const ADD_TOTALS = sql`ON CONFLICT (org_id, stage_id, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
+const ADD_TOTALS = sql`ON CONFLICT (org_id, stage_id, stage, stage_kind, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
   amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`
 
 async function addTo(db: Kysely<any>, c: Contribution, sign: 1 | -1): Promise<void> {
   const amount = sql`coalesce(${c.amount}::numeric, 0) * ${sign}`
   const priced = c.amount === null ? 0 : sign
-  await sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100) ${ADD_TOTALS}`.execute(db)
+  await sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.stage}, ${c.stage_kind}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100) ${ADD_TOTALS}`.execute(db)
   if (c.stall_day !== null) await sql`INSERT INTO deal_stall_days VALUES (${c.org_id}, ${c.pipeline_id}, ${c.stall_day}::date, ${sign}) ${ADD_STALL_DAYS}`.execute(db)
 }
 
@@ -126,10 +128,10 @@ export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<
       SELECT ${values}, coalesce(i.custom_fields, '{}'), CASE WHEN i.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN i.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
       FROM input i LEFT JOIN deal_stage_rotting r ON r.stage_id = i.stage_id
       ON CONFLICT (id) DO NOTHING
-      RETURNING org_id, stage_id, pipeline_id, coalesce(currency, '') AS currency, amount, probability, stalls_at),
+      RETURNING org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount, probability, stalls_at),
     totals AS (
       INSERT INTO deal_totals
-      SELECT org_id, stage_id, currency, count(*), count(amount), coalesce(sum(amount), 0), coalesce(sum(amount * coalesce(probability, 0) / 100), 0) FROM inserted GROUP BY 1, 2, 3
+      SELECT org_id, stage_id, stage, stage_kind, currency, count(*), count(amount), coalesce(sum(amount), 0), coalesce(sum(amount * coalesce(probability, 0) / 100), 0) FROM inserted GROUP BY 1, 2, 3, 4, 5
       ${ADD_TOTALS})
     INSERT INTO deal_stall_days
     SELECT org_id, pipeline_id, ${stallDay(sql`stalls_at`)}, count(*) FROM inserted WHERE stalls_at IS NOT NULL GROUP BY 1, 2, 3

@@ -51,21 +51,38 @@ function bound(column: RawBuilder<unknown>, op: '>=' | '<=' | '<', value: string
 const nextDay = (date: string) => (isIsoDate(date) ? new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : date)
 
 /**
- * The filtered set a request reads: its SQL conditions, and whether the rollups (deal_totals) can
- * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline.
+ * The filtered set a request reads: its SQL conditions; whether the rollups (deal_totals) can
+ * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline and
+ * open=true; and the text of a stage filter, which the live read model narrows by index (liveConditions).
  */
-export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: { orgId: string; pipelines: string[] | undefined } | null }
+export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: Rollup | null; stage: { orgId: string; text: string } | null }
+type Rollup = { orgId: string; pipelines: string[] | undefined; openOnly: boolean }
 
 export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
-  const { pipeline, customFields, ...rest } = filter
+  const { pipeline, open, customFields, ...rest } = filter
   const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || customFields !== undefined
-  const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline } : null
-  return { conditions: dealConditions(viewer, filter, now), now, rollup }
+  const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
+  return { conditions: dealConditions(viewer, filter, now), now, rollup, stage: filter.stage ? { orgId: viewer.orgId, text: filter.stage } : null }
+}
+
+/**
+ * `query.conditions` and, over the live read model, the stage codes its stage filter can match:
+ * the organization's codes in the rollups (which hold every live deal's code) containing the text.
+ * Implied by the contains-condition, so the rows are the same; but `stage = ANY(codes)` lets the
+ * index on (org_id, stage) range over the matching deals and answer their totals from the index
+ * alone, where a contains-condition reads every deal of the organization. The codes are read first,
+ * as values, so the planner sees how few they are.
+ */
+async function liveConditions(db: Kysely<any>, query: DealQuery): Promise<RawBuilder<boolean>[]> {
+  if (!query.stage) return query.conditions
+  const { rows } = await sql<{ stage: string }>`SELECT DISTINCT t.stage FROM deal_totals t WHERE t.org_id = ${query.stage.orgId} AND strpos(t.stage, ${query.stage.text}) > 0`.execute(db)
+  return [...query.conditions, sql<boolean>`o.stage = ANY(${rows.map((r) => r.stage)}::text[])`]
 }
 
 function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
   const conditions: (RawBuilder<boolean> | undefined)[] = [sql`o.org_id = ${viewer.orgId}`, sql`NOT o.is_deleted`]
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql`(o.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(o.assigned_to))`)
+  // `assigned_to && {me}` is `me = ANY(assigned_to)` in the form the GIN index on assigned_to answers.
+  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql`(o.created_by = ${viewer.profileId} OR ${anyOf('o.assigned_to', [viewer.profileId])})`)
   for (const text of [filter.name, filter.search]) if (text) conditions.push(sql`o.name ILIKE ${containsPattern(text)}`)
   // Case-sensitive contains (§4.3): `stage=CLOSED` matches CLOSED_WON and CLOSED_LOST, `stage=closed` neither.
   if (filter.stage) conditions.push(sql`strpos(o.stage, ${filter.stage}) > 0`)
@@ -101,11 +118,13 @@ const CARD_DEAL_COLUMNS = ['id', 'name', 'pipeline_id', 'stage', 'stage_id', 'st
 export type CardRow = Pick<OpportunityView, (typeof CARD_DEAL_COLUMNS)[number] | 'closed_on' | 'stage_label' | 'expected_days' | 'warning_days'>
 const CARD_COLUMNS = sql`${sql.join(CARD_DEAL_COLUMNS.map((column) => sql.ref(`o.${column}`)))}, ${STAGE_COLUMNS}`
 
-/** The rollup rows of the query's organization (and pipelines), by stage and currency. */
-const rollupRows = (rollup: NonNullable<DealQuery['rollup']>) =>
-  rollup.pipelines
-    ? sql`(SELECT t.* FROM deal_totals t JOIN deal_stage_rotting r ON r.stage_id = t.stage_id WHERE t.org_id = ${rollup.orgId} AND r.pipeline_id = ANY(${rollup.pipelines}::uuid[]))`
-    : sql`(SELECT t.* FROM deal_totals t WHERE t.org_id = ${rollup.orgId})`
+/** The rollup rows of the query's organization (and pipelines, and open stages), by stage and currency. */
+function rollupRows(rollup: Rollup) {
+  const open = rollup.openOnly ? sql`AND t.stage_kind = 'open'` : sql``
+  return rollup.pipelines
+    ? sql`(SELECT t.* FROM deal_totals t JOIN deal_stage_rotting r ON r.stage_id = t.stage_id WHERE t.org_id = ${rollup.orgId} AND r.pipeline_id = ANY(${rollup.pipelines}::uuid[]) ${open})`
+    : sql`(SELECT t.* FROM deal_totals t WHERE t.org_id = ${rollup.orgId} ${open})`
+}
 
 export type Totals = {
   count: number
@@ -121,18 +140,22 @@ type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: st
  * Per-currency sums: from the rollups, or by one scan of the filtered deals (a deal with no currency
  * counts in the default), which also counts the stalled ones so the set is read once.
  */
-function currencyRows(db: Kysely<any>, query: DealQuery, defaultCurrency: string) {
+function currencyRows(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string) {
   if (query.rollup) {
     return sql<CurrencyRow>`SELECT coalesce(nullif(t.currency, ''), ${defaultCurrency}) AS currency, sum(t.n) AS n, sum(t.priced) AS priced, round(sum(t.amount_sum), 2)::text AS amount_sum, round(sum(t.weighted_sum), 2)::text AS weighted_sum
       FROM ${rollupRows(query.rollup)} t GROUP BY 1 HAVING sum(t.n) > 0 ORDER BY 1`.execute(db)
   }
   return sql<CurrencyRow>`SELECT coalesce(o.currency, ${defaultCurrency}) AS currency, count(*) AS n, count(o.amount) AS priced, round(sum(o.amount), 2)::text AS amount_sum, round(sum(o.amount * coalesce(o.probability, 0) / 100), 2)::text AS weighted_sum,
       count(*) FILTER (WHERE ${stalled(query.now)}) AS stalled
-    FROM opportunities o WHERE ${where(query.conditions)} GROUP BY 1 ORDER BY 1`.execute(db)
+    FROM opportunities o WHERE ${where(conditions)} GROUP BY 1 ORDER BY 1`.execute(db)
 }
 
-/** Stalled deals of the whole organization (or its pipelines), for the rollup path: the stall-day buckets before today (UTC) plus an index range over the deals turning red today up to `now`. */
-async function stalledFromRollups(db: Kysely<any>, rollup: NonNullable<DealQuery['rollup']>, now: Date): Promise<number> {
+/**
+ * Stalled deals of the whole organization (or its pipelines), for the rollup path: the stall-day
+ * buckets before today (UTC) plus an index range over the deals turning red today up to `now`.
+ * The same with open=true: only a deal in an open stage has a stalls_at (deal-rollups.ts).
+ */
+async function stalledFromRollups(db: Kysely<any>, rollup: Rollup, now: Date): Promise<number> {
   const { orgId, pipelines } = rollup
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
   const inPipelines = (column: RawBuilder<unknown>) => (pipelines ? sql`AND ${column} = ANY(${pipelines}::uuid[])` : sql``)
@@ -152,9 +175,10 @@ const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum
  * only when one currency is present (null otherwise). The set's count is the totals' count.
  */
 export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
+  const conditions = await liveConditions(db, query)
   const [rows, { rows: currencies }, rolledUpStalled] = await Promise.all([
-    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${dealsFrom()} WHERE ${where(query.conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    currencyRows(db, query, defaultCurrency),
+    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${dealsFrom()} WHERE ${where(conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    currencyRows(db, query, conditions, defaultCurrency),
     query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined,
   ])
   const byCurrency = currencies.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
@@ -170,14 +194,19 @@ export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit
   return { count, rows: rows.rows, totals }
 }
 
-/** The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and every column's full count. */
+/**
+ * The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and
+ * every column's full count. Over another `table` (the board as of an instant), by the query's
+ * conditions alone: the live read model's rollups do not describe it.
+ */
 export async function boardDeals(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities'): Promise<{ rows: CardRow[]; counts: Map<string, number> }> {
+  const conditions = table === 'opportunities' ? await liveConditions(db, query) : query.conditions
   const counts = query.rollup
     ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`
-    : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${sql.table(table)} o WHERE ${where(query.conditions)} GROUP BY o.stage_id`
+    : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${sql.table(table)} o WHERE ${where(conditions)} GROUP BY o.stage_id`
   const [cards, columnCounts] = await Promise.all([
     sql<CardRow>`SELECT c.* FROM unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
-        SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(query.conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
+        SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
       ORDER BY c.kanban_order, c.id`.execute(db),
     counts.execute(db),
   ])
