@@ -118,8 +118,7 @@ export async function searchRecords(db: Kysely<any>, viewer: Viewer, text: strin
     // WORD_CANDIDATES, would scan the partition (or the name index) in order: fine for a word
     // every record holds, a whole scan for one that none holds. A bitmap of the GIN index answers
     // both in bounded time.
-    await sql`SET LOCAL enable_seqscan = off`.execute(trx)
-    await sql`SET LOCAL enable_indexscan = off`.execute(trx)
+    await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx)
     if (words !== null) found.push(...(await run(trx, KIND_SPECS.map((spec) => wordMatches(s, spec, words)))))
     const best = bestPerKind(found, perKind)
     if (!trigrams) return best
