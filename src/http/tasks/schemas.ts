@@ -3,6 +3,7 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import { RelationList, UserChoice, blankable } from '../accounts/schemas.ts'
 import { IdFilter, optionalText } from '../kernel/relations.ts'
 import { PageQuery, pageOf } from '../kernel/schemas/common.ts'
+import { CUSTOM_FIELD_ENTRIES } from '../kernel/unknown-fields.ts'
 import { formNumber } from '../kernel/schemas/form-values.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
@@ -30,8 +31,8 @@ const TaskFieldsBody = z
     tags: RelationList('live tags').optional(),
     custom_fields: OpportunityBody.shape.custom_fields.describe("Values of the organization's custom fields for tasks, by key (an object, or its JSON text in a form body); wins over cf_<key>. 400 with errors.custom_fields.<key>"),
   })
-  .catchall(z.unknown())
-  .describe('Also `cf_<key>`: a custom field value. Other keys (output-only fields such as id, created_by) are ignored')
+  .catchall(CUSTOM_FIELD_ENTRIES)
+  .describe('Also `cf_<key>`: a custom field value. Any other key is refused (400 naming it)')
 export const TaskBody = TaskFieldsBody
 export const TaskPatch = TaskFieldsBody.partial()
 
