@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { emptyTask } from '../../src/commands/task/fields.ts'
 import { taskStream } from '../../src/commands/task/task.ts'
+import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { tasksProjector } from '../../src/projections/tasks.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 const BASE = '/api/tasks/'
 
 t.test('custom fields on tasks: writes, detail, list and board filters, as on leads and deals (the original Task.custom_fields)', async (t) => {
-  const { app, store, projections, acme, globex, bob } = await givenTwoOrganizations(t)
+  const { app, database, store, projections, acme, globex, bob } = await givenTwoOrganizations(t)
   const admin = acme.admin.headers
   const { inject, create, detail, list } = collectionClient(app, BASE)
   const define = async (body: object, headers = admin) => {
@@ -91,5 +93,13 @@ t.test('custom fields on tasks: writes, detail, list and board filters, as on le
     t.same((await detail(admin, id)).task_obj.custom_fields, {})
     t.equal((await inject('PATCH', `${BASE}${id}/`, admin, { cf_kind: 'call' })).statusCode, 200)
     t.same((await detail(admin, id)).task_obj.custom_fields, { kind: 'call' })
+  })
+
+  t.test('the read model rebuilt from the log, custom values included, is identical', async (t) => {
+    const rows = () => database.db.selectFrom('tasks' as any).selectAll().orderBy('id').execute()
+    const before = await rows()
+    t.ok(before.some((row) => Object.keys(row.custom_fields).length > 1), 'rows hold values')
+    await rebuildProjection(database.db, store, tasksProjector)
+    t.same(await rows(), before)
   })
 })
