@@ -4,7 +4,7 @@ import { emptyTask } from '../../src/commands/task/fields.ts'
 import { taskStream } from '../../src/commands/task/task.ts'
 import { rebuildProjection } from '../../src/projections/rebuild.ts'
 import { tasksProjector } from '../../src/projections/tasks.ts'
-import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { collectionClient, givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
 
 const BASE = '/api/tasks/'
 
@@ -12,11 +12,8 @@ t.test('custom fields on tasks: writes, detail, list and board filters, as on le
   const { app, database, store, projections, acme, globex, bob } = await givenTwoOrganizations(t)
   const admin = acme.admin.headers
   const { inject, create, detail, list } = collectionClient(app, BASE)
-  const define = async (body: object, headers = admin) => {
-    const res = await inject('POST', '/api/custom-fields/', headers, { target_model: 'Task', ...body })
-    t.equal(res.statusCode, 201, res.body)
-    return res.json().id as string
-  }
+  const ok = succeeding(t, app)
+  const define = async (body: object, headers = admin) => (await ok('POST', '/api/custom-fields/', headers, { target_model: 'Task', ...body })).id as string
   await define({ key: 'kind', label: 'Kind', field_type: 'dropdown', options: [{ value: 'call', label: 'Call' }, { value: 'visit', label: 'Visit' }], is_required: true })
   await define({ key: 'effort', label: 'Effort (h)', field_type: 'number' })
   const billable = await define({ key: 'billable', label: 'Billable', field_type: 'checkbox' })
