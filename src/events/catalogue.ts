@@ -152,6 +152,7 @@ const taskShape = {
   teams: Ids,
   assigned_to: Ids,
   tags: Ids,
+  custom_fields: CustomValues,
 }
 const TaskSummary = z.strictObject({ title: taskShape.title, status: taskShape.status, priority: taskShape.priority, due_date: taskShape.due_date, assigned_to: Ids, account: taskShape.account, opportunity: taskShape.opportunity, case: taskShape.case, lead: taskShape.lead }).describe('The task after the event: title, state, assignees and parent')
 
@@ -248,8 +249,8 @@ const DEFINITIONS = {
   LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
   ...noteDefinitions('Lead', 'lead', 'lead'),
   // task-<id>
-  TaskCreated: { stream: 'task', description: 'A task was created: its title, status, priority, due date, assignees and at most one parent (account, opportunity, case or lead).', data: z.strictObject({ task_id: Id, org_id: Id, ...taskShape, created_by: By, ...at }) },
-  TaskUpdated: { stream: 'task', description: 'Fields of a task changed: only those, each before and after, with the task as it now is (`task`).', data: z.strictObject({ changes: changesOf(taskShape), task: TaskSummary, by: By, ...at }) },
+  TaskCreated: { stream: 'task', description: 'A task was created: its title, status, priority, due date, assignees and at most one parent (account, opportunity, case or lead) (v2: with its custom field values).', data: z.strictObject({ task_id: Id, org_id: Id, ...taskShape, created_by: By, ...at }) },
+  TaskUpdated: { stream: 'task', description: 'Fields of a task changed: only those, each before and after (custom_fields as the whole object of values), with the task as it now is (`task`).', data: z.strictObject({ changes: changesOf(taskShape), task: TaskSummary, by: By, ...at }) },
   TaskDeleted: { stream: 'task', description: 'A task was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
   TaskMoved: { stream: 'task', description: 'A task card was moved on the task board: into a stage of a task pipeline (`to`), or onto the status board (`to` null); `status` when the move changed it; its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: taskShape.status, to: taskShape.status }).optional(), kanban_order: z.number(), task: TaskSummary, by: By, ...at }) },
   ...noteDefinitions('Task', 'task', 'task'),

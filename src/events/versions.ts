@@ -46,6 +46,8 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
   ],
   // v1 → v2: tags carry a description (the original's, issue 22). An older tag has a blank one.
   ['TagCreated', [(data) => ({ ...data, description: data.description ?? '' })]],
+  // v1 → v2: tasks carry custom field values (issue 19). A task created before has none.
+  ['TaskCreated', [(data) => ({ ...data, custom_fields: data.custom_fields ?? {} })]],
   [
     'LeadCreated',
     [

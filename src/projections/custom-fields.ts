@@ -88,7 +88,7 @@ export function listDefinitions(db: Kysely<any>, orgId: string, filter: Definiti
 }
 
 /** The modules whose records carry custom values, and their read-model tables (each with org_id, is_deleted and a custom_fields object). */
-const VALUE_TABLES: Partial<Record<CustomFieldModule, string>> = { opportunities: 'opportunities', leads: 'leads' }
+const VALUE_TABLES: Partial<Record<CustomFieldModule, string>> = { opportunities: 'opportunities', leads: 'leads', tasks: 'tasks' }
 
 /**
  * For each live definition of the organization, how many of its module's live records hold no

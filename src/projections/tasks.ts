@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely, RawBuilder } from 'kysely'
+import type { CustomValues } from '../commands/custom-field/values.ts'
 import { isNoteEvent, noteEventTypes } from '../commands/notes.ts'
 import type { TaskFields } from '../commands/task/fields.ts'
 import { taskStreams } from '../commands/task/task.ts'
@@ -50,6 +51,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
   for (const column of ID_COLUMNS) table = table.addColumn(column, 'uuid')
   for (const column of LIST_COLUMNS) table = table.addColumn(column, sql`uuid[]`, (c) => c.notNull())
   await table
+    .addColumn('custom_fields', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('kanban_order', 'double precision', (c) => c.notNull())
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
@@ -58,8 +60,12 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX tasks_org_created ON tasks (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_org_due ON tasks (org_id, due_date) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_board ON tasks (org_id, stage_id, status, kanban_order, id) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE INDEX tasks_custom_fields ON tasks USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
   await createNoteTables(db, TASK_NOTES)
 }
+
+// pg would send a JS object as text anyway; jsonb wants the JSON text.
+const json = (values: CustomValues) => JSON.stringify(values) as unknown as CustomValues
 
 async function apply(db: Kysely<any>, id: string, event: TaskEvent): Promise<void> {
   const at = new Date(event.data.at)
@@ -71,13 +77,16 @@ async function apply(db: Kysely<any>, id: string, event: TaskEvent): Promise<voi
   }
   switch (event.type) {
     case 'TaskCreated': {
-      const { task_id: _id, at: _at, ...fields } = event.data
-      await db.insertInto('tasks').values({ ...fields, id, is_deleted: false, created_at: at, updated_at: at, kanban_order: at.getTime() }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      const { task_id: _id, at: _at, custom_fields, ...fields } = event.data
+      await db.insertInto('tasks').values({ ...fields, id, custom_fields: json(custom_fields), is_deleted: false, created_at: at, updated_at: at, kanban_order: at.getTime() }).onConflict((oc) => oc.column('id').doNothing()).execute()
       return
     }
-    case 'TaskUpdated':
-      await row.set({ ...Object.fromEntries(Object.entries(event.data.changes).map(([key, change]) => [key, change.to])), updated_at: at }).execute()
+    case 'TaskUpdated': {
+      const changes: Record<string, unknown> = Object.fromEntries(Object.entries(event.data.changes).map(([key, change]) => [key, change.to]))
+      if (changes.custom_fields) changes.custom_fields = json(changes.custom_fields as CustomValues)
+      await row.set({ ...changes, updated_at: at }).execute()
       return
+    }
     case 'TaskDeleted':
       await row.set({ is_deleted: true, updated_at: at }).execute()
       return
@@ -90,7 +99,8 @@ async function apply(db: Kysely<any>, id: string, event: TaskEvent): Promise<voi
 
 export const tasksProjector: Projector = {
   name: 'tasks',
-  version: 1,
+  // 2: custom field values.
+  version: 2,
   eventTypes: ['TaskCreated', 'TaskUpdated', 'TaskDeleted', 'TaskMoved', ...noteEventTypes('Task')],
   tables: ['tasks', TASK_NOTES.comments, TASK_NOTES.attachments],
   createTables,
@@ -121,6 +131,8 @@ export type TaskFilter = {
   createdTo?: string
   /** Parent links: `account`, `opportunity`, `case`, `lead` (the original's), and `contact` (one of the task's contacts). */
   parents?: Partial<Record<'account' | 'opportunity' | 'case' | 'lead' | 'contact', string>>
+  /** cf_<key> filters as the values a task must hold, or null when one is unknown or malformed (matches nothing). */
+  customFields?: CustomValues | null
 }
 
 const contains = (text: string) => sql<boolean>`t.title ILIKE ${containsPattern(text)}`
@@ -137,6 +149,8 @@ export function taskConditions(viewer: Viewer, filter: TaskFilter): RawBuilder<b
   for (const [parent, id] of Object.entries(filter.parents ?? {})) conditions.push(parent === 'contact' ? sql`${id}::uuid = ANY(t.contacts)` : sql`${sql.ref(`t.${parent}`)} = ${id}::uuid`)
   conditions.push(...dateRange(sql`t.due_date`, 'date', { from: filter.dueFrom, to: filter.dueTo }))
   conditions.push(...dateRange(sql`t.created_at`, 'timestamptz', { from: filter.createdFrom, to: filter.createdTo }))
+  if (filter.customFields === null) conditions.push(sql`false`)
+  else if (filter.customFields) conditions.push(sql`t.custom_fields @> ${JSON.stringify(filter.customFields)}::jsonb`)
   return conditions
 }
 

@@ -7,6 +7,8 @@ import { emptyTask, summaryOf } from '../../src/commands/task/fields.ts'
 import type { MoveTask, TaskPlacement } from '../../src/commands/task/move.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
 import type { TaskCommand, TaskEvent, TaskInput } from '../../src/commands/task/task.ts'
+import { CustomFieldsError } from '../../src/commands/custom-field/values.ts'
+import type { Definition } from '../../src/commands/custom-field/values.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
 
@@ -21,7 +23,7 @@ const admin: Actor = { profileId: 'admin', isAdmin: true, isSuperuser: false }
 
 const fields = { ...emptyTask(), title: 'Call Acme', priority: 'High' as const, due_date: '2026-11-30', account: 'acc1', assigned_to: ['assignee'] }
 const created: TaskEvent = { type: 'TaskCreated', data: { task_id: 't1', org_id: org, ...fields, created_by: 'creator', at } }
-const update = (input: TaskInput, actor = creator, replace = false): TaskCommand => ({ type: 'UpdateTask', orgId: org, actor, input, replace, at: later })
+const update = (input: TaskInput, actor = creator, replace = false, customFields: readonly Definition[] = []): TaskCommand => ({ type: 'UpdateTask', orgId: org, actor, input, replace, customFields, at: later })
 
 const stageIds = ['s1', 's2', 's3', 's4', 's5']
 const pipelineState = (...events: PipelineEvent[]): PipelineState =>
@@ -32,10 +34,10 @@ const place = (stage: string, stage_id: string, stage_kind: TaskPlacement['stage
 
 t.test('create: the fields given, defaults for the rest; once', async (t) => {
   const task = spec(t, taskDecider)
-  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, input: { title: 'Call Acme', priority: 'High', due_date: '2026-11-30', account: 'acc1', assigned_to: ['assignee'], description: undefined }, at }).then([created])
-  task.given([created]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, input: { title: 'Again' }, at }).then([], 'created twice, no event')
-  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, input: { title: '  ' }, at }).thenRejects(ValidationError, { errors: { title: [String] } })
-  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, input: { title: 'Two parents', account: 'a', lead: 'l' }, at }).thenRejects(ValidationError, { errors: { account: [/account, lead/] } })
+  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, customFields: [], input: { title: 'Call Acme', priority: 'High', due_date: '2026-11-30', account: 'acc1', assigned_to: ['assignee'], description: undefined }, at }).then([created])
+  task.given([created]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, customFields: [], input: { title: 'Again' }, at }).then([], 'created twice, no event')
+  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, customFields: [], input: { title: '  ' }, at }).thenRejects(ValidationError, { errors: { title: [String] } })
+  task.given([]).when({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, customFields: [], input: { title: 'Two parents', account: 'a', lead: 'l' }, at }).thenRejects(ValidationError, { errors: { account: [/account, lead/] } })
 })
 
 t.test('update: only what changed, before and after, with the task as it is now; the one-parent rule on the outcome', async (t) => {
@@ -54,11 +56,47 @@ t.test('update: only what changed, before and after, with the task as it is now;
   ], 'a PUT clears what it leaves out')
 })
 
+t.test('custom fields: values checked against the definitions for tasks, as on a lead', async (t) => {
+  const task = spec(t, taskDecider)
+  const kind: Definition = { key: 'kind', type: 'select', options: [{ value: 'call', label: 'Call' }, { value: 'visit', label: 'Visit' }], required: false, is_active: true }
+  const effort: Definition = { key: 'effort', type: 'number', options: [], required: false, is_active: true }
+  const legacy: Definition = { key: 'legacy', type: 'text', options: [], required: false, is_active: false }
+  const definitions = [kind, effort, legacy]
+  const create = (custom: TaskInput['custom'], customFields: readonly Definition[] = definitions): TaskCommand => ({ type: 'CreateTask', taskId: 't1', orgId: org, actor: creator, input: { title: 'Call Acme', custom }, customFields, at })
+  const createdData = (custom_fields: Record<string, string | number | boolean>) => ({ task_id: 't1', org_id: org, ...emptyTask(), title: 'Call Acme', custom_fields, created_by: 'creator', at })
+  const createdWith = (custom_fields: Record<string, string | number | boolean>): TaskEvent => ({ type: 'TaskCreated', data: createdData(custom_fields) })
+
+  task.given([]).when(create({ cfFields: { cf_effort: '2.5', cf_kind: 'visit', cf_nope: 'x' }, customFields: { kind: 'call', legacy: 'new' } })).then([createdWith({ kind: 'call', effort: 2.5 })], 'cf_<key> and the custom_fields object (which wins), coerced; unknown and inactive keys dropped')
+  task.given([]).when(create({ cfFields: { cf_effort: 'lots' } })).thenRejects(CustomFieldsError, { statusCode: 400, errors: { custom_fields: { effort: [String] } } })
+  task.given([]).when(create({ cfFields: {}, customFields: { kind: 'email' } })).thenRejects(CustomFieldsError, { errors: { custom_fields: { kind: [/not a valid choice/] } } })
+  task.given([]).when(create({ cfFields: {}, customFields: '[1]' })).thenRejects(CustomFieldsError, { errors: { custom_fields: [String] } })
+  task.given([]).when(create(undefined, [{ ...effort, required: true }])).thenRejects(CustomFieldsError, { errors: { custom_fields: { effort: ['This field is required.'] } } })
+
+  const stored = createdWith({ kind: 'call', effort: 2, legacy: 'kept' })
+  const summary = summaryOf({ ...emptyTask(), title: 'Call Acme' })
+  task.given([stored]).when(update({ priority: 'High' }, creator, false, [{ ...effort, required: true }, kind, legacy])).then([{ type: 'TaskUpdated', data: { changes: { priority: { from: 'Medium', to: 'High' } }, task: { ...summary, priority: 'High' }, by: 'creator', at: later } }], 'a PATCH naming no custom value leaves them alone')
+  task.given([stored]).when(update({ custom: { cfFields: { cf_effort: '3', cf_kind: '' } } }, creator, false, definitions)).then([
+    { type: 'TaskUpdated', data: { changes: { custom_fields: { from: { kind: 'call', effort: 2, legacy: 'kept' }, to: { effort: 3, legacy: 'kept' } } }, task: summary, by: 'creator', at: later } },
+  ], 'a PATCH merges; blank clears; a deactivated field keeps its value')
+  task.given([stored]).when(update({ custom: { cfFields: { cf_effort: '2' } } }, creator, false, definitions)).then([], 'the same values, no event')
+  task.given([stored]).when(update({ title: 'Call Acme', custom: { cfFields: { cf_kind: 'visit' } } }, creator, true, definitions)).then([
+    { type: 'TaskUpdated', data: { changes: { custom_fields: { from: { kind: 'call', effort: 2, legacy: 'kept' }, to: { kind: 'visit', legacy: 'kept' } } }, task: summary, by: 'creator', at: later } },
+  ], 'a PUT replaces the visible values')
+  task.given([stored]).when(update({ title: 'Call Acme' }, creator, true, [{ ...kind, required: true }])).thenRejects(CustomFieldsError, { errors: { custom_fields: { kind: ['This field is required.'] } } })
+
+  // A task created before custom fields existed: its stored event has none.
+  const { custom_fields: _none, ...v1 } = createdData({})
+  const legacyCreated = { type: 'TaskCreated', data: v1 } as TaskEvent
+  task.given([legacyCreated]).when(update({ custom: { cfFields: {}, customFields: { effort: 1 } } }, creator, false, definitions)).then([
+    { type: 'TaskUpdated', data: { changes: { custom_fields: { from: {}, to: { effort: 1 } } }, task: summary, by: 'creator', at: later } },
+  ], 'an old task folds with no values')
+})
+
 t.test('access: admin, creator or assignee read, edit, move and comment; admin or creator delete; other organizations see nothing', async (t) => {
   const task = spec(t, taskDecider)
   task.given([created]).when(update({ priority: 'Low' }, assignee)).then([{ type: 'TaskUpdated', data: { changes: { priority: { from: 'High', to: 'Low' } }, task: summaryOf({ ...fields, priority: 'Low' }), by: 'assignee', at: later } }])
   task.given([created]).when(update({ priority: 'Low' }, stranger)).thenRejects(ForbiddenError)
-  task.given([created]).when({ type: 'UpdateTask', orgId: otherOrg, actor: admin, input: { priority: 'Low' }, replace: false, at }).thenRejects(NotFoundError)
+  task.given([created]).when({ type: 'UpdateTask', orgId: otherOrg, actor: admin, input: { priority: 'Low' }, replace: false, customFields: [], at }).thenRejects(NotFoundError)
   task.given([created]).when({ type: 'DeleteTask', orgId: org, actor: assignee, at }).thenRejects(ForbiddenError)
   task.given([created]).when({ type: 'DeleteTask', orgId: org, actor: creator, at }).then([{ type: 'TaskDeleted', data: { by: 'creator', at } }])
   const deleted: TaskEvent = { type: 'TaskDeleted', data: { by: 'admin', at } }

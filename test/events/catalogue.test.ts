@@ -138,9 +138,10 @@ function decidedEvents(): StoredEvent[] {
   const noteCommands: NoteCommand[] = leadCommands.filter(isNoteCommand)
   const taskPipelineId = randomUUID()
   const taskPipeline = { id: taskPipelineId, state: fold(taskPipelines.decider, decided(taskPipelines.decider, [{ type: 'CreatePipeline', pipelineId: taskPipelineId, orgId: org, name: 'Dev', isDefault: false, stageIds: ids(5), actorId: null, at }])) }
+  const taskEffort = { key: 'effort', type: 'number' as const, options: [], required: false, is_active: true }
   const taskCommands: TaskCommand[] = [
-    { type: 'CreateTask', taskId: randomUUID(), orgId: org, actor: admin, input: { title: 'Call Acme', due_date: '2026-12-01', account: randomUUID(), assigned_to: [randomUUID()] }, at },
-    { type: 'UpdateTask', orgId: org, actor: admin, input: { status: 'In Progress', priority: 'High' }, replace: false, at },
+    { type: 'CreateTask', taskId: randomUUID(), orgId: org, actor: admin, input: { title: 'Call Acme', due_date: '2026-12-01', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: { cf_effort: '3' } } }, customFields: [taskEffort], at },
+    { type: 'UpdateTask', orgId: org, actor: admin, input: { status: 'In Progress', priority: 'High', custom: { cfFields: {}, customFields: { effort: 5 } } }, customFields: [taskEffort], replace: false, at },
     ...leadCommands.filter(isNoteCommand),
     { type: 'MoveTask', orgId: org, actor: admin, at, stage: { id: taskPipeline.state.stages[3]!.id, pipeline: taskPipeline }, kanbanOrder: 500 },
     { type: 'DeleteTask', orgId: org, actor: admin, at },
@@ -298,6 +299,14 @@ t.test('the upcasters: LeadCreated v1 (no industry) and v2 (no currency) read as
   t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
   t.same(upcast('LeadCreated', 2, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
   t.equal(upcast('LeadCreated', 3, v1), v1, 'the current version is read as stored')
+})
+
+t.test('the upcaster: TaskCreated v1 (no custom_fields) reads as v2', async (t) => {
+  t.equal(currentVersion('TaskCreated'), 2)
+  const v1 = { task_id: 't1', title: 'Old task' }
+  t.same(upcast('TaskCreated', 1, v1), { ...v1, custom_fields: {} })
+  t.equal(upcast('TaskCreated', 2, v1), v1, 'the current version is read as stored')
+  t.equal(currentVersion('TaskUpdated'), 1, 'an update names only what changed: custom_fields is one more optional change, no new version')
 })
 
 /** A deal as a version-1 writer stored it: everything but custom_fields. */

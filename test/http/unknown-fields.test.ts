@@ -6,23 +6,28 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import t from 'tap'
-import { knownKeysOf } from '../../src/http/kernel/unknown-fields.ts'
+import { CUSTOM_FIELD_ENTRIES, knownKeysOf } from '../../src/http/kernel/unknown-fields.ts'
 import { z } from 'zod'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 
 t.test('knownKeysOf sees through the wrappers route schemas use', async (t) => {
   const base = z.object({ a: z.string(), b: z.number().optional() })
-  t.same([...knownKeysOf(base)!], ['a', 'b'])
-  t.same([...knownKeysOf(base.refine(() => true))!], ['a', 'b'], 'refined')
-  t.same([...knownKeysOf(base.transform((v) => v))!], ['a', 'b'], 'transformed (a pipe)')
-  t.same([...knownKeysOf(base.optional())!], ['a', 'b'], 'optional')
-  t.same([...knownKeysOf(z.union([base, z.object({ c: z.string() })]))!].sort(), ['a', 'b', 'c'], 'a union knows what any option knows')
-  t.same([...knownKeysOf(base.extend({ d: z.string() }))!], ['a', 'b', 'd'], 'extended')
+  const candidates = ['a', 'b', 'c', 'd', 'cf_tier', 'zzz']
+  /** The candidate keys the schema knows. */
+  const known = (schema: z.ZodType) => candidates.filter(knownKeysOf(schema)!)
+  t.same(known(base), ['a', 'b'])
+  t.same(known(base.refine(() => true)), ['a', 'b'], 'refined')
+  t.same(known(base.transform((v) => v)), ['a', 'b'], 'transformed (a pipe)')
+  t.same(known(base.optional()), ['a', 'b'], 'optional')
+  t.same(known(z.union([base, z.object({ c: z.string() })])), ['a', 'b', 'c'], 'a union knows what any option knows')
+  t.same(known(base.extend({ d: z.string() })), ['a', 'b', 'd'], 'extended')
   t.equal(knownKeysOf(base.catchall(z.unknown())), undefined, 'a catchall takes any key')
   t.equal(knownKeysOf(base.loose()), undefined, 'so does a loose object')
-  t.same([...knownKeysOf(base.strict())!], ['a', 'b'], 'a strict object knows its own')
+  t.same(known(base.strict()), ['a', 'b'], 'a strict object knows its own')
   t.equal(knownKeysOf(z.record(z.string(), z.string())), undefined, 'a record takes any key')
+  t.same(known(base.catchall(CUSTOM_FIELD_ENTRIES)), ['a', 'b', 'cf_tier'], 'a custom field catchall knows its own and cf_<key>')
+  t.same(known(base.catchall(CUSTOM_FIELD_ENTRIES).partial().describe('a PATCH')), ['a', 'b', 'cf_tier'], 'also made partial and described')
 })
 
 t.test('a body key the route does not know', async (t) => {

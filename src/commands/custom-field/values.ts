@@ -156,6 +156,12 @@ export function resolveCustomValues(definitions: readonly Definition[], current:
   return result
 }
 
+/** A record's custom values after a create, PUT or PATCH (`resolveCustomValues`); a PATCH naming none keeps `current` untouched. */
+export function customValuesAfter(definitions: readonly Definition[], current: CustomValues, custom: CustomValuesInput | undefined, mode: CustomValuesMode): CustomValues {
+  if (mode === 'patch' && (custom === undefined || !namesCustomValues(custom))) return current
+  return resolveCustomValues(definitions, current, custom ?? { cfFields: {} }, mode)
+}
+
 /**
  * The value a `cf_<key>=<raw>` filter compares for equality with the stored one: coerced like a
  * write (number, boolean, date; text and select trimmed, any text), or null when malformed (a

@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
-import { namesCustomValues, resolveCustomValues } from '../custom-field/values.ts'
-import type { CustomValues, CustomValuesInput, Definition } from '../custom-field/values.ts'
+import { customValuesAfter } from '../custom-field/values.ts'
+import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } from '../custom-field/values.ts'
 import type { Decider } from '../decider.ts'
 import { decideLeadMove } from './move.ts'
 import type { LeadMoved, LeadPlacement, MoveLead } from './move.ts'
@@ -168,11 +168,7 @@ function conversionEvents(fields: LeadFields, already: boolean, command: WriteFa
   return [{ type: 'LeadConverted', data: { ...command.conversion, by: command.actor.profileId, at: command.at } }]
 }
 
-function customValues(command: WriteFacts & { input: LeadInput }, current: CustomValues, mode: 'create' | 'replace' | 'patch'): CustomValues {
-  const custom = command.input.custom ?? { cfFields: {} }
-  if (mode === 'patch' && !namesCustomValues(custom)) return current
-  return resolveCustomValues(command.customFields, current, custom, mode)
-}
+const customValues = (command: WriteFacts & { input: LeadInput }, current: CustomValues, mode: CustomValuesMode): CustomValues => customValuesAfter(command.customFields, current, command.input.custom, mode)
 
 /** A lead is found by its name: it needs a first or a last one (the original's form rule). */
 function assertNamed(fields: LeadFields): void {

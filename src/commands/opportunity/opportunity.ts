@@ -4,7 +4,7 @@ import type { PipelineState } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import { changedFields, replacing, retagged } from '../record.ts'
 import { streamCategory } from '../streams.ts'
-import { namesCustomValues, resolveCustomValues } from '../custom-field/values.ts'
+import { customValuesAfter } from '../custom-field/values.ts'
 import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } from '../custom-field/values.ts'
 import type { LEAD_SOURCES, OPPORTUNITY_TYPES } from './enums.ts'
 import { calculatedAmount, decideLineItems } from './line-items.ts'
@@ -218,11 +218,7 @@ function writable(input: DealInput): Partial<DealFields> {
 }
 
 /** Custom values after this write: checked against the definitions; a PATCH naming none keeps them untouched. */
-function customValues(command: WriteFacts & { input: DealInput }, current: CustomValues, mode: CustomValuesMode): CustomValues {
-  const { custom } = command.input
-  if (mode === 'patch' && (custom === undefined || !namesCustomValues(custom))) return current
-  return resolveCustomValues(command.customFields, current, custom ?? { cfFields: {} }, mode)
-}
+const customValues = (command: WriteFacts & { input: DealInput }, current: CustomValues, mode: CustomValuesMode): CustomValues => customValuesAfter(command.customFields, current, command.input.custom, mode)
 
 function decideCreate(command: Of<'CreateOpportunity'>, state: OpportunityState): OpportunityEvent[] {
   if (state.exists) return []

@@ -49,7 +49,7 @@ function retagThrough<Command, State extends Tagged, Event extends DomainEvent>(
 }
 
 const retagLead = retagThrough(leadDecider, ({ orgId, at }, tags) => ({ type: 'UpdateLead' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
-const retagTask = retagThrough(taskDecider, ({ orgId, at }, tags) => ({ type: 'UpdateTask' as const, orgId, actor: MERGING_ADMIN, at, input: { tags }, replace: false }))
+const retagTask = retagThrough(taskDecider, ({ orgId, at }, tags) => ({ type: 'UpdateTask' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
 const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.initialState>, ReturnType<typeof opportunityDecider.decide>[number]> = {
   ...opportunityDecider,
   decide: (retag, state) => opportunityDecider.decide({ type: 'RetagOpportunity', ...retag }, state),

@@ -1,3 +1,5 @@
+import type { CustomValues } from '../custom-field/values.ts'
+
 /** A task's fields and the values they take (the original's Task model), shared by its decisions. */
 
 /** The original's Task.STATUS_CHOICES and PRIORITY_CHOICES, exact strings. */
@@ -25,10 +27,12 @@ export type TaskFields = {
   teams: string[]
   assigned_to: string[]
   tags: string[]
+  /** Values of the organization's custom fields for tasks, by key (see custom-field/values.ts). */
+  custom_fields: CustomValues
 }
 
 export const emptyTask = (): TaskFields => ({
-  title: '', status: 'New', priority: 'Medium', due_date: null, description: null, account: null, opportunity: null, case: null, lead: null, contacts: [], teams: [], assigned_to: [], tags: [],
+  title: '', status: 'New', priority: 'Medium', due_date: null, description: null, account: null, opportunity: null, case: null, lead: null, contacts: [], teams: [], assigned_to: [], tags: [], custom_fields: {},
 })
 
 /**

@@ -1,5 +1,7 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Actor } from '../caller.ts'
+import { customValuesAfter } from '../custom-field/values.ts'
+import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } from '../custom-field/values.ts'
 import type { Decider } from '../decider.ts'
 import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
 import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
@@ -15,7 +17,8 @@ import type { TaskFields, TaskSummary } from './fields.ts'
  * A task (the original's tasks app): a to-do with a status, a priority, an optional due date,
  * assignees and at most one parent record (an account, a deal, a case or a lead). One stream per
  * task. Rules, from the original: an admin, the creator or an assignee may read, edit, move and
- * comment on it; only an admin or the creator deletes it; a task has at most one parent.
+ * comment on it; only an admin or the creator deletes it; a task has at most one parent. Custom
+ * field values are checked against the organization's definitions for tasks, as a lead's are.
  */
 
 export type TaskFieldChanges = { [K in keyof TaskFields]?: { from: TaskFields[K]; to: TaskFields[K] } }
@@ -39,7 +42,8 @@ export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
   switch (event.type) {
     case 'TaskCreated': {
       const { task_id: _id, org_id, created_by, at, ...fields } = event.data
-      return { ...initialTaskState(), exists: true, orgId: org_id, createdBy: created_by, fields, kanbanOrder: Date.parse(at) }
+      // Tasks created before custom fields existed have none (the history folds stored data as it was written, not upcast).
+      return { ...initialTaskState(), exists: true, orgId: org_id, createdBy: created_by, fields: { ...fields, custom_fields: fields.custom_fields ?? {} }, kanbanOrder: Date.parse(at) }
     }
     case 'TaskUpdated':
       return { ...state, fields: applyChanges(state.fields, event.data.changes) }
@@ -57,13 +61,16 @@ export function applyChanges(fields: TaskFields, changes: TaskFieldChanges): Tas
   return next
 }
 
-/** What a client may set. */
-export type TaskInput = Partial<TaskFields>
+/** What a client may set: every field, custom values as sent (`cf_<key>` and `custom_fields`, checked here). */
+export type TaskInput = Partial<Omit<TaskFields, 'custom_fields'>> & { custom?: CustomValuesInput }
+
+/** `customFields`: the organization's definitions for tasks, active and inactive (projections/custom-fields.ts `definitionsOf`). */
+type WriteFacts = { orgId: string; actor: Actor; input: TaskInput; customFields: readonly Definition[]; at: string }
 
 export type TaskCommand =
-  | { type: 'CreateTask'; taskId: string; orgId: string; actor: Actor; input: TaskInput; at: string }
-  /** PUT (`replace`: fields left out take their empty value) or PATCH. */
-  | { type: 'UpdateTask'; orgId: string; actor: Actor; input: TaskInput; replace: boolean; at: string }
+  | ({ type: 'CreateTask'; taskId: string } & WriteFacts)
+  /** PUT (`replace`: fields left out take their empty value, custom values those it names) or PATCH. */
+  | ({ type: 'UpdateTask'; replace: boolean } & WriteFacts)
   | { type: 'DeleteTask'; orgId: string; actor: Actor; at: string }
   | MoveTask
   | NoteCommand
@@ -89,9 +96,12 @@ function checkTitle(fields: TaskFields): void {
   if (!fields.title.trim()) throw new ValidationError({ title: ['This field is required.'] })
 }
 
+const writable = ({ custom: _custom, ...fields }: TaskInput): Partial<TaskFields> => fields
+const customValues = (command: WriteFacts, current: CustomValues, mode: CustomValuesMode): CustomValues => customValuesAfter(command.customFields, current, command.input.custom, mode)
+
 function decideCreate(command: Extract<TaskCommand, { type: 'CreateTask' }>, state: TaskState): TaskEvent[] {
   if (state.exists) return []
-  const fields = { ...emptyTask(), ...withoutUndefined(command.input) }
+  const fields = { ...emptyTask(), ...withoutUndefined(writable(command.input)), custom_fields: customValues(command, {}, 'create') }
   checkTitle(fields)
   checkOneParent(fields)
   return [{ type: 'TaskCreated', data: { task_id: command.taskId, org_id: command.orgId, ...fields, created_by: command.actor.profileId, at: command.at } }]
@@ -100,7 +110,8 @@ function decideCreate(command: Extract<TaskCommand, { type: 'CreateTask' }>, sta
 function decideUpdate(command: Extract<TaskCommand, { type: 'UpdateTask' }>, state: TaskState): TaskEvent[] {
   visible(state, command.orgId)
   assertMayAccess(state, command.actor)
-  const requested = command.replace ? replacing(emptyTask(), command.input) : command.input
+  const custom_fields = customValues(command, state.fields.custom_fields, command.replace ? 'replace' : 'patch')
+  const requested = { ...(command.replace ? replacing(emptyTask(), writable(command.input)) : writable(command.input)), custom_fields }
   const changed = changedFields(state.fields, requested)
   const next = { ...state.fields, ...changed }
   checkTitle(next)

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { accountOf } from '../../projections/accounts.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
 import { leadOf } from '../../projections/leads.ts'
 import { opportunityOf } from '../../projections/opportunities.ts'
 import { checkRelations } from '../../projections/relations.ts'
@@ -48,19 +49,22 @@ async function checkLinks(db: Deps['db'], orgId: string, input: TaskInput, curre
   await checkRelations(db, orgId, input, errors, current)
 }
 
-/** Creates a task: its links checked, then one command. POST /api/tasks/ comes here. */
+/** The organization's custom field definitions for tasks, inactive ones included: what the decider checks values against. */
+const taskDefinitions = (db: Deps['db'], orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: false })
+
+/** Creates a task: its links checked, then one command with the custom field definitions. POST /api/tasks/ comes here. */
 export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
-  await checkLinks(deps.db, caller.orgId, input)
+  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller.orgId, input)])
   const id = randomUUID()
-  await session.run(taskDecider, taskStream(id), { type: 'CreateTask', taskId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, at: deps.clock().toISOString() })
+  await session.run(taskDecider, taskStream(id), { type: 'CreateTask', taskId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, at: deps.clock().toISOString() })
   return { id, position: session.position() }
 }
 
 /** Changes a task the caller may see (PUT replaces every field, PATCH the named ones), its links checked. */
 export async function changeTask(deps: TaskDeps, caller: Caller, id: string, change: { input: TaskInput; replace: boolean }, session: CommandSession = commandSession(deps.store, caller)): Promise<{ position: Position | null }> {
   const current = await visibleTask(deps.db, caller, id)
-  await checkLinks(deps.db, caller.orgId, change.input, current)
-  await session.run(taskDecider, taskStream(id), { type: 'UpdateTask', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, at: deps.clock().toISOString() })
+  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller.orgId, change.input, current)])
+  await session.run(taskDecider, taskStream(id), { type: 'UpdateTask', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, customFields, at: deps.clock().toISOString() })
   return { position: session.position() }
 }
 

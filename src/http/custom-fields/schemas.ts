@@ -5,7 +5,7 @@ import type { CustomFieldDefinitionRow } from '../../projections/custom-fields.t
 
 /**
  * The shapes of a custom field definition (the original's CustomFieldDefinitionSerializer), which
- * the records that carry custom values (deals, leads) also answer with. The API speaks the
+ * the records that carry custom values (deals, leads, tasks) also answer with. The API speaks the
  * original's names; the events and read model keep theirs (module, type, required): mapped here.
  */
 
@@ -31,7 +31,7 @@ export type FieldTypeName = (typeof FIELD_TYPES)[CustomFieldType]
 const FIELD_TYPE_NAMES = Object.values(FIELD_TYPES) as [FieldTypeName, ...FieldTypeName[]]
 export const typeOfFieldType = (name: FieldTypeName): CustomFieldType => (Object.keys(FIELD_TYPES) as CustomFieldType[]).find((type) => FIELD_TYPES[type] === name)!
 
-export const TargetModel = z.enum(TARGET_MODEL_NAMES, { error: `Expected one of ${TARGET_MODEL_NAMES.join(', ')}.` }).describe('The records the field belongs to (values are carried by Opportunity and Lead records today)')
+export const TargetModel = z.enum(TARGET_MODEL_NAMES, { error: `Expected one of ${TARGET_MODEL_NAMES.join(', ')}.` }).describe('The records the field belongs to (values are carried by Opportunity, Lead and Task records today)')
 export const FieldType = z.enum(FIELD_TYPE_NAMES, { error: `Expected one of ${FIELD_TYPE_NAMES.join(', ')}.` })
 export const FieldOption = z.object({ value: z.string().describe('What records store'), label: z.string().describe('What people read') })
 

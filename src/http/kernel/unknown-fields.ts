@@ -2,19 +2,34 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { validatorCompiler as zodValidatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ZodType } from 'zod'
+import { CF_PREFIX } from '../../commands/custom-field/values.ts'
 
 export const UNKNOWN_FIELD = 'Unknown field: this route does not store it (check its spelling against the API document)'
+
+/**
+ * The catchall of a body that takes custom field values as `cf_<key>` entries but still refuses any
+ * other key it does not know (a task's). Recognised by identity: use this very schema.
+ */
+export const CUSTOM_FIELD_ENTRIES = z.unknown().describe('`cf_<key>`: a value of the custom field <key>')
+
+/** Whether a body schema knows a top-level key. */
+type KnownKey = (key: string) => boolean
 
 /**
  * The top-level keys a body schema knows, or undefined where any key is welcome: a schema with a
  * catchall (deal and lead bodies take `cf_<key>` and ignore output-only fields a client sends back,
  * as the original does, and say so in their description), a record, or a shape this cannot see.
+ * A `CUSTOM_FIELD_ENTRIES` catchall knows its fields and every `cf_<key>`.
  */
-export function knownKeysOf(schema: ZodType): Set<string> | undefined {
+export function knownKeysOf(schema: ZodType): KnownKey | undefined {
   const def = (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def
   switch (def.type) {
-    case 'object':
-      return def.catchall && (def.catchall as ZodType)._zod.def.type !== 'never' ? undefined : new Set(Object.keys(def.shape as object))
+    case 'object': {
+      const fields = new Set(Object.keys(def.shape as object))
+      const catchall = def.catchall as ZodType | undefined
+      if (catchall === CUSTOM_FIELD_ENTRIES) return (key) => fields.has(key) || key.startsWith(CF_PREFIX)
+      return catchall && catchall._zod.def.type !== 'never' ? undefined : (key) => fields.has(key)
+    }
     case 'pipe':
       return knownKeysOf(def.in as ZodType)
     case 'optional':
@@ -23,12 +38,12 @@ export function knownKeysOf(schema: ZodType): Set<string> | undefined {
     case 'readonly':
       return knownKeysOf(def.innerType as ZodType)
     case 'union': {
-      const keys = (def.options as ZodType[]).map(knownKeysOf)
-      return keys.some((k) => k === undefined) ? undefined : new Set(keys.flatMap((k) => [...k!]))
+      const known = (def.options as ZodType[]).map(knownKeysOf)
+      return known.some((k) => k === undefined) ? undefined : (key) => known.some((k) => k!(key))
     }
     case 'intersection': {
       const [left, right] = [knownKeysOf(def.left as ZodType), knownKeysOf(def.right as ZodType)]
-      return left && right ? new Set([...left, ...right]) : undefined
+      return left && right ? (key) => left(key) || right(key) : undefined
     }
     default:
       return undefined
@@ -48,7 +63,7 @@ export const validatorCompiler: FastifySchemaCompiler<ZodType> = (route) => {
   const known = route.httpPart === 'body' ? knownKeysOf(route.schema) : undefined
   if (!known) return validate
   return (data) => {
-    const unknown = isPlainObject(data) ? Object.keys(data).filter((key) => !known.has(key)) : []
+    const unknown = isPlainObject(data) ? Object.keys(data).filter((key) => !known(key)) : []
     if (unknown.length === 0) return validate(data)
     const refusal = zodValidatorCompiler({ ...route, schema: z.object(Object.fromEntries(unknown.map((key) => [key, z.never({ error: UNKNOWN_FIELD })]))) })(data) as { error?: unknown[] }
     const other = validate(data) as { error?: unknown[] }

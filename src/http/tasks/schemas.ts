@@ -3,29 +3,36 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import { RelationList, UserChoice, blankable } from '../accounts/schemas.ts'
 import { IdFilter, optionalText } from '../kernel/relations.ts'
 import { PageQuery, pageOf } from '../kernel/schemas/common.ts'
+import { CUSTOM_FIELD_ENTRIES } from '../kernel/unknown-fields.ts'
 import { formNumber } from '../kernel/schemas/form-values.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
+import { CustomField } from '../custom-fields/schemas.ts'
+import { OpportunityBody } from '../opportunities/schemas.ts'
 import { Task } from './task-views.ts'
 
 /** The bodies, filters and answers of /api/tasks/ (the original's TaskListView, TaskDetailView). */
 
 const ParentId = (what: string) => blankable(z.uuid()).describe(`Id of ${what} of this organization; blank or null for none. A task has at most one parent (400 on \`account\` otherwise)`)
 
-const TaskFieldsBody = z.object({
-  title: z.string().trim().min(1, 'This field may not be blank.').max(200),
-  status: z.enum(TASK_STATUSES).optional().describe('Default New'),
-  priority: z.enum(TASK_PRIORITIES).optional().describe('Default Medium'),
-  due_date: blankable(z.iso.date('Expected a date, YYYY-MM-DD.')).describe('YYYY-MM-DD; blank or null for none'),
-  description: optionalText(10_000),
-  account: ParentId('an account'),
-  opportunity: ParentId('a deal'),
-  case: ParentId('a case').describe('Cases are not built yet: any case id is refused with 400 on `case`'),
-  lead: ParentId('a lead'),
-  contacts: RelationList('live contacts').optional(),
-  teams: RelationList('teams').optional(),
-  assigned_to: RelationList('active profiles').optional(),
-  tags: RelationList('live tags').optional(),
-})
+const TaskFieldsBody = z
+  .object({
+    title: z.string().trim().min(1, 'This field may not be blank.').max(200),
+    status: z.enum(TASK_STATUSES).optional().describe('Default New'),
+    priority: z.enum(TASK_PRIORITIES).optional().describe('Default Medium'),
+    due_date: blankable(z.iso.date('Expected a date, YYYY-MM-DD.')).describe('YYYY-MM-DD; blank or null for none'),
+    description: optionalText(10_000),
+    account: ParentId('an account'),
+    opportunity: ParentId('a deal'),
+    case: ParentId('a case').describe('Cases are not built yet: any case id is refused with 400 on `case`'),
+    lead: ParentId('a lead'),
+    contacts: RelationList('live contacts').optional(),
+    teams: RelationList('teams').optional(),
+    assigned_to: RelationList('active profiles').optional(),
+    tags: RelationList('live tags').optional(),
+    custom_fields: OpportunityBody.shape.custom_fields.describe("Values of the organization's custom fields for tasks, by key (an object, or its JSON text in a form body); wins over cf_<key>. 400 with errors.custom_fields.<key>"),
+  })
+  .catchall(CUSTOM_FIELD_ENTRIES)
+  .describe('Also `cf_<key>`: a custom field value. Any other key is refused (400 naming it)')
 export const TaskBody = TaskFieldsBody
 export const TaskPatch = TaskFieldsBody.partial()
 
@@ -50,6 +57,8 @@ export const TaskListQuery = PageQuery.extend({
   contact: ParentFilter('a contact (one of its contacts)'),
   slim: Text.describe('`true` leaves out accounts_list and contacts_list (the form pickers)'),
 })
+  .catchall(z.union([z.string(), z.array(z.string())]))
+  .describe("Also cf_<key>=value: the task's custom field equals the value (read by its type); an unknown key or a malformed value matches nothing. Blank values are no filter")
 
 export const Totals = z
   .object({ count: z.number().int(), open: z.number().int(), overdue: z.number().int(), due_today: z.number().int(), due_this_week: z.number().int(), no_due_date: z.number().int(), unassigned: z.number().int() })
@@ -78,11 +87,13 @@ export const TaskDetail = z.object({
   attachments: z.array(AttachmentView).describe('Live attachments, oldest first'),
   users: z.array(UserChoice),
   assigned_data: z.array(UserChoice).describe('The assignees as {id, user__email}'),
+  custom_field_definitions: z.array(CustomField).describe("The organization's active custom fields for tasks, in display order"),
 })
 export const TaskNoteAnswer = z.object({ task_obj: Task, comments: z.array(CommentView), attachments: z.array(AttachmentView) })
 
-const BoardQueryBase = TaskListQuery.omit({ limit: true, offset: true, slim: true })
-export const TaskBoardQuery = BoardQueryBase.extend({ pipeline_id: z.string().optional().describe('A task pipeline: its board (a column per stage, its tasks only); without it, the status board (a column per status, every task)') })
+/** The list's filters alone (the board has them too). */
+export const TaskFilterQuery = TaskListQuery.omit({ limit: true, offset: true, slim: true })
+export const TaskBoardQuery = TaskFilterQuery.extend({ pipeline_id: z.string().optional().describe('A task pipeline: its board (a column per stage, its tasks only); without it, the status board (a column per status, every task)') })
 const TaskColumn = z.object({
   id: z.string().describe('The status on the status board; the stage id on a pipeline board'),
   name: z.string(),

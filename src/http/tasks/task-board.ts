@@ -16,7 +16,7 @@ import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { TaskBoard, TaskBoardQuery, TaskMoveAnswer, TaskMoveBody } from './schemas.ts'
 import { filterOf } from './task-filter.ts'
-import { tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
 
 const TAGS = ['tasks']
 /** As on the deal and lead boards: each column shows at most this many cards; task_count still counts them all. */
@@ -44,7 +44,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const id = given?.trim().toLowerCase()
       if (id !== undefined && id !== '' && !isUuid(id)) throw new NotFoundError('Pipeline not found')
       const pipeline = id ? await orNotFound(taskPipelineModel.pipelineOf(db, identity.orgId, id)) : null
-      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(query))
+      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(query, await activeTaskFields(db, identity.orgId)))
       const columns = pipeline ? stageColumns(pipeline.stages) : statusColumns
       const column = pipeline ? taskStageColumn : taskStatusColumn
       if (pipeline) conditions.push(inColumns(column, columns.map((c) => c.key)))

@@ -1,12 +1,17 @@
 import type { z } from 'zod'
+import type { Definition } from '../../commands/custom-field/values.ts'
 import type { TaskFilter } from '../../projections/tasks.ts'
+import { customFieldFilters } from '../kernel/custom-field-filters.ts'
 import { isUuid } from '../kernel/relations.ts'
-import type { TaskListQuery } from './schemas.ts'
+import type { TaskFilterQuery } from './schemas.ts'
 
 const PARENT_FILTERS = ['account', 'opportunity', 'case', 'lead', 'contact'] as const
 
-/** The list's filters from its query: a repeated status is any of them; a malformed parent id matches nothing. */
-export function filterOf(query: Omit<z.infer<typeof TaskListQuery>, 'limit' | 'offset' | 'slim'>): TaskFilter {
+/**
+ * The list's filters from its query: a repeated status is any of them; a malformed parent id matches
+ * nothing; `cf_<key>` against the active custom field `definitions` (an unknown key matches nothing).
+ */
+export function filterOf(query: z.infer<typeof TaskFilterQuery>, definitions: readonly Definition[]): TaskFilter {
   const statuses = query.status === undefined ? [] : [query.status].flat().map((s) => s.trim()).filter(Boolean)
   const parents: TaskFilter['parents'] = {}
   for (const parent of PARENT_FILTERS) {
@@ -25,6 +30,7 @@ export function filterOf(query: Omit<z.infer<typeof TaskListQuery>, 'limit' | 'o
     createdFrom: query.created_at__gte,
     createdTo: query.created_at__lte,
     parents,
+    customFields: customFieldFilters(query, definitions),
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
 import { liveContacts } from '../../projections/contacts.ts'
+import { definitionsOf } from '../../projections/custom-fields.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import type { Viewer } from '../../projections/opportunity-queries.ts'
@@ -41,6 +42,7 @@ export const Task = z.object({
   stage: z.uuid().nullable().describe("The task pipeline stage's id; null on the status board"),
   stage_code: z.string().nullable(),
   kanban_order: z.number(),
+  custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for tasks, by key (no value: no key)"),
 })
 export type TaskBody = z.infer<typeof Task>
 
@@ -49,15 +51,20 @@ const indexed = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.m
 const picked = <T>(map: Map<string, T>, ids: readonly string[]) => ids.flatMap((id) => map.get(id) ?? [])
 const DAY_MS = 86_400_000
 
-/** Task rows as response bodies; what they point at is fetched once for the whole batch. `today`: YYYY-MM-DD. */
+/** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
+export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
+
+/** Task rows as response bodies; what they point at (and the active custom fields) is fetched once for the whole batch. `today`: YYYY-MM-DD. */
 export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
-  const [parents, teams, tags, profiles, contacts] = await Promise.all([
+  const [parents, teams, tags, profiles, contacts, definitions] = await Promise.all([
     parentNames(db, orgId, rows),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
     liveContacts(db, orgId, unique(rows.flatMap((r) => r.contacts))),
+    activeTaskFields(db, orgId),
   ])
+  const shownKeys = new Set(definitions.map((d) => d.key))
   const people = indexed(profiles)
   const tagsById = indexed(tags)
   const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
@@ -88,6 +95,8 @@ export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], t
       stage: row.stage_id,
       stage_code: row.stage,
       kanban_order: row.kanban_order,
+      // A deactivated field's values stay stored but are not shown.
+      custom_fields: Object.fromEntries(Object.entries(row.custom_fields ?? {}).filter(([key]) => shownKeys.has(key))),
     }
   })
 }

@@ -14,6 +14,7 @@ import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { TASK_NOTES, listTasks, taskConditions, taskTotals } from '../../projections/tasks.ts'
 import { nextOffset } from '../accounts/schemas.ts'
+import { fieldBody } from '../custom-fields/schemas.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { notesView } from '../kernel/note-views.ts'
@@ -25,7 +26,7 @@ import { taskBoardRoutes } from './task-board.ts'
 import { filterOf } from './task-filter.ts'
 import { taskHistoryRoutes, taskRowThen } from './task-history.ts'
 import { taskNoteRoutes } from './task-notes.ts'
-import { tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
 
 const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -36,8 +37,13 @@ async function assignable(deps: Deps, identity: Identity) {
   return members.filter((m) => isAdmin(identity) || m.role === 'ADMIN').map((m) => ({ id: m.id, user__email: m.email }))
 }
 
-/** The body without the fields it leaves out, as the use case takes it. */
-const inputOf = (body: z.infer<typeof TaskPatch>): TaskInput => body
+const WRITABLE = Object.keys(TaskBody.shape).filter((key) => key !== 'custom_fields')
+
+/** A validated body as the use case takes it: the writable fields it names, its custom values (`cf_<key>`, `custom_fields`) apart. */
+function inputOf(body: z.infer<typeof TaskPatch>): TaskInput {
+  const input = Object.fromEntries(Object.entries(body).filter(([key, value]) => WRITABLE.includes(key) && value !== undefined)) as TaskInput
+  return { ...input, custom: { cfFields: body, customFields: body.custom_fields } }
+}
 
 /**
  * Tasks (the original's tasks app): list with totals and the form's pickers, create, detail, PUT,
@@ -60,7 +66,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const identity = identityOf(request)
       const { limit, offset } = request.query
       const now = clock()
-      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(request.query))
+      const conditions = taskConditions(viewerOfIdentity(identity), filterOf(request.query, await activeTaskFields(db, identity.orgId)))
       const slim = request.query.slim === 'true'
       const [{ count, rows }, totals, users, accounts, contacts] = await Promise.all([
         listTasks(db, conditions, { limit, offset }),
@@ -100,8 +106,8 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const current = await visibleTask(db, callerOf(request), request.params.id)
       const asOf = request.query.as_of
       const row = asOf ? await orNotFound(taskRowThen(deps.store, identity.orgId, current.id, asOf)) : current
-      const [[task], notes, users] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity)])
-      return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })) }
+      const [[task], notes, users, definitions] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity), activeTaskFields(db, identity.orgId)])
+      return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })), custom_field_definitions: definitions.map(fieldBody) }
     })
 
     app.put('/api/tasks/:id/', { schema: { tags: TAGS, summary: 'Replace a task (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared.', params: IdParams, body: TaskBody, response: { 200: Message, ...errors } } }, (request, reply) =>
