@@ -5,6 +5,7 @@ import type { ReadReplica } from './db/read-replica.ts'
 import type { EventStore } from './eventstore/event-store.ts'
 import type { FileStore } from './files/file-store.ts'
 import type { MailTransport } from './identity/mail.ts'
+import type { Lookups } from './lookups/lookups.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
 
 /**
@@ -23,6 +24,8 @@ export type Deps = {
   clock: () => Date
   /** Sign-in mail; when absent, chosen from the config (SMTP, or the log outside production). */
   mail?: MailTransport
+  /** Membership, organization and custom field lookups, cached per process; when absent, plain queries. */
+  lookups?: Lookups
   /** Uploaded files; when absent, on disk under DATA_DIR/attachments. */
   files?: FileStore
 }

@@ -12,6 +12,8 @@ import type { EventStore } from './eventstore/event-store.ts'
 import { createKurrentDbEventStore } from './eventstore/kurrentdb.ts'
 import { createPostgresEventStore } from './eventstore/postgres.ts'
 import { CHECKPOINT_CHANNEL, startNotifications } from './eventstore/postgres-notifications.ts'
+import { cachedLookups } from './lookups/lookups.ts'
+import type { Lookups } from './lookups/lookups.ts'
 import { allProjectors } from './projections/index.ts'
 import { createProjectionRunner } from './projections/runner.ts'
 import type { ProjectionRunner } from './projections/runner.ts'
@@ -30,6 +32,8 @@ export type Runtime = {
   readReplica: ReadReplica | undefined
   store: EventStore
   projections: ProjectionRunner
+  /** Per-process cache of what every request looks up; the CLI only announces its changes through it. */
+  lookups: Lookups
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
   webhooks: WebhookDispatcher
   /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
@@ -82,6 +86,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     pollMs: config.projectionPollMs,
     leaderRetryMs: config.projectionLeaderRetryMs,
   })
+  const lookups = cachedLookups({ db, pool, readReplica })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })
   const dueNotifier = createDueNotifier({ db, store, projections, logger, clock: () => new Date(), intervalMs: config.dueNotifyIntervalMs })
   const claims = createClaimSweeper({ db, store, projections, logger, clock: () => new Date(), graceMs: config.claimSweepGraceMs, intervalMs: config.claimSweepIntervalMs })
@@ -91,6 +96,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     readReplica,
     store,
     projections,
+    lookups,
     webhooks,
     claims,
     dueNotifier,
@@ -106,6 +112,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
       await webhooks.stop()
       await projections.stop()
       await checkpointNotices.close()
+      await lookups.close()
       await store.close()
       await db.destroy()
       await stopEmbedded()

@@ -15,6 +15,8 @@ export type Notifications = {
    */
   appended(message?: string): void
   subscribe(listener: (message: string | undefined) => void): () => void
+  /** Whether other processes' notifications reach this one now: LISTEN is in place (false before the first subscription). */
+  listening(): boolean
   close(): Promise<void>
 }
 
@@ -29,6 +31,7 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
   const listeners = new Set<(message: string | undefined) => void>()
   let closed = false
   let listenClient: pg.Client | null = null
+  let listeningNow = false
   let reconnectTimer: NodeJS.Timeout | undefined
   let notifying: Promise<void> | null = null
   let notifyAgain = false
@@ -60,12 +63,16 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     if (closed || listenClient) return
     const client = new pg.Client({ ...pool.options, application_name: 'crm-deals-listener' })
     listenClient = client
+    // Once per client: a dropped connection may report both an error and its end.
     const retry = () => {
+      if (listenClient !== client) return
+      listenClient = null
+      listeningNow = false
       void endQuietly(client)
-      if (listenClient === client) listenClient = null
       if (!closed) reconnectTimer = setTimeout(() => void listen(), RECONNECT_MS)
     }
     client.on('error', retry)
+    client.on('end', retry)
     client.on('notification', (notification) => {
       const [sender, ...message] = (notification.payload ?? '').split(' ')
       if (sender !== instanceId) fire(message.length ? message.join(' ') : undefined)
@@ -73,6 +80,7 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     try {
       await client.connect()
       await client.query(`LISTEN ${channel}`)
+      listeningNow = listenClient === client
       // Anything committed while we were not listening is picked up by the wake-up itself.
       fire()
     } catch {
@@ -88,6 +96,7 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
 
   async function close(): Promise<void> {
     closed = true
+    listeningNow = false
     clearTimeout(reconnectTimer)
     await notifying
     const client = listenClient
@@ -95,5 +104,5 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     if (client) await endQuietly(client)
   }
 
-  return { appended, subscribe, close }
+  return { appended, subscribe, listening: () => listeningNow, close }
 }

@@ -6,10 +6,12 @@ import type { EventStore } from '../eventstore/event-store.ts'
 import { recordCredentialEvent } from './audit.ts'
 import type { Identity } from './identity.ts'
 import { isAccessClaims } from './jwt.ts'
-import { membershipOf, organizationByApiKeyHash, personalAccessTokenByHash, touchPersonalAccessToken } from './queries.ts'
+import { lookupsOf } from '../lookups/lookups.ts'
+import type { Lookups } from '../lookups/lookups.ts'
+import { organizationByApiKeyHash, personalAccessTokenByHash, touchPersonalAccessToken } from './queries.ts'
 import { API_KEY_PREFIX, PAT_PREFIX, hashSecret } from './secrets.ts'
 
-export type AuthenticatorDeps = { db: Db; store: EventStore; logger: Logger; clock: () => Date; verifyJwt: (token: string) => unknown }
+export type AuthenticatorDeps = { db: Db; lookups?: Lookups; store: EventStore; logger: Logger; clock: () => Date; verifyJwt: (token: string) => unknown }
 
 const INACTIVE = 'Token owner or organization is inactive'
 
@@ -19,6 +21,7 @@ const INACTIVE = 'Token owner or organization is inactive'
  * included) is ignored; every failure is a 401.
  */
 export function createAuthenticator(deps: AuthenticatorDeps): (headers: IncomingHttpHeaders) => Promise<Identity> {
+  const lookups = lookupsOf(deps)
   async function viaJwt(token: string): Promise<Identity> {
     let claims: unknown
     try {
@@ -27,7 +30,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): (headers: Incoming
       throw new UnauthorizedError('Invalid or expired access token')
     }
     if (!isAccessClaims(claims)) throw new UnauthorizedError('Invalid or expired access token')
-    const member = await membershipOf(deps.db, claims.sub, claims.org_id)
+    const member = await lookups.membership(claims.sub, claims.org_id)
     if (!member) throw new UnauthorizedError('Invalid or expired access token')
     if (!member.profile_active || !member.org_active) throw new UnauthorizedError('User profile or organization is inactive')
     return { userId: member.user_id, profileId: member.profile_id, orgId: member.org_id, role: member.role, email: member.email, credential: 'jwt', scopes: [], tokenId: null }

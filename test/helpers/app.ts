@@ -7,6 +7,7 @@ import type { Test } from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
 import type { MailTransport } from '../../src/identity/mail.ts'
+import { cachedLookups } from '../../src/lookups/lookups.ts'
 import { allProjectors } from '../../src/projections/index.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import { freshDatabase } from './db.ts'
@@ -34,6 +35,8 @@ export async function buildTestApp(
     mail?: MailTransport
     /** False leaves the projections stopped (the test starts them), e.g. to see requests made before. */
     startProjections?: boolean
+    /** Membership, organization and custom field lookups cached per process, as the server runs them (otherwise plain queries). */
+    cachedLookups?: boolean
   } = {},
 ): Promise<TestApp> {
   // The default read models' tables come with the copy; a test's own projectors build theirs.
@@ -44,7 +47,9 @@ export async function buildTestApp(
   const dataDir = await mkdtemp(join(tmpdir(), 'crm-test-'))
   onTeardown(t, () => rm(dataDir, { recursive: true, force: true }))
   const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, DATA_DIR: dataDir, ...options.env })
-  const app = await buildApp({ config, db: database.db, store, projections, logger: options.logger ?? silentLogger, clock: options.clock ?? (() => FIXED_NOW), mail: options.mail })
+  const lookups = options.cachedLookups ? cachedLookups({ db: database.db, pool: database.pool }) : undefined
+  if (lookups) onTeardown(t, () => lookups.close())
+  const app = await buildApp({ config, db: database.db, lookups, store, projections, logger: options.logger ?? silentLogger, clock: options.clock ?? (() => FIXED_NOW), mail: options.mail })
   options.extend?.(app)
   onTeardown(t, () => app.close())
   await app.ready()

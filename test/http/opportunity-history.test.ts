@@ -86,7 +86,7 @@ t.test('history, stage intervals and as-of of a deal; history of a pipeline (iss
     t.equal(await opportunityAsOf(deps, globex.orgId, id, later(3)), undefined, 'another organization')
     const row = (await opportunityAsOf(deps, acme.orgId, id, later(1.5)))!
     t.match(row, { name: 'Deal 2', stage: 'PROSPECTING', stage_label: 'Prospecting', tags: [cold], revision: '1' })
-    const [obj] = await opportunitiesOf(database.db, { id: acme.orgId, name: 'Acme' }, [row], later(1.5))
+    const [obj] = await opportunitiesOf({ db: database.db }, { id: acme.orgId, name: 'Acme' }, [row], later(1.5))
     t.match(obj, { id, name: 'Deal 2', stage: 'PROSPECTING', tags: [{ id: cold, name: 'cold' }], assigned_to: [{ id: bob.profileId }], created_by: { id: alice.profileId }, days_in_stage: 1, created_at: FIXED_NOW.toISOString() })
     t.match(await opportunityAsOf(deps, acme.orgId, id, later(3)), { stage: 'DEMO', stage_label: null })
   })

@@ -1,8 +1,7 @@
 import type { Db } from '../../db/database.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
-import { organizationById } from '../../identity/organizations.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { leadOf } from '../../projections/leads.ts'
 import type { LeadRow } from '../../projections/leads.ts'
 import { checkRelations } from '../../projections/relations.ts'
@@ -35,7 +34,8 @@ export async function changeLead(deps: DealDeps, caller: Caller, leadId: string,
   const { input, replace } = change
   const current = await visibleLead(db, caller, leadId)
   await checkRelations(db, orgId, input, {}, current)
-  const [customFields, org] = await Promise.all([definitionsOf(db, orgId, 'leads', { activeOnly: false }), organizationById(db, orgId)])
+  const lookups = lookupsOf(deps)
+  const [customFields, org] = await Promise.all([lookups.customFields(orgId, 'leads'), lookups.organization(orgId)])
   const command: LeadCommand = { type: 'UpdateLead', orgId, actor: actorOfCaller(caller), at: clock().toISOString(), customFields, defaultCurrency: org.default_currency, input, replace }
   const email = input.email === undefined ? (replace ? null : current.email) : input.email
   const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: current.id, name: email, previousName: current.email, field: 'email' }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Position } from '../../eventstore/event-store.ts'
-import { organizationById } from '../../identity/organizations.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
@@ -35,8 +34,8 @@ export async function createLead(deps: DealDeps, caller: Caller, input: LeadInpu
   const session = options.session ?? commandSession(deps.store, caller)
   await checkRelations(deps.db, orgId, input)
   const [definitions, defaultCurrency] = await Promise.all([
-    options.customFields ?? definitionsOf(deps.db, orgId, 'leads', { activeOnly: false }),
-    options.defaultCurrency ?? organizationById(deps.db, orgId).then((org) => org.default_currency),
+    options.customFields ?? lookupsOf(deps).customFields(orgId, 'leads'),
+    options.defaultCurrency ?? lookupsOf(deps).organization(orgId).then((org) => org.default_currency),
   ])
   const id = randomUUID()
   const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString(), customFields: definitions, defaultCurrency, input }

@@ -1,12 +1,11 @@
 import { createReadStream } from 'node:fs'
 import type { Position } from '../../eventstore/event-store.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession, readModelsAt } from '../command-session.ts'
 import { checkCsv, createRows, csvRows } from '../imports/csv.ts'
 import type { CsvColumns, CsvShape, ImportOutcome } from '../imports/csv.ts'
 import type { DealDeps } from '../opportunity/create-deal.ts'
-import { organizationById } from '../../identity/organizations.ts'
 import { createLead } from './create-lead.ts'
 import type { LeadInput } from './lead.ts'
 
@@ -27,7 +26,8 @@ export type LeadRows<Row> = {
 export async function importLeads<Row>(deps: DealDeps, caller: Caller, path: string, rows: LeadRows<Row>): Promise<ImportOutcome & { columns: CsvColumns; position: Position | null }> {
   const columns: CsvColumns = { recognized: [], ignored: [] }
   await checkCsv(createReadStream(path), rows.shape, columns)
-  const [customFields, org] = await Promise.all([definitionsOf(deps.db, caller.orgId, 'leads', { activeOnly: false }), organizationById(deps.db, caller.orgId)])
+  const lookups = lookupsOf(deps)
+  const [customFields, org] = await Promise.all([lookups.customFields(caller.orgId, 'leads'), lookups.organization(caller.orgId)])
   const session = commandSession(deps.store, caller)
   const outcome = await createRows(csvRows(createReadStream(path), rows.shape, { recognized: [], ignored: [] }), {
     uniqueField: 'email',

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
 import type { EventStore, Position } from '../../eventstore/event-store.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { accountOf } from '../../projections/accounts.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { checkRelations } from '../../projections/relations.ts'
 import type { Db } from '../../db/database.ts'
@@ -32,7 +31,7 @@ export async function checkDealRelations(db: Db, orgId: string, input: DealInput
 }
 
 /** What creating a deal runs on (the default pipeline may need creating, and waiting for). */
-export type DealDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'projections' | 'config'>
+export type DealDeps = Pick<Deps, 'db' | 'lookups' | 'store' | 'clock' | 'projections' | 'config'>
 
 export type CreateDeal = {
   input: DealInput
@@ -64,11 +63,12 @@ export async function createDeal(deps: DealDeps, caller: Caller, deal: CreateDea
  * guard that fails the append if that pipeline moves meanwhile.
  */
 export async function dealCreation(deps: DealDeps, caller: Caller, deal: CreateDeal): Promise<{ id: string; claim: NameClaim; create: { streamName: string; prepare: () => Promise<PreparedCommand<OpportunityCommand>> } }> {
-  const { db, store, clock } = deps
+  const { store, clock } = deps
   const { orgId } = caller
   const id = deal.id ?? randomUUID()
   const pipelineId = deal.input.pipeline ?? (await ensureDefaultPipeline(deps, caller))
-  const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
+  const lookups = lookupsOf(deps)
+  const [org, customFields] = await Promise.all([lookups.organization(orgId), lookups.customFields(orgId, 'opportunities')])
   const actor = actorOfCaller(caller)
   const prepare = () =>
     withPipeline(store, pipelineId, (pipeline): OpportunityCommand => ({ type: 'CreateOpportunity', opportunityId: id, orgId, actor, at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input: deal.input }))

@@ -7,6 +7,7 @@ import { withClaimedName } from '../../commands/unique-name.ts'
 import { ValidationError, orNotFound } from '../../errors.ts'
 import { definitionOf, listDefinitions, recordsMissingValue } from '../../projections/custom-fields.ts'
 import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { requestCommands } from '../kernel/commands.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
@@ -96,6 +97,8 @@ function fieldTypeOf(given: string): CustomFieldType | undefined {
  */
 export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
+  // Definitions are cached per process: each change says so once its read model is applied.
+  const lookups = lookupsOf(deps)
   const found = (orgId: string, id: string) => orNotFound(definitionOf(db, orgId, id))
   return async (app) => {
     app.get(
@@ -144,6 +147,7 @@ export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
         }),
       )
       await commands.settle()
+      lookups.changed()
       return reply.code(201).send(fieldBody(await found(identity.orgId, fieldId)))
     })
 
@@ -180,6 +184,7 @@ export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
           at: clock().toISOString(),
         })
         await commands.settle()
+        lookups.changed()
         return fieldBody(await found(orgId, current.id))
       },
     )
@@ -190,6 +195,7 @@ export function customFieldRoutes(deps: Deps): FastifyPluginAsyncZod {
       const commands = requestCommands(deps, request, reply)
       await commands.run(customFieldDecider, customFieldStreams.stream(current.id), { type: 'ChangeCustomField', orgId, isActive: false, at: clock().toISOString() })
       await commands.settle()
+      lookups.changed()
       return { error: false as const, message: 'Custom field deactivated' }
     })
   }

@@ -8,7 +8,7 @@ import { NotFoundError, orNotFound } from '../../errors.ts'
 import { START, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { readCheckpoints } from '../../projections/checkpoints.ts'
 import { notificationsMadeAt, notificationsProjector } from '../../projections/notifications.ts'
 import { opportunitiesProjector } from '../../projections/opportunities.ts'
@@ -213,8 +213,8 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.get('/api/stream/opportunities/', { exposeHeadRoute: false, schema: { tags: ['opportunities'], summary: 'Changes of the deals the caller may see, live', description: `\`upsert\` with the deal as a list row, or \`delete\` with its id, once the list would show the change; id: the position of the event, and the data is the deal as of that position. A deal changed several times before the stream reached it (a resume after time away) comes once, under the position of its latest change. A non-admin sees deals they created or are assigned to. Without a resume point, starts at what the list holds now: open the stream, then read the list. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
       const watcher = watcherOf(request)
-      const org = await organizationById(db, watcher.orgId)
-      await streamDeals(request, reply, request.query.after, watcher, async (row) => (await opportunitiesOf(db, { id: org.id, name: org.name }, [row], clock()))[0])
+      const org = await lookupsOf(deps).organization(watcher.orgId)
+      await streamDeals(request, reply, request.query.after, watcher, async (row) => (await opportunitiesOf(deps, { id: org.id, name: org.name }, [row], clock()))[0])
     })
 
     app.get('/api/stream/opportunities/kanban/', { exposeHeadRoute: false, schema: { tags: ['opportunities'], summary: "Changes of one pipeline's board, live", description: `As /api/stream/opportunities/, with cards; a deal leaving the pipeline is a \`delete\`. The default pipeline when none is given. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }).extend({ pipeline: z.string().optional() }), response: { ...sseErrors, 404: ErrorBody } } }, async (request, reply) => {
@@ -223,7 +223,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, watcher.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const actor = { profileId: watcher.profileId, isAdmin: watcher.isAdmin, isSuperuser: false }
-      await streamDeals(request, reply, request.query.after, { ...watcher, pipelineId: pipeline.id }, async (row) => (await cardsOf(db, watcher.orgId, [row], actor, clock()))[0])
+      await streamDeals(request, reply, request.query.after, { ...watcher, pipelineId: pipeline.id }, async (row) => (await cardsOf(deps, watcher.orgId, [row], actor, clock()))[0])
     })
 
     app.get('/api/stream/notifications/', { exposeHeadRoute: false, schema: { tags: ['notifications'], summary: "The caller's new notifications, live", description: `\`notification\` frames, each a notification as GET /api/notifications/ lists it, once that list holds it; id: the position of the event that made it. Not in the spec's route index: the live counterpart of the list, which the web app polls. Without a resume point, starts at what the list holds now. The organization API key has no notifications: its stream stays quiet. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {

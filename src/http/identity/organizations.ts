@@ -7,6 +7,7 @@ import { currencySymbol, organizationById, organizationSettings, organizationsOf
 import type { OrganizationSettingsRow } from '../../identity/organizations.ts'
 import { requireUser } from '../../identity/users.ts'
 import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
@@ -124,7 +125,10 @@ function currentOrganization(identity: Identity, id: string): string {
 }
 
 /** Organizations (issue 3). Plain table writes: identity state is not event-sourced. */
-export function organizationRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
+export function organizationRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  // Membership and organization rows are cached per process: every write here says so once committed.
+  const lookups = lookupsOf(deps)
   return async (app) => {
     app.get(
       '/api/org/',
@@ -199,6 +203,7 @@ export function organizationRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
       async (request) => {
         const { orgId } = requireAdmin(request)
         await updateOrganization(db, orgId, request.body, clock())
+        lookups.changed()
         return settingsBody(await organizationSettings(db, orgId))
       },
     )
@@ -229,7 +234,9 @@ export function organizationRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
         const orgId = currentOrganization(identityOf(request), request.params.id)
         requireAdmin(request)
         if (request.body.is_active === false) throw new ValidationError({ is_active: ['You cannot deactivate the organization you are signed in to.'] })
-        return { error: false as const, message: 'Organization updated', org: organizationBody(await updateOrganization(db, orgId, request.body, clock())) }
+        const updated = await updateOrganization(db, orgId, request.body, clock())
+        lookups.changed()
+        return { error: false as const, message: 'Organization updated', org: organizationBody(updated) }
       },
     })
   }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { updateMember } from '../../identity/member-updates.ts'
 import { memberById, requireUser } from '../../identity/users.ts'
 import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { FullName, OwnProfile, PersonName, Phone, namesOf, ownProfileBody } from './schemas.ts'
@@ -24,7 +25,10 @@ async function ownProfileWithTeams(db: Db, member: MemberRow) {
 const userOnly = 'Needs a user credential (a sign-in JWT or a personal access token); the organization API key, which belongs to no user, gets 403.'
 
 /** The caller's own profile in the organization of their credential. */
-export function profileRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
+export function profileRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  // Membership and organization rows are cached per process: every write here says so once committed.
+  const lookups = lookupsOf(deps)
   return async (app) => {
     for (const url of ['/api/profile/', '/api/auth/profile/']) {
       app.get(url, { schema: { tags: ['profile'], summary: "The caller's own profile, with its role and organization", description: userOnly, response: { 200: ProfileAnswer, ...authErrors } } }, async (request) => {
@@ -49,6 +53,7 @@ export function profileRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
         const identity = identityOf(request)
         const { profileId } = requireUser(identity)
         const member = await updateMember(db, identity.orgId, profileId, request.body, clock())
+        lookups.changed()
         return { error: false as const, message: 'Profile updated', user_obj: await ownProfileWithTeams(db, member) }
       },
     )

@@ -8,6 +8,7 @@ import { updateMember } from '../../identity/member-updates.ts'
 import { belongsElsewhere, memberByEitherId, memberByUserId } from '../../identity/users.ts'
 import type { MemberRow } from '../../identity/users.ts'
 import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
 import { FullName, PersonName, Phone, Profile, RoleEnum, namesOf, profileBody } from './schemas.ts'
@@ -37,7 +38,10 @@ async function checkEdit(db: Db, identity: Identity, target: MemberRow, body: z.
 }
 
 /** One member of the organization, by profile id (`/api/user/{id}/`) or, for status, by user id. */
-export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
+export function userRoutes(deps: Deps): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+  // Membership and organization rows are cached per process: every write here says so once committed.
+  const lookups = lookupsOf(deps)
   return async (app) => {
     app.get(
       '/api/user/:id/',
@@ -76,6 +80,7 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
         const member = await memberByEitherId(db, identity.orgId, request.params.id)
         await checkEdit(db, identity, member, request.body)
         await updateMember(db, identity.orgId, member.id, request.body, clock())
+        lookups.changed()
         return { error: false as const, message: 'User updated' }
       },
     })
@@ -97,6 +102,7 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
         const identity = requireAdmin(request)
         const member = await memberByEitherId(db, identity.orgId, request.params.id)
         await updateMember(db, identity.orgId, member.id, { is_active: false }, clock())
+        lookups.changed()
         return { error: false as const, message: 'User deactivated' }
       },
     )
@@ -118,6 +124,7 @@ export function userRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
         const member = await memberByUserId(db, identity.orgId, request.params.id)
         const active = request.body.status === 'Active'
         await updateMember(db, identity.orgId, member.id, { is_active: active }, clock())
+        lookups.changed()
         return { error: false as const, message: active ? 'User activated' : 'User deactivated' }
       },
     )

@@ -8,10 +8,9 @@ import { placeBetween } from '../../commands/opportunity/placement.ts'
 import { withReleasedName, withRenamedClaim } from '../../commands/unique-name.ts'
 import { ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
 import { profileRefOf } from '../kernel/relations.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
@@ -67,6 +66,7 @@ const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA'
  */
 export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, store, clock } = deps
+  const lookups = lookupsOf(deps)
 
   const visible = (request: FastifyRequest, id: string) => visibleDeal(db, callerOf(request), id)
 
@@ -77,7 +77,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
     const { orgId } = identityOf(request)
     const current = await visible(request, id)
     await checkDealRelations(db, orgId, input, current)
-    const [org, customFields] = await Promise.all([organizationById(db, orgId), definitionsOf(db, orgId, 'opportunities', { activeOnly: false })])
+    const [org, customFields] = await Promise.all([lookups.organization(orgId), lookups.customFields(orgId, 'opportunities')])
     const commands = requestCommands(deps, request, reply)
     const prepare = () =>
       withPipeline(store, input.pipeline ?? current.pipeline_id, (pipeline) => ({ type: 'UpdateOpportunity' as const, orgId, actor: actorOf(request), at: clock().toISOString(), defaultCurrency: org.default_currency, customFields, pipeline, input, replace }))
@@ -130,14 +130,14 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
       const row = asOf ? await orNotFound(opportunityAsOf(deps, identity.orgId, current.id, asOf)) : current
       const now = asOf ?? clock()
       const [org, pipeline, contacts, members, notes, definitions] = await Promise.all([
-        organizationById(db, identity.orgId),
+        lookups.organization(identity.orgId),
         pipelineOf(db, identity.orgId, row.pipeline_id),
         liveContacts(db, identity.orgId),
         activeMembers(db, identity.orgId),
         notesOf(db, identity.orgId, row.id),
-        definitionsOf(db, identity.orgId, 'opportunities', { activeOnly: true }),
+        lookups.customFields(identity.orgId, 'opportunities').then((all) => all.filter((d) => d.is_active)),
       ])
-      const [opportunity] = await opportunitiesOf(db, { id: org.id, name: org.name }, [row], now)
+      const [opportunity] = await opportunitiesOf(deps, { id: org.id, name: org.name }, [row], now)
       const admin = isAdmin(identity)
       const creator = identity.profileId !== null && row.created_by === identity.profileId
       const creatorEmail = members.find((m) => m.id === row.created_by)?.email
@@ -179,14 +179,14 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
     app.patch('/api/opportunities/:id/move/', { schema: { tags: TAGS, summary: 'Move a card on the board (admin, creator or assignee)', description: 'Into a won or lost stage: closed_by is set and a missing closed_on becomes today (the organization\'s time zone); into won without an amount: 400. Never changes the pipeline. Answers the moved card.', params: IdParams, headers: IfMatch, body: MoveBody, response: { 200: MoveAnswer, ...writeErrors } } }, async (request, reply) => {
       const { orgId } = identityOf(request)
       const current = await visible(request, request.params.id)
-      const org = await organizationById(db, orgId)
+      const org = await lookups.organization(orgId)
       const kanbanOrder = await placement(orgId, current, request.body)
       const commands = requestCommands(deps, request, reply)
       const now = clock()
       const prepare = () => withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: todayIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder }))
       await commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(request.headers['if-match']) })
       await commands.settle()
-      const [card] = await cardsOf(db, orgId, [await orNotFound(opportunityOf(db, orgId, current.id))], actorOf(request), now)
+      const [card] = await cardsOf(deps, orgId, [await orNotFound(opportunityOf(db, orgId, current.id))], actorOf(request), now)
       return { error: false as const, message: 'Opportunity moved', opportunity: card! }
     })
   }

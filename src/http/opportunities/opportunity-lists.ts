@@ -6,10 +6,9 @@ import type { Definition } from '../../commands/custom-field/values.ts'
 import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
 import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity-queries.ts'
 import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
@@ -75,12 +74,14 @@ const pageNumbers = (count: number, limit: number) => (limit > 0 ? Array.from({ 
 /** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
 export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
+  const lookups = lookupsOf(deps)
+  const activeFields = async (orgId: string) => (await lookups.customFields(orgId, 'opportunities')).filter((d) => d.is_active)
   return async (app) => {
     app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const [definitions, defaultPipelineId, org] = await Promise.all([definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true }), ensureDefaultPipeline(deps, callerOf(request)), organizationById(db, viewer.orgId)])
+      const [definitions, defaultPipelineId, org] = await Promise.all([activeFields(viewer.orgId), ensureDefaultPipeline(deps, callerOf(request)), lookups.organization(viewer.orgId)])
       const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, definitions), now)
       const [{ count, rows, totals }, accounts, contacts, tags, pipeline] = await Promise.all([
         listDeals(db, query, { limit, offset }, org.default_currency),
@@ -95,7 +96,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
         offset,
         per_page: limit,
         page_number: pageNumbers(count, limit),
-        opportunities: await opportunitiesOf(db, { id: org.id, name: org.name }, rows, now),
+        opportunities: await opportunitiesOf(deps, { id: org.id, name: org.name }, rows, now),
         accounts_list: accounts.map(recordBody),
         contacts_list: contacts.map(recordBody),
         tags,
@@ -112,14 +113,14 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
-      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await definitionsOf(db, viewer.orgId, 'opportunities', { activeOnly: true })), now)
+      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await activeFields(viewer.orgId)), now)
       const stages = asOf ? ((await pipelineAsOf(deps.store, pipeline.id, asOf))?.stages ?? []).map((s) => ({ ...s, position: s.order })) : pipeline.stages
       const stageIds = stages.map((s) => s.id)
       const then = asOf ? await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget) : undefined
       const { rows, counts } = then
         ? await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stageIds, CARDS_PER_COLUMN, table))
         : await boardDeals(db, query, stageIds, CARDS_PER_COLUMN)
-      const cards = await cardsOf(db, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now, then?.lineItems)
+      const cards = await cardsOf(deps, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now, then?.lineItems)
       const columns = stages.map((stage) => ({
         id: stage.code,
         name: stage.label,

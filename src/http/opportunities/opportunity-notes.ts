@@ -4,7 +4,7 @@ import { opportunityDecider, opportunityStreams } from '../../commands/opportuni
 import type { Actor } from '../../commands/caller.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { attachmentOf, commentOf, opportunityOf } from '../../projections/opportunities.ts'
 import type { Deps } from '../../deps.ts'
 import { visibleDeal } from '../../commands/opportunity/visible-deal.ts'
@@ -44,8 +44,8 @@ export function opportunityNoteRoutes(deps: Deps, files: FileStore): FastifyPlug
     attachmentOf: (orgId, id) => owned(attachmentOf(db, orgId, id)),
     answer: NoteAnswer,
     answerOf: async (request, id) => {
-      const org = await organizationById(db, identityOf(request).orgId)
-      const [opportunity] = await opportunitiesOf(db, { id: org.id, name: org.name }, [await orNotFound(opportunityOf(db, org.id, id))], clock())
+      const org = await lookupsOf(deps).organization(identityOf(request).orgId)
+      const [opportunity] = await opportunitiesOf(deps, { id: org.id, name: org.name }, [await orNotFound(opportunityOf(db, org.id, id))], clock())
       return { opportunity_obj: opportunity!, ...(await notesOf(db, org.id, id)) }
     },
     downloadPath: '/api/attachments/:id/download/',

@@ -2,9 +2,10 @@ import type { z } from 'zod'
 import { mayAccess } from '../../commands/opportunity/rules.ts'
 import type { Actor } from '../../commands/caller.ts'
 import type { Db } from '../../db/database.ts'
+import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { agingStatus, daysSince } from '../../projections/aging.ts'
 import { liveContacts } from '../../projections/contacts.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
 import { attachmentsOf, commentsOf, lineItemsOf } from '../../projections/opportunities.ts'
 import type { LineItemRow, OpportunityView } from '../../projections/opportunities.ts'
 import type { CardRow } from '../../projections/opportunity-queries.ts'
@@ -38,19 +39,23 @@ const unique = (lists: readonly (readonly string[])[]) => [...new Set(lists.flat
 /** Rows whose related records are looked up: cards lack the relations only the full view shows. */
 type RelatedIds = CardRow & Partial<Pick<OpportunityView, 'teams' | 'contacts' | 'closed_by'>>
 
-async function related(db: Db, orgId: string, rows: readonly RelatedIds[]): Promise<Related> {
+/** What views read: the database, and the cached lookups where the app has them. */
+export type ViewSource = Pick<Deps, 'db' | 'lookups'>
+
+async function related(source: ViewSource, orgId: string, rows: readonly RelatedIds[]): Promise<Related> {
+  const { db } = source
   const [accounts, teams, tags, profiles, contacts, definitions, items] = await Promise.all([
     nameRefs(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
     nameRefs(db, 'teams', orgId, unique(rows.map((r) => r.teams ?? []))),
     tagRefs(db, orgId, unique(rows.map((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
     liveContacts(db, orgId, unique(rows.map((r) => r.contacts ?? []))),
-    definitionsOf(db, orgId, 'opportunities', { activeOnly: true }),
+    lookupsOf(source).customFields(orgId, 'opportunities'),
     lineItemsOf(db, rows.map((r) => r.id)),
   ])
   const lineItems = new Map<string, LineItemRow[]>()
   for (const item of items) lineItems.set(item.opportunity_id, [...(lineItems.get(item.opportunity_id) ?? []), item])
-  return { lineItems, customKeys: new Set(definitions.map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
+  return { lineItems, customKeys: new Set(definitions.filter((d) => d.is_active).map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
 }
 
 const aging = (row: CardRow, now: Date) => {
@@ -97,13 +102,13 @@ function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date, lineItems: 
 }
 
 /** Cards for board rows; `lineItemsThen` replaces the read model's line items for a board as of an instant. */
-export async function cardsOf(db: Db, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date, lineItemsThen?: ReadonlyMap<string, readonly LineItem[]>): Promise<z.infer<typeof Card>[]> {
-  const rel = await related(db, orgId, rows)
+export async function cardsOf(source: ViewSource, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date, lineItemsThen?: ReadonlyMap<string, readonly LineItem[]>): Promise<z.infer<typeof Card>[]> {
+  const rel = await related(source, orgId, rows)
   return rows.map((row) => cardOf(row, rel, actor, now, (lineItemsThen ?? rel.lineItems).get(row.id) ?? []))
 }
 
-export async function opportunitiesOf(db: Db, org: NameRef, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
-  const rel = await related(db, org.id, rows)
+export async function opportunitiesOf(source: ViewSource, org: NameRef, rows: readonly OpportunityView[], now: Date): Promise<z.infer<typeof Opportunity>[]> {
+  const rel = await related(source, org.id, rows)
   return rows.map((row) => {
     const items = rel.lineItems.get(row.id) ?? []
     return {

@@ -1,0 +1,85 @@
+/**
+ * `npm run bench:cpu`: where the server's CPU goes per request (issue 20). The compiled bench server
+ * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists for BENCH_SECONDS;
+ * the server stops cleanly (so Node writes its profile) and the top self-time frames are printed.
+ * Self time is the profile's samples whose top frame is that function, summed over its call sites,
+ * counted only while the load ran (V8's sample times and process.hrtime are the same monotonic
+ * clock), so start-up and shutdown stay out; shares are of the busy (non-idle) samples.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
+
+const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
+const TOP = 10
+
+type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
+type Window = { fromUs: number; toUs: number }
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n)
+
+/** Busy time in the window (µs) and, per function (name, file, line), its share of the busy samples where it was the frame on top. */
+function selfTimes(profile: Profile, window: Window): { busyUs: number; frames: { frame: string; selfPct: number }[] } {
+  const frameOf = new Map(profile.nodes.map(({ id, callFrame: f }) => {
+    const file = f.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*\/bench\/tmp\/dist\//, '')
+    return [id, `${f.functionName || '(anonymous)'} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim()]
+  }))
+  const spent = new Map<string, number>()
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0
+    const delta = profile.timeDeltas[i + 1] ?? 0
+    const frame = frameOf.get(id)!
+    if (at >= window.fromUs && at <= window.toUs && frame !== '(idle)') spent.set(frame, (spent.get(frame) ?? 0) + delta)
+  })
+  const busyUs = [...spent.values()].reduce((a, b) => a + b, 0)
+  const frames = [...spent].sort((a, b) => b[1] - a[1]).map(([frame, us]) => ({ frame, selfPct: (100 * us) / busyUs }))
+  return { busyUs, frames }
+}
+
+async function main(): Promise<void> {
+  const profileDir = mkdtempSync(join(tmpdir(), 'crm-cpu-prof-'))
+  process.env.BENCH_SERVER_FLAGS = `--cpu-prof --cpu-prof-dir=${profileDir}`
+  // After setting the flags: bench/app.ts reads them when loaded.
+  const { compileBenchServer, startBenchApp } = await import('./app.ts')
+  compileBenchServer()
+  const name = `bench_cpu_${Date.now()}`
+  await createDatabase(SERVER, name)
+  const bench = await startBenchApp(withDatabase(SERVER, name))
+  let window: Window
+  let answered: number
+  const statuses = new Map<number, number>()
+  try {
+    let n = 0
+    const fromUs = nowUs()
+    const result = await autocannon({
+      url: bench.url,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      headers: { ...bench.admin.headers, 'content-type': 'application/json' },
+      requests: [
+        { method: 'POST', path: '/api/opportunities/', onResponse: (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1), setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Profiled deal ${n++}`, amount: '1000.00', currency: 'USD' }) }) },
+        { method: 'GET', path: '/api/opportunities/?limit=10', onResponse: (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1) },
+      ],
+    })
+    window = { fromUs, toUs: nowUs() }
+    answered = result['2xx']
+    console.log(`${SECONDS} s, ${CONNECTIONS} connections, create + list: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+  } finally {
+    await bench.stop()
+    await dropDatabase(SERVER, name)
+  }
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))
+  if (!file) throw new Error(`Expected a .cpuprofile in ${profileDir}: did the server exit cleanly?`)
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as Profile
+  const { busyUs, frames } = selfTimes(profile, window)
+  console.log(`profile: ${join(profileDir, file)}\nserver CPU while loaded: ${(busyUs / 1000).toFixed(0)} ms busy, ${(busyUs / 1000 / answered).toFixed(2)} ms per 2xx answer\ntop ${TOP} self-time frames (share of busy time):`)
+  for (const { frame, selfPct } of frames.slice(0, TOP)) console.log(`${selfPct.toFixed(1).padStart(6)}%  ${frame}`)
+}
+
+await main()
