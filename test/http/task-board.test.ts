@@ -46,6 +46,7 @@ t.test('task pipelines, the task board and card moves', async (t) => {
     const board = await json('GET', '/api/tasks/kanban/', admin)
     t.match(board, { mode: 'status', pipeline: null, total_tasks: 3 })
     t.same(board.columns.map((col: Column) => [col.id, col.task_count]), [['New', 1], ['In Progress', 2], ['Completed', 0]], 'A went In Progress when it entered the Blocked stage')
+    t.same(board.columns.map((col: Column & { color: string }) => col.color), ['#3B82F6', '#F59E0B', '#22C55E'], "the original's status colours")
     t.same((await json('GET', '/api/tasks/kanban/', bob.headers)).total_tasks, 1, 'a member sees what they may open')
     t.equal((await json('GET', '/api/tasks/kanban/?search=B', admin)).total_tasks, 1, 'the list filters apply')
     t.equal((await inject('GET', `/api/tasks/kanban/?pipeline_id=${dev.id}`, globex.admin.headers)).statusCode, 404)

@@ -22,12 +22,14 @@ const TAGS = ['tasks']
 /** As on the deal and lead boards: each column shows at most this many cards; task_count still counts them all. */
 const CARDS_PER_COLUMN = 100
 const STAGE_TYPES = { New: 'open', 'In Progress': 'in_progress', Completed: 'completed' } as const
+/** The original's colours of the status board's columns; stages of a task pipeline store none (null). */
+const STATUS_COLORS = { New: '#3B82F6', 'In Progress': '#F59E0B', Completed: '#22C55E' } as const
 
-const statusColumns = TASK_STATUSES.map((status, i) => ({ key: status, id: status, name: status, order: i + 1, stage_type: STAGE_TYPES[status], stage_kind: null, maps_to_status: status, is_status_column: true }))
+const statusColumns = TASK_STATUSES.map((status, i) => ({ key: status, id: status, name: status, order: i + 1, color: STATUS_COLORS[status], stage_type: STAGE_TYPES[status], stage_kind: null, maps_to_status: status, is_status_column: true }))
 const stageColumns = (stages: readonly PipelineStageRow[]) =>
   stages.map((stage) => {
     const status = statusOfStage(stages, stage)
-    return { key: stage.id, id: stage.id, name: stage.label, order: stage.position, stage_type: STAGE_TYPES[status], stage_kind: stage.kind, maps_to_status: status, is_status_column: false }
+    return { key: stage.id, id: stage.id, name: stage.label, order: stage.position, color: null, stage_type: STAGE_TYPES[status], stage_kind: stage.kind, maps_to_status: status, is_status_column: false }
   })
 
 /**
@@ -53,7 +55,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       return {
         mode: pipeline ? ('pipeline' as const) : ('status' as const),
         pipeline: pipeline && { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default },
-        columns: columns.map(({ key, ...rest }) => ({ ...rest, color: null, wip_limit: null, task_count: counts.get(key) ?? 0, tasks: cards.filter((_, i) => rows[i]!.column_key === key) })),
+        columns: columns.map(({ key, ...rest }) => ({ ...rest, wip_limit: null, task_count: counts.get(key) ?? 0, tasks: cards.filter((_, i) => rows[i]!.column_key === key) })),
         total_tasks: [...counts.values()].reduce((a, b) => a + b, 0),
       }
     })
