@@ -4,7 +4,8 @@ import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
-import { domainEventOf } from './projector.ts'
+import { insertRowsOnce } from '../db/insert-rows.ts'
+import { applyInRuns, domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 
 /**
@@ -65,13 +66,18 @@ async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Prom
   }
 }
 
+type CreatedDeal = { id: string; event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }> }
+
+/** Deals enter the ledger in one statement however many (a page of creates under load, a replay). */
+async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[]): Promise<void> {
+  const rows = deals.map(({ id, event: { data } }) => ({ deal_id: id, org_id: data.org_id, amount: data.amount, currency: data.currency, closed_on: data.closed_on, assigned_to: data.assigned_to, created_by: data.created_by, won: data.stage_kind === 'won', is_deleted: false }))
+  await insertRowsOnce(db, 'goal_deals', 'deal_id', rows)
+}
+
 async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
   switch (event.type) {
-    case 'OpportunityCreated': {
-      const { org_id, amount, currency, closed_on, assigned_to, created_by, stage_kind } = event.data
-      await db.insertInto('goal_deals').values({ deal_id: id, org_id, amount, currency, closed_on, assigned_to, created_by, won: stage_kind === 'won', is_deleted: false }).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
-      return
-    }
+    case 'OpportunityCreated':
+      return insertCreatedDeals(db, [{ id, event }])
     case 'OpportunityUpdated': {
       const changes = Object.fromEntries(LEDGER_FIELDS.filter((key) => key in event.data.changes).map((key) => [key, event.data.changes[key]!.to]))
       if (Object.keys(changes).length) await db.updateTable('goal_deals').set(changes).where('deal_id', '=', id).execute()
@@ -96,6 +102,14 @@ export const goalsProjector: Projector = {
     GOAL_EVENTS.includes(recorded.type)
       ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
       : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
+  // Creates come in runs (concurrent creates share a page; a replay is mostly creates): one INSERT each run.
+  applyBatch: (trx, events) =>
+    applyInRuns(
+      events,
+      'OpportunityCreated',
+      (run) => insertCreatedDeals(trx as unknown as Kysely<Tables>, run.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) }))),
+      (event) => goalsProjector.apply(trx, event),
+    ),
 }
 
 // Queries read this projection's tables with the identity tables (profiles, users, organizations: a
