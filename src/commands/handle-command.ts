@@ -59,7 +59,16 @@ const prepared = async <Command>(input: CommandInput<Command>): Promise<Prepared
  * A command whose facts come from other streams (a deal's pipeline): prepared again on every
  * attempt, with the guard those facts were read at, so the append fails if they changed meanwhile.
  */
-export type PreparedCommand<Command> = { command: Command; guard?: StreamGuard }
+export type PreparedCommand<Command> = {
+  command: Command
+  guard?: StreamGuard
+  /**
+   * Set when the facts came from an earlier read kept in memory (a cache): forgets them, so the
+   * next prepare reads them again. Called when the guard's stream had moved, and when the command
+   * was refused on them (a stage added elsewhere is not in the kept copy), to decide once more.
+   */
+  refresh?: () => void
+}
 export type CommandInput<Command> = Command | (() => Promise<PreparedCommand<Command>>)
 
 export type CommandResult<State, Event> = {
@@ -89,7 +98,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   // The optimistic first attempt of `expectNew` is not a retry: a stream found to exist gets the usual ones.
   let optimistic = options.expectNew === true && options.ifRevision === undefined
   for (let attempt = optimistic ? -1 : 0; ; attempt++) {
-    const { command, guard } = await prepared(input)
+    const { command, guard, refresh } = await prepared(input)
     const guessed = optimistic
     optimistic = false
     const recorded = guessed ? [] : await store.readStream(streamName)
@@ -100,8 +109,14 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
     try {
       events = decider.decide(command, state)
     } catch (error) {
-      // A refusal of the guessed (empty) state is only believed once the stream has been read.
+      // A refusal of the guessed (empty) state is only believed once the stream has been read, and
+      // one on kept facts once they have been read again (without counting as a retry).
       if (guessed) continue
+      if (refresh) {
+        refresh()
+        attempt--
+        continue
+      }
       throw error
     }
     let companions: Awaited<ReturnType<typeof decideCompanions>>
@@ -121,6 +136,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       return { state: events.reduce(decider.evolve, state), events, position: appended.position }
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error
+      if (error.streamName === guard?.streamName) refresh?.()
       if (attempt >= maxRetries) throw new ConflictError(`${streamName} kept changing concurrently; retry the request`)
     }
   }

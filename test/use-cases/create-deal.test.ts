@@ -1,15 +1,18 @@
+import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { commandSession } from '../../src/commands/command-session.ts'
 import { DEAL_NAME_SCOPE, createDeal } from '../../src/commands/opportunity/create-deal.ts'
 import { opportunityStreams } from '../../src/commands/opportunity/opportunity.ts'
 import { dealPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { ValidationError } from '../../src/errors.ts'
 import { opportunityOf } from '../../src/projections/opportunities.ts'
 import { listPipelines } from '../../src/projections/pipelines.ts'
-import { eventsAfter, givenAccount, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, settled } from '../helpers/use-cases.ts'
+import { testStore } from '../helpers/runner.ts'
+import { USE_CASE_NOW, eventsAfter, givenAccount, givenDeps, givenOrganization, logEnd, nameHolder, rejectionOf, settled } from '../helpers/use-cases.ts'
 
 /** Issue 16: createDeal runs from (deps, caller, input), with no HTTP app. */
 t.test('createDeal, without an HTTP app', async (t) => {
-  const { deps } = await givenDeps(t)
+  const { deps, database } = await givenDeps(t)
   const acme = await givenOrganization(deps, 'Acme')
   const globex = await givenOrganization(deps, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
@@ -60,6 +63,22 @@ t.test('createDeal, without an HTTP app', async (t) => {
     t.match(await opportunityOf(deps.db, globex.orgId, id), { org_id: globex.orgId, pipeline_id: dealPipelines.defaultId(globex.orgId) })
     t.not(dealPipelines.defaultId(globex.orgId), dealPipelines.defaultId(acme.orgId), "Globex's own default pipeline")
     t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, globex.orgId, 'Big Deal'), id)
+  })
+
+  t.test('given the default pipeline folded and kept by this process, when another process adds a stage and locks one, then deals are decided on the pipeline as stored', async (t) => {
+    const elsewhere = commandSession(testStore(t, database), acme.admin)
+    const stream = dealPipelines.streams.stream(dealPipelines.defaultId(acme.orgId))
+    const at = USE_CASE_NOW.toISOString()
+    await elsewhere.run(dealPipelines.decider, stream, { type: 'AddStage', orgId: acme.orgId, stageId: randomUUID(), label: 'Demo', kind: 'open', at })
+    const demo = await createDeal(deps, alice, { input: { name: 'Demo Deal', stage: 'DEMO' } })
+    await settled(deps, demo.position)
+    t.match(await opportunityOf(deps.db, acme.orgId, demo.id), { stage: 'DEMO' }, 'refused on the kept copy (no such stage), then decided again on a fresh read')
+
+    const demoStage = (await listPipelines(deps.db, acme.orgId))[0]!.stages.find((stage) => stage.code === 'DEMO')!.id
+    await elsewhere.run(dealPipelines.decider, stream, { type: 'LockStage', orgId: acme.orgId, stageId: demoStage, at })
+    const error = await rejectionOf(createDeal(deps, alice, { input: { name: 'Locked Out', stage: 'DEMO' } }))
+    t.type(error, ValidationError, 'the kept copy (unlocked) failed its guard; the stored pipeline refuses: the stage is locked')
+    t.equal(await nameHolder(deps, DEAL_NAME_SCOPE, acme.orgId, 'Locked Out'), null)
   })
 
   t.test("given Acme's account, when a Globex caller points a deal at it, then it is refused under account (400) and nothing is appended", async (t) => {

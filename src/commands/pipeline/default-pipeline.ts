@@ -60,10 +60,36 @@ function remember(known: Set<string>, stream: string, id: string): string {
  * A command decided against a pipeline of this kind folded from its stream (`{id, state}`: the
  * deciders stay pure), with the guard that fails the append if that stream moves meanwhile: how a
  * deal or lead enters a stage, so no stage being counted (locked) can gain one.
+ *
+ * The folded pipeline is kept per process and used as it was last read: every create and move
+ * needs it, and pipelines rarely change. A stale copy cannot commit anything: its revision is the
+ * guard's, so the append fails when the stream has moved (here or in another process), the copy
+ * is dropped (`refresh`) and the command is decided again on the stream as stored; a command
+ * refused on the kept copy is decided again on a fresh read before the refusal is believed.
  */
 export async function withPipelineOf<C>(store: EventStore, kind: PipelineKind, pipelineId: string, command: (pipeline: { id: string; state: PipelineState }) => C): Promise<PreparedCommand<C>> {
   const streamName = kind.streams.stream(pipelineId)
+  const cache = foldedPipelines(store)
+  const kept = cache.get(streamName)
+  if (kept) return { command: command({ id: pipelineId, state: kept.state }), guard: { streamName, revision: kept.revision }, refresh: () => cache.delete(streamName) }
   const events = await store.readStream(streamName)
-  const state = fold(kind.decider, events.map((e) => domainEventOf<PipelineEvent>(e)))
-  return { command: command({ id: pipelineId, state }), guard: { streamName, revision: events.at(-1)?.revision ?? 'no_stream' } }
+  const folded: FoldedPipeline = { state: fold(kind.decider, events.map((e) => domainEventOf<PipelineEvent>(e))), revision: events.at(-1)?.revision ?? 'no_stream' }
+  // A pipeline not there (yet) is not kept: the next command reads again.
+  if (folded.revision !== 'no_stream') keep(cache, streamName, folded)
+  return { command: command({ id: pipelineId, state: folded.state }), guard: { streamName, revision: folded.revision } }
+}
+
+type FoldedPipeline = { state: PipelineState; revision: bigint | 'no_stream' }
+/** Pipelines folded by this process, per event store (so per app); bounded, least recently used forgotten first. */
+const FOLDED_PIPELINES_MAX = 10_000
+const foldedByStore = new WeakMap<EventStore, Map<string, FoldedPipeline>>()
+function foldedPipelines(store: EventStore): Map<string, FoldedPipeline> {
+  let folded = foldedByStore.get(store)
+  if (!folded) foldedByStore.set(store, (folded = new Map()))
+  return folded
+}
+function keep(cache: Map<string, FoldedPipeline>, streamName: string, folded: FoldedPipeline): void {
+  cache.delete(streamName)
+  if (cache.size >= FOLDED_PIPELINES_MAX) cache.delete(cache.keys().next().value!)
+  cache.set(streamName, folded)
 }
