@@ -14,6 +14,6 @@ import type { Kysely } from 'kysely'
 export async function insertRowsOnce(db: Kysely<any>, table: string, key: string, rows: readonly Record<string, unknown>[]): Promise<void> {
   if (!rows.length) return
   const columns = sql.join(Object.keys(rows[0]!).map((column) => sql.id(column)))
-  await sql`INSERT INTO ${sql.id(table)} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${sql.id(table)}, ${JSON.stringify(rows)}::jsonb)
+  await sql`INSERT INTO ${sql.id(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${sql.id(table)}, ${JSON.stringify(rows)}::json)
     ON CONFLICT (${sql.id(key)}) DO NOTHING`.execute(db)
 }
