@@ -15,6 +15,13 @@ export interface Projector {
   readonly eventTypes: readonly string[]
   readonly tables: readonly string[]
   createTables(db: Kysely<any>): Promise<void>
+  /**
+   * Optional: the indexes only the read model's queries use (never a key an ON CONFLICT names, nor a
+   * column an apply statement looks rows up by). A rebuild creates them once after the replay, with
+   * a sort, rather than maintaining them row by row; an index left in `createTables` costs nothing
+   * more than before.
+   */
+  createIndexes?(db: Kysely<any>): Promise<void>
   apply(trx: Transaction<any>, event: RecordedEvent): Promise<void>
   /**
    * Optional: applies a whole page, in log order, with fewer statements than one per event (a

@@ -57,10 +57,20 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
       events += page.length
       await db.transaction().execute(async (trx) => {
         await useSchema(trx, schema)
+        // The scratch tables are dropped if anything fails before the swap, so a page's commit need
+        // not wait for its WAL to reach the disk; the swap transaction below commits durably.
+        await sql`SET LOCAL synchronous_commit = off`.execute(trx)
         await applyEvents(trx, projector, page)
       })
       onProgress?.(progressOf(projector, started, events, to, head))
     })
+    if (projector.createIndexes) {
+      signal?.throwIfAborted()
+      await db.transaction().execute(async (trx) => {
+        await useSchema(trx, schema)
+        await projector.createIndexes!(trx)
+      })
+    }
     const position = await db.transaction().execute(async (trx) => {
       await saveCheckpointIfMissing(trx, projector)
       await lockCheckpoint(trx, projector.name)

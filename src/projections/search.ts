@@ -87,10 +87,15 @@ async function createTables(db: Kysely<any>): Promise<void> {
   for (const kind of SEARCH_KINDS) {
     await sql`CREATE TABLE ${sql.id(partitionOf(kind))} PARTITION OF search_documents (PRIMARY KEY (id)) FOR VALUES IN (${sql.lit(kind)})`.execute(db)
   }
-  // Indexes on the parent are made on every partition. Name prefixes in byte order: LIKE 'ab%' is a range of it, and its order the answer's.
+  // Indexes on the parent are made on every partition. Apply renames deals' accounts by account_id.
+  await sql`CREATE INDEX search_deal_account ON search_documents (account_id) WHERE account_id IS NOT NULL`.execute(db)
+}
+
+/** The searches' indexes (two of them GIN, the dearest to maintain row by row): apply never reads through them. */
+async function createIndexes(db: Kysely<any>): Promise<void> {
+  // Name prefixes in byte order: LIKE 'ab%' is a range of it, and its order the answer's.
   await sql`CREATE INDEX search_name_prefix ON search_documents (org_id, lower(names) COLLATE "C")`.execute(db)
   await sql`CREATE INDEX search_words ON search_documents USING gin (tsv) WITH (fastupdate = off)`.execute(db)
-  await sql`CREATE INDEX search_deal_account ON search_documents (account_id) WHERE account_id IS NOT NULL`.execute(db)
   // viewers as a second column: a member's fuzzy match is one scan of this index, their records only.
   if (await hasTrigrams(db)) await sql`CREATE INDEX search_name_trigrams ON search_documents USING gin (names gin_trgm_ops, viewers) WITH (fastupdate = off)`.execute(db)
 }
@@ -171,6 +176,7 @@ export const searchProjector: Projector = {
   // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
   tables: [SEARCH_TABLE, ...SEARCH_KINDS.map(partitionOf)],
   createTables,
+  createIndexes,
   apply,
   applyBatch,
 }

@@ -50,6 +50,9 @@ export const tagsProjector: Projector = {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .execute()
+  },
+  // Only the list's: apply finds tags by id.
+  async createIndexes(db) {
     await sql`CREATE INDEX tags_org_name ON tags (org_id, lower(name))`.execute(db)
   },
   // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
@@ -87,7 +90,9 @@ function changesOf(event: Exclude<TagEvent, { type: 'TagCreated' }>): Partial<Ta
 async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent[]): Promise<void> {
   const rows = created.map((recorded) => {
     const { org_id, name, color, description, created_by, at } = domainEventOf<Extract<TagEvent, { type: 'TagCreated' }>>(recorded).data
-    return { id: tagStreams.idOf(recorded.streamName), org_id, name, color, description, is_active: true, is_deleted: false, merged_into: null, created_by, created_at: new Date(at), updated_at: new Date(at) }
+    // `at` stays the event's ISO string (with its offset; PostgreSQL reads it as the same instant): a Date
+    // would be serialized back to that string through toJSON, most of the cost of the row's JSON.
+    return { id: tagStreams.idOf(recorded.streamName), org_id, name, color, description, is_active: true, is_deleted: false, merged_into: null, created_by, created_at: at, updated_at: at }
   })
   await insertRowsOnce(db, 'tags', 'id', rows)
 }

@@ -57,11 +57,15 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute()
+  await createNoteTables(db, TASK_NOTES)
+}
+
+/** The list's, the calendar's, the board's and the custom field filter's: apply finds tasks by id. */
+async function createIndexes(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX tasks_org_created ON tasks (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_org_due ON tasks (org_id, due_date) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_board ON tasks (org_id, stage_id, status, kanban_order, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_custom_fields ON tasks USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
-  await createNoteTables(db, TASK_NOTES)
 }
 
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
@@ -104,6 +108,7 @@ export const tasksProjector: Projector = {
   eventTypes: ['TaskCreated', 'TaskUpdated', 'TaskDeleted', 'TaskMoved', ...noteEventTypes('Task')],
   tables: ['tasks', TASK_NOTES.comments, TASK_NOTES.attachments],
   createTables,
+  createIndexes,
   apply: (trx, recorded) => apply(trx, taskStreams.idOf(recorded.streamName), domainEventOf<TaskEvent>(recorded)),
 }
 
