@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
-import { createDb, createPool } from '../src/db/database.ts'
+import { createDb, createQuietPool } from '../src/db/database.ts'
 import type { Database } from '../src/db/database.ts'
 import { comparePositions, formatPosition, parsePosition } from '../src/eventstore/event-store.ts'
 import type { EventStore, Position } from '../src/eventstore/event-store.ts'
@@ -71,7 +71,7 @@ export function compileBenchServer(): void {
 export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   const child = fork(`${COMPILED}bench/server.js`, [], { env: { ...process.env, DATABASE_URL: databaseUrl }, execArgv: SERVER_FLAGS })
   const ready = (await nextMessage(child, 'ready')) as Extract<ToParent, { type: 'ready' }>
-  const pool = createPool(databaseUrl, 20)
+  const pool = createQuietPool(databaseUrl, 20)
   const db = createDb(pool)
   const store = createPostgresEventStore({ pool })
   const serverLog = new Map<string, number>()

@@ -19,7 +19,7 @@ import { STREAM_DOES_NOT_EXIST, isExpectedVersionConflictError } from '@event-dr
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { createPool } from '../src/db/database.ts'
+import { createQuietPool } from '../src/db/database.ts'
 import { createDb } from '../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
@@ -113,7 +113,7 @@ const serverLog = new Map<string, number>()
 
 async function rawCells(url: string): Promise<Cell[]> {
   const cells: Cell[] = []
-  const pool = createPool(url, 34)
+  const pool = createQuietPool(url, 34)
   await pool.query('CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream text NOT NULL, data jsonb NOT NULL)')
   const row = JSON.stringify(payload(0))
   for (const clients of CLIENTS) {
@@ -155,7 +155,7 @@ function hotStreamAppender<R>(append: (stream: string, expected: R | undefined, 
 
 async function peerCells(url: string): Promise<Cell[]> {
   const cells: Cell[] = []
-  const pool = createPool(url, 34)
+  const pool = createQuietPool(url, 34)
   const peer = getPostgreSQLEventStore(url, { connectionOptions: { pooled: true, pool } })
   await peer.appendToStream(`warmup-${randomUUID()}`, [{ type: 'Warmup', data: {} }])
   for (const clients of CLIENTS) {
@@ -176,7 +176,7 @@ async function peerCells(url: string): Promise<Cell[]> {
 
 async function eventStoreCells(url: string): Promise<Cell[]> {
   const cells: Cell[] = []
-  const pool = createPool(url, 34)
+  const pool = createQuietPool(url, 34)
   const db = createDb(pool)
   await migrateToLatest(db)
   const store = createPostgresEventStore({ pool })
@@ -201,7 +201,7 @@ async function eventStoreCells(url: string): Promise<Cell[]> {
  */
 async function rebuildMeasure(url: string): Promise<{ events: number; ms: number; eventsPerSec: number; duringSwap: Awaited<ReturnType<typeof readsDuringRebuild>> }> {
   const count = Number(process.env.REBUILD_EVENTS ?? 100_000)
-  const pool = createPool(url, 4)
+  const pool = createQuietPool(url, 4)
   const db = createDb(pool)
   await migrateToLatest(db)
   progress(`rebuild: appending ${count.toLocaleString('en-US')} tag events`)

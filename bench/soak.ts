@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config.ts'
-import { createDb, createPool } from '../src/db/database.ts'
+import { createDb, createQuietPool } from '../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
 import { freePort, startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const name = `soak_${randomBytes(4).toString('hex')}`
   await createDatabase(serverUrl, name)
   const url = withDatabase(serverUrl, name)
-  const pool = createPool(url, 2)
+  const pool = createQuietPool(url, 2)
   const db = createDb(pool)
   const jwtSecret = randomBytes(32).toString('base64url')
   const port = await freePort()

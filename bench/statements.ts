@@ -8,7 +8,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { sql } from 'kysely'
-import { createDb, createPool } from '../src/db/database.ts'
+import { createDb, createQuietPool } from '../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
 import { compileBenchServer, startBenchApp } from './app.ts'
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const name = `bench_statements_${Date.now()}`
   await createDatabase(SERVER, name)
   const url = withDatabase(SERVER, name)
-  const admin = createDb(createPool(SERVER, 1))
+  const admin = createDb(createQuietPool(SERVER, 1))
   await sql`ALTER DATABASE ${sql.id(name)} SET log_statement = 'all'`.execute(admin)
   const bench = await startBenchApp(url)
   try {

@@ -141,6 +141,15 @@ export function createPool(url: string, max: number): pg.Pool {
   return pool
 }
 
+/**
+ * A pool for a tool's own short session (bench, scripts): an idle client's error (a server restart,
+ * its database dropped WITH (FORCE) while the pool is still open) is re-emitted on the pool, and
+ * would end the process without a listener; the server's pools log it instead (runtime.ts).
+ */
+export function createQuietPool(url: string, max: number): pg.Pool {
+  return createPool(url, max).on('error', () => {})
+}
+
 /** `pool`: a pg pool, or any kysely PostgresPool (db/read-replica.ts routes between two). */
 export function createDb(pool: PostgresPool): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
