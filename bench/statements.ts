@@ -16,6 +16,8 @@ const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const LOG = process.env.PG_LOG ?? '/var/log/postgresql/postgresql-15-main.log'
 const CREATES = Number(process.env.BENCH_CREATES ?? 200)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1)
+/** create (default) or move: each of 20 deals moved between two stages in turn. */
+const WORKLOAD = process.env.BENCH_WORKLOAD === 'move' ? 'move' : 'create'
 
 /** A logged statement's kind: the prepared statement's name, or the first words of its text. */
 function kindOf(line: string): string {
@@ -34,21 +36,26 @@ async function main(): Promise<void> {
   await sql`ALTER DATABASE ${sql.id(name)} SET log_statement = 'all'`.execute(admin)
   const bench = await startBenchApp(url)
   try {
-    for (let i = 0; i < 20; i++) await bench.call('POST', '/api/opportunities/', { name: `Warm-up deal ${i}`, amount: '1000.00', currency: 'USD' })
+    const deals: string[] = []
+    for (let i = 0; i < 20; i++) deals.push((await bench.call('POST', '/api/opportunities/', { name: `Warm-up deal ${i}`, amount: '1000.00', currency: 'USD' })).body.id)
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const from = statSync(LOG).size
-    // CLIENTS workers, each creating its share one after another: under concurrency the projections
-    // apply many creates per page, so their statements are shared (and so would be group commits).
+    // CLIENTS workers, each sending its share one after another: under concurrency the projections
+    // apply many writes per page, so their statements are shared (and so would be group commits).
+    const write = (i: number) =>
+      WORKLOAD === 'move'
+        ? bench.call('PATCH', `/api/opportunities/${deals[i % deals.length]}/move/`, { column_id: Math.floor(i / deals.length) % 2 ? 'QUALIFICATION' : 'PROPOSAL' })
+        : bench.call('POST', '/api/opportunities/', { name: `Counted deal ${i}`, amount: '1000.00', currency: 'USD' })
     let next = 0
     const worker = async () => {
-      for (let i = next++; i < CREATES; i = next++) await bench.call('POST', '/api/opportunities/', { name: `Counted deal ${i}`, amount: '1000.00', currency: 'USD' })
+      for (let i = next++; i < CREATES; i = next++) await write(i)
     }
     await Promise.all(Array.from({ length: CLIENTS }, worker))
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const lines = readFileSync(LOG).subarray(from).toString('utf8').split('\n').filter((l) => l.includes(`@${name} `) && /LOG: {2}(statement|execute)/.test(l))
     const kinds = new Map<string, number>()
     for (const line of lines) kinds.set(kindOf(line), (kinds.get(kindOf(line)) ?? 0) + 1)
-    console.log(`${CREATES} deal creates over HTTP by ${CLIENTS} client(s): ${lines.length} statements, ${(lines.length / CREATES).toFixed(1)} per create`)
+    console.log(`${CREATES} deal ${WORKLOAD}s over HTTP by ${CLIENTS} client(s): ${lines.length} statements, ${(lines.length / CREATES).toFixed(1)} per ${WORKLOAD}`)
     for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`${(count / CREATES).toFixed(2).padStart(6)}  ${kind}`)
   } finally {
     await bench.stop()
