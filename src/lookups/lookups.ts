@@ -1,7 +1,6 @@
 import type pg from 'pg'
 import type { CustomFieldModule } from '../commands/custom-field/custom-field.ts'
 import type { Db } from '../db/database.ts'
-import type { Deps } from '../deps.ts'
 import type { ReadReplica } from '../db/read-replica.ts'
 import { startNotifications } from '../eventstore/postgres-notifications.ts'
 import type { Notifications } from '../eventstore/postgres-notifications.ts'
@@ -44,7 +43,8 @@ export function directLookups(db: Db): Lookups {
 }
 
 /** The deps' lookups: cached where the composition root made them so. */
-export const lookupsOf = (deps: Pick<Deps, 'db' | 'lookups'>): Lookups => deps.lookups ?? directLookups(deps.db)
+// The deps' shape, not Deps itself: deps.ts names Lookups, and the import graph stays without circles.
+export const lookupsOf = (deps: { db: Db; lookups?: Lookups }): Lookups => deps.lookups ?? directLookups(deps.db)
 
 export const LOOKUPS_CHANNEL = 'crm_lookups'
 const MAX_ENTRIES = 10_000
