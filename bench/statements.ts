@@ -4,7 +4,8 @@
  * The bench database gets `log_statement = all`; CREATES deals are made by BENCH_CLIENTS clients
  * (default 1: one at a time; each create answers after its read models hold it); then the log lines
  * of that database are counted and split by what they did. With several clients, concurrent creates
- * share statements (group commit, projection pages), which is what the count per create shows. Needs the server's log file: PG_LOG (default Debian's, for the CI-like cluster).
+ * share statements (group commit, projection pages), which is what the count per create shows.
+ * Needs the server's log file: PG_LOG (default Debian's, for the CI-like cluster).
  * The bench process's own connection stays idle while it counts.
  */
 import { readFileSync, statSync } from 'node:fs'
