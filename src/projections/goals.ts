@@ -4,7 +4,9 @@ import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
-import { domainEventOf } from './projector.ts'
+import { insertRowsOnce } from '../db/insert-rows.ts'
+import type { RecordedEvent } from '../eventstore/event-store.ts'
+import { applyInRuns, domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 
 /**
@@ -67,11 +69,9 @@ async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Prom
 
 async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
   switch (event.type) {
-    case 'OpportunityCreated': {
-      const { org_id, amount, currency, closed_on, assigned_to, created_by, stage_kind } = event.data
-      await db.insertInto('goal_deals').values({ deal_id: id, org_id, amount, currency, closed_on, assigned_to, created_by, won: stage_kind === 'won', is_deleted: false }).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
+    case 'OpportunityCreated':
+      await insertRowsOnce(db, 'goal_deals', 'deal_id', [ledgerRow(id, event)])
       return
-    }
     case 'OpportunityUpdated': {
       const changes = Object.fromEntries(LEDGER_FIELDS.filter((key) => key in event.data.changes).map((key) => [key, event.data.changes[key]!.to]))
       if (Object.keys(changes).length) await db.updateTable('goal_deals').set(changes).where('deal_id', '=', id).execute()
@@ -85,6 +85,17 @@ async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent
   }
 }
 
+/** A created deal's ledger row. */
+function ledgerRow(id: string, event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }>): GoalDealRow {
+  const { org_id, amount, currency, closed_on, assigned_to, created_by, stage_kind } = event.data
+  return { deal_id: id, org_id, amount, currency, closed_on, assigned_to, created_by, won: stage_kind === 'won', is_deleted: false }
+}
+
+const applyRecorded = (trx: Kysely<any>, recorded: RecordedEvent) =>
+  GOAL_EVENTS.includes(recorded.type)
+    ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
+    : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded))
+
 export const goalsProjector: Projector = {
   name: 'goals',
   // 2: goal_type, period_type, is_active and whole-organization goals (owner_id null).
@@ -92,10 +103,15 @@ export const goalsProjector: Projector = {
   eventTypes: [...GOAL_EVENTS, ...DEAL_EVENTS],
   tables: ['goals', 'goal_deals'],
   createTables,
-  apply: (trx, recorded) =>
-    GOAL_EVENTS.includes(recorded.type)
-      ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
-      : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
+  apply: applyRecorded,
+  // Concurrent creates (group-committed, issue 20) reach the ledger as one multi-row INSERT per page, not one per deal.
+  applyBatch: (trx, events) =>
+    applyInRuns(
+      events,
+      'OpportunityCreated',
+      (run) => insertRowsOnce(trx, 'goal_deals', 'deal_id', run.map((recorded) => ledgerRow(opportunityStreams.idOf(recorded.streamName), domainEventOf<Extract<OpportunityEvent, { type: 'OpportunityCreated' }>>(recorded)))),
+      (recorded) => applyRecorded(trx, recorded),
+    ),
 }
 
 // Queries read this projection's tables with the identity tables (profiles, users, organizations: a
