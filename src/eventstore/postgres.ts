@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { START, WrongExpectedRevisionError } from './event-store.ts'
 import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag, Position } from './event-store.ts'
+import { createGroupCommitter } from './postgres-group-commit.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
 
@@ -20,56 +20,26 @@ const EVENT_COLUMNS = `transaction_id::text AS commit, global_position::text AS 
 export const streamLockKey = (nameSql: string): string => `hashtextextended(${nameSql}, 0)`
 
 /*
- * One statement per append, so one round trip in autocommit. The stream's revision is derived from
- * its last event (an index-only lookup on the primary key); the expectation is checked in the WHERE
- * clause, and a concurrent append of the same revision fails on the primary key.
- *
- * The statement first takes the stream's exclusive transaction-level advisory lock, so that it
- * serializes with guarded appends holding the lock shared (see GUARD_LOCK_SQL). `locked` is a
- * materialized CTE (volatile, so never inlined) yielding one row once the lock is granted; every
- * inserted row derives from that row through `current` and `base`, so the rows, and with them the
- * transaction id (assigned at the first insert, or by the transaction_id default,
- * pg_current_xact_id()), only come into being after the lock is held. Taking a lock assigns no
- * transaction id. The statement's snapshot predates the lock: a writer that committed while we
- * waited is not seen by `current`, but its rows are, by the primary key, which reports the race as
- * a unique violation as before.
- */
-const APPEND_SQL = `
-  WITH locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(${streamLockKey('$1')})),
-  current AS (SELECT (SELECT max(stream_revision) FROM events WHERE stream_name = $1) AS revision FROM locked),
-  base AS (
-    SELECT coalesce(current.revision, -1) AS revision FROM current
-    WHERE CASE $2::text
-      WHEN 'no_stream' THEN current.revision IS NULL
-      WHEN 'exact' THEN current.revision IS NOT DISTINCT FROM $3::bigint
-      WHEN 'stream_exists' THEN current.revision IS NOT NULL
-      ELSE true END)
-  INSERT INTO events (stream_name, stream_revision, event_id, event_type, schema_version, data, metadata)
-  SELECT $1, base.revision + e.ord, e.id, e.type, e.version, e.data, e.metadata
-  FROM base, unnest($4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[]) WITH ORDINALITY AS e(id, type, version, data, metadata, ord)
-  ORDER BY e.ord
-  RETURNING transaction_id::text AS commit, global_position::text AS prepare, stream_revision::text AS revision`
-
-/*
- * A guarded append, or an append to several streams, is one call of crm_append_streams
- * (migrations/…-append-streams-function.ts), one statement and one round trip:
- *   1. the appended streams' locks exclusive and the guards' shared (APPEND_SQL takes the same
- *      exclusive lock). Shared, so guarded appends against one guard stream never wait for each
- *      other; an append to the guard stream needs it exclusive, so it waits for them to end, and
- *      those queued after it wait for it. All locks are taken in key order, so guards that cross
- *      (A guarded by B while B is guarded by A) cannot deadlock; a guard on the appended stream
- *      itself takes the one exclusive lock.
+ * Appends go through the group committer (postgres-group-commit.ts): concurrent appends of this
+ * process share one statement, a call of crm_append_batch (migrations/…-append-batch-function.ts),
+ * which runs each as a call of crm_append_streams (migrations/…-append-streams-function.ts) in a
+ * subtransaction of its own. For each append, and so for a guarded one:
+ *   1. the appended streams' locks exclusive and the guards' shared, taken by the batch in key
+ *      order before anything is written, hence before the transaction gets its id. Shared, so
+ *      guarded appends against one guard stream never wait for each other; an append to the guard
+ *      stream needs it exclusive, so it waits for them to end, and those queued after it wait for
+ *      it. Key order: guards that cross (A guarded by B while B is guarded by A) and batches of
+ *      different processes cannot deadlock.
  *   2. each guard's revision, then each stream's expectation, read by a statement of its own, hence
  *      a fresh snapshot taken under the locks: every append to those streams that ever held a lock
- *      before us has committed and is visible, and none can commit before we do. Mismatch: SQLSTATE
- *      CRM01 (the stream in the detail, its revision in the hint), nothing written.
- *   3. the events, stream by stream; the statement's commit makes them visible together.
+ *      before us has committed and is visible (as are the earlier appends of the same batch), and
+ *      none can commit before we do. Mismatch: SQLSTATE CRM01 (the stream, its revision), that
+ *      append's writes undone, its neighbours' kept.
+ *   3. the events, stream by stream; the batch's commit makes them visible together.
  * So once an append to the guard stream has committed, no guarded append that expected the older
- * revision can commit; and the guarded appends that did commit first got their transaction ids
- * before it was granted its lock, so their positions precede its events in the log.
+ * revision can commit; and the guarded appends that did commit first precede its events in the log.
  * A multi-stream append (a name claim with the record that holds it): all commit or none.
  */
-const APPEND_STREAMS_SQL = 'SELECT commit, prepare, revision FROM crm_append_streams($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)'
 const WRONG_REVISION = 'CRM01'
 
 const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
@@ -129,49 +99,40 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const defaultPageSize = options.defaultPageSize ?? 500
   const notifications = startNotifications(pool)
 
+  const committer = createGroupCommitter(pool, () => notifications.appended())
+
   async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
-    const expected = opts.expectedRevision ?? 'any'
-    const mode = typeof expected === 'bigint' ? 'exact' : expected
-    const append = appendOf({ streamName, events, expectedRevision: expected })
-    const { guard } = opts
-    // A checked-out client survives an expected error; pool.query() would discard the connection.
-    const client = await pool.connect()
-    try {
-      for (;;) {
-        try {
-          const rows = guard ? await appendStreams(client, [{ streamName, events, expectedRevision: expected }], [guard]) : await append(client)
-          return appended(rows)
-        } catch (error) {
-          const raced = (error as { code?: string }).code === UNIQUE_VIOLATION
-          // 'any' and 'stream_exists' hold whatever the race winner wrote, so recompute the revision and retry
-          // (a guarded append retries its whole statement, guard check included).
-          if (raced && (mode === 'any' || mode === 'stream_exists')) continue
-          if (raced) throw await conflict(client, streamName, expected)
-          throw error
-        }
-      }
-    } finally {
-      client.release()
-    }
+    return append([{ streamName, events, expectedRevision: opts.expectedRevision ?? 'any' }], opts.guard ? [opts.guard] : [])
   }
 
   async function appendToStreams(writes: readonly StreamWrite[], opts: { guards?: readonly StreamGuard[] } = {}): Promise<AppendResult> {
-    const guards = opts.guards ?? []
-    if (writes.length === 1 && guards.length <= 1) return appendToStream(writes[0]!.streamName, writes[0]!.events, { expectedRevision: writes[0]!.expectedRevision, guard: guards[0] })
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
-    const client = await pool.connect()
-    try {
-      return appended(await appendStreams(client, writes, guards))
-    } finally {
-      client.release()
+    return append(writes, opts.guards ?? [])
+  }
+
+  /** One append through the group committer, its outcome as the port answers it. */
+  async function append(writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendResult> {
+    for (const write of writes) if (write.events.length === 0) throw new Error(`Expected at least one event to append to ${write.streamName}`)
+    const expectations = new Map<string, ExpectedRevision>([...guards.map((g) => [g.streamName, g.revision] as const), ...writes.map((w) => [w.streamName, w.expectedRevision] as const)])
+    for (;;) {
+      const outcome = await committer.append(writes, guards)
+      if (outcome.ok) return { nextExpectedRevision: BigInt(outcome.revision), position: { commit: BigInt(outcome.commit), prepare: BigInt(outcome.prepare) } }
+      if (outcome.code === WRONG_REVISION && outcome.stream !== null) {
+        const actual = outcome.actual ?? -1n
+        throw new WrongExpectedRevisionError(outcome.stream, expectations.get(outcome.stream) ?? 'any', actual < 0n ? 'no_stream' : actual)
+      }
+      // Under the locks a revision is only taken by a row written past them (by hand); 'any' and
+      // 'stream_exists' hold whatever it holds, so they go again, other expectations have lost.
+      if (outcome.code === UNIQUE_VIOLATION && writes.every((w) => w.expectedRevision === 'any' || w.expectedRevision === 'stream_exists')) continue
+      if (outcome.code === UNIQUE_VIOLATION) throw new WrongExpectedRevisionError(writes[0]!.streamName, writes[0]!.expectedRevision, await streamRevision(writes[0]!.streamName))
+      throw Object.assign(new Error(outcome.message ?? `append failed with SQLSTATE ${outcome.code}`), { code: outcome.code })
     }
   }
 
-  /** The last row appended (the highest position) as the port answers it; listeners hear of the append. */
-  function appended(rows: AppendedRow[]): AppendResult {
-    const last = rows.reduce((a, b) => (BigInt(a.prepare) > BigInt(b.prepare) ? a : b))
-    notifications.appended()
-    return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.commit), prepare: BigInt(last.prepare) } }
+  async function streamRevision(streamName: string): Promise<bigint | 'no_stream'> {
+    const { rows } = await pool.query<{ revision: string | null }>({ name: 'es_stream_revision', text: STREAM_REVISION_SQL, values: [streamName] })
+    const actual = rows[0]?.revision
+    return actual == null ? 'no_stream' : BigInt(actual)
   }
 
   async function readStream(streamName: string, opts: { fromRevision?: bigint; maxCount?: number } = {}): Promise<RecordedEvent[]> {
@@ -252,66 +213,6 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     lastPosition,
     close: notifications.close,
   }
-}
-
-type AppendedRow = { commit: string; prepare: string; revision: string }
-
-/** The events as the append statements' parallel arrays: ids, types, schema versions, data, metadata. */
-const eventColumns = (events: readonly NewEvent[]) => [
-  events.map((e) => e.id ?? randomUUID()),
-  events.map((e) => e.type),
-  events.map((e) => e.schemaVersion ?? 1),
-  events.map((e) => JSON.stringify(e.data ?? null)),
-  events.map((e) => JSON.stringify(e.metadata ?? {})),
-]
-
-/** One stream's APPEND_SQL on a client, refused with WrongExpectedRevisionError when its expectation does not hold. */
-function appendOf({ streamName, events, expectedRevision: expected }: StreamWrite): (client: pg.PoolClient) => Promise<AppendedRow[]> {
-  if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
-  const values = [streamName, typeof expected === 'bigint' ? 'exact' : expected, typeof expected === 'bigint' ? expected.toString() : null, ...eventColumns(events)]
-  return async (client) => {
-    const { rows } = await client.query<AppendedRow>({ name: 'es_append', text: APPEND_SQL, values })
-    if (rows.length === 0) throw await conflict(client, streamName, expected)
-    return rows
-  }
-}
-
-/** Writes (and guards) in one crm_append_streams call; a failed expectation is WrongExpectedRevisionError naming its stream. */
-async function appendStreams(client: pg.PoolClient, writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendedRow[]> {
-  const streamOf = writes.flatMap((write, i) => write.events.map(() => i + 1))
-  const events = writes.flatMap((write) => write.events)
-  const expectations = new Map<string, ExpectedRevision>([...guards.map((g) => [g.streamName, g.revision] as const), ...writes.map((w) => [w.streamName, w.expectedRevision] as const)])
-  try {
-    const { rows } = await client.query<AppendedRow>({
-      name: 'es_append_streams',
-      text: APPEND_STREAMS_SQL,
-      values: [
-        writes.map((w) => w.streamName),
-        writes.map((w) => (typeof w.expectedRevision === 'bigint' ? 'exact' : w.expectedRevision)),
-        writes.map((w) => (typeof w.expectedRevision === 'bigint' ? w.expectedRevision.toString() : null)),
-        guards.map((g) => g.streamName),
-        guards.map((g) => (g.revision === 'no_stream' ? null : g.revision.toString())),
-        streamOf,
-        ...eventColumns(events),
-      ],
-    })
-    return rows
-  } catch (error) {
-    const { code, detail, hint } = error as { code?: string; detail?: string; hint?: string }
-    if (code !== WRONG_REVISION || detail === undefined) throw error
-    const actual = BigInt(hint ?? '-1')
-    throw new WrongExpectedRevisionError(detail, expectations.get(detail) ?? 'any', actual < 0n ? 'no_stream' : actual)
-  }
-}
-
-async function streamRevision(client: pg.PoolClient, streamName: string): Promise<bigint | 'no_stream'> {
-  const { rows } = await client.query<{ revision: string | null }>({ name: 'es_stream_revision', text: STREAM_REVISION_SQL, values: [streamName] })
-  const actual = rows[0]?.revision
-  return actual == null ? 'no_stream' : BigInt(actual)
-}
-
-async function conflict(client: pg.PoolClient, streamName: string, expected: ExpectedRevision): Promise<WrongExpectedRevisionError> {
-  return new WrongExpectedRevisionError(streamName, expected, await streamRevision(client, streamName))
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {

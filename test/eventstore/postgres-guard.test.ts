@@ -3,7 +3,10 @@
  * from its guard check to its commit, and every append takes its own stream's lock exclusive before
  * it gets a transaction id. These tests hold locks and transactions open on purpose to show the
  * interleavings: an append to the guard stream waits for the guarded appends in flight, and those
- * that come after it see it.
+ * that come after it see it. The appends that interleave come from two stores on one database, as
+ * two server processes would: one store sends its appends in batches, one batch at a time
+ * (postgres-group-commit.ts), so within a process a later append waits for the batch in flight
+ * instead of racing it.
  */
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
@@ -16,14 +19,17 @@ import { freshDatabase } from '../helpers/db.ts'
 
 const event = (type: string) => ({ type, data: {} })
 
-async function setUp(t: Test): Promise<{ store: EventStore; pool: pg.Pool; holder: pg.Client }> {
+async function setUp(t: Test): Promise<{ store: EventStore; other: EventStore; pool: pg.Pool; holder: pg.Client }> {
   const { pool, url } = await freshDatabase(t, { poolSize: 12 })
   const store = createPostgresEventStore({ pool, pollIntervalMs: 100 })
   t.teardown(() => store.close())
+  // Another process's store: its own group committer.
+  const other = createPostgresEventStore({ pool, pollIntervalMs: 100 })
+  t.teardown(() => other.close())
   const holder = new pg.Client({ connectionString: url, application_name: 'lock-holder' })
   await holder.connect()
   t.teardown(() => holder.end())
-  return { store, pool, holder }
+  return { store, other, pool, holder }
 }
 
 /** Backends of this database waiting for a lock of the given type, with their transaction ids (null: none assigned yet). */
@@ -57,7 +63,7 @@ function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => bo
 }
 
 t.test('an append to the guard stream waits while a guarded append holds the guard lock, and gets its transaction id only once it has its own lock', async (t) => {
-  const { store, pool, holder } = await setUp(t)
+  const { store, other, pool, holder } = await setUp(t)
   await store.appendToStream('pipeline', [event('PipelineCreated')])
   // What a guarded append holds between its guard check and its commit.
   await holder.query('BEGIN')
@@ -66,7 +72,7 @@ t.test('an append to the guard stream waits while a guarded append holds the gua
   const pipelineAppend = track(store.appendToStream('pipeline', [event('StageRemoved')], { expectedRevision: 0n }))
   const [waiter] = await waitForWaiters(pool, 'advisory', 1)
   t.equal(waiter!.xid, null, 'the waiting append has no transaction id yet')
-  const unrelated = await store.appendToStream('elsewhere', [event('Unrelated')])
+  const unrelated = await other.appendToStream('elsewhere', [event('Unrelated')])
   await new Promise((r) => setTimeout(r, 100))
   t.notOk(pipelineAppend.settled(), 'the append to the guard stream is still waiting')
 
@@ -77,7 +83,7 @@ t.test('an append to the guard stream waits while a guarded append holds the gua
 })
 
 t.test('a guarded append whose guard revision is overtaken while it waits fails and writes nothing', async (t) => {
-  const { store, pool, holder } = await setUp(t)
+  const { store, other, pool, holder } = await setUp(t)
   await store.appendToStream('pipeline', [event('PipelineCreated')])
   await holder.query('BEGIN')
   await holder.query(`SELECT pg_advisory_xact_lock_shared(${streamLockKey('$1::text')})`, ['pipeline'])
@@ -85,7 +91,7 @@ t.test('a guarded append whose guard revision is overtaken while it waits fails 
   const pipelineAppend = track(store.appendToStream('pipeline', [event('StageRemoved')], { expectedRevision: 0n }))
   await waitForWaiters(pool, 'advisory', 1)
   // Decided against revision 0; queues behind the exclusive request rather than slipping in before it.
-  const guarded = track(store.appendToStream('deal-1', [event('DealMovedToStage')], { guard: { streamName: 'pipeline', revision: 0n } }))
+  const guarded = track(other.appendToStream('deal-1', [event('DealMovedToStage')], { guard: { streamName: 'pipeline', revision: 0n } }))
   await waitForWaiters(pool, 'advisory', 2)
   await new Promise((r) => setTimeout(r, 50))
   t.notOk(guarded.settled(), 'the guarded append waits behind the append to its guard stream')
@@ -100,7 +106,7 @@ t.test('a guarded append whose guard revision is overtaken while it waits fails 
 })
 
 t.test('an append to the guard stream waits for a guarded append in flight, which commits first and precedes it in the log', async (t) => {
-  const { store, pool, holder } = await setUp(t)
+  const { store, other, pool, holder } = await setUp(t)
   await store.appendToStream('pipeline', [event('PipelineCreated')])
   // An uncommitted row at deal-1 revision 0 (written past the locks) stalls the guarded append's
   // insert after its guard check, with the guard lock held.
@@ -110,7 +116,7 @@ t.test('an append to the guard stream waits for a guarded append in flight, whic
   const guarded = track(store.appendToStream('deal-1', [event('DealCreated')], { guard: { streamName: 'pipeline', revision: 0n } }))
   await waitForWaiters(pool, 'transactionid', 1)
 
-  const pipelineAppend = track(store.appendToStream('pipeline', [event('StageRemoved')]))
+  const pipelineAppend = track(other.appendToStream('pipeline', [event('StageRemoved')]))
   await waitForWaiters(pool, 'advisory', 1)
   await new Promise((r) => setTimeout(r, 50))
   t.notOk(pipelineAppend.settled(), 'the append to the guard stream waits for the guarded append')
@@ -138,7 +144,7 @@ t.test('guarded appends sharing a guard stream do not wait for each other', asyn
 })
 
 t.test('racing an append to the guard stream: no guarded append expecting the old revision commits after it', async (t) => {
-  const { store } = await setUp(t)
+  const { store, other } = await setUp(t)
   const outcomes = { before: 0, refused: 0 }
   for (let round = 0; round < 10; round++) {
     const pipeline = `pipeline-${round}`
@@ -146,7 +152,7 @@ t.test('racing an append to the guard stream: no guarded append expecting the ol
     const guardedAppends = Array.from({ length: 16 }, (_, i) =>
       store.appendToStream(`deal-${round}-${i}`, [event('DealMoved')], { guard: { streamName: pipeline, revision: 0n } }),
     )
-    const removal = store.appendToStream(pipeline, [event('StageRemoved')], { expectedRevision: 0n })
+    const removal = other.appendToStream(pipeline, [event('StageRemoved')], { expectedRevision: 0n })
     const [removed, ...results] = await Promise.allSettled([removal, ...guardedAppends])
     if (removed!.status !== 'fulfilled') throw removed!.reason
     const cut = removed!.value.position
