@@ -80,32 +80,43 @@ export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, ev
 
 type Contribution = { org_id: string; stage_id: string; stage: string; stage_kind: string; pipeline_id: string; currency: string; amount: string | null; probability: number | null; stall_day: string | null }
 
+/** A live deal's contribution to the rollups, as SQL over `opportunities` (a row, or none when deleted). */
+const contributionQuery = (dealId: string) => sql`SELECT org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
+  FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`
+
 async function contributionOf(db: Kysely<any>, dealId: string): Promise<Contribution | undefined> {
-  const { rows } = await sql<Contribution>`SELECT org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
-    FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`.execute(db)
-  return rows[0]
+  return (await sql<Contribution>`${contributionQuery(dealId)}`.execute(db)).rows[0]
 }
 
 const ADD_TOTALS = sql`ON CONFLICT (org_id, stage_id, stage, stage_kind, currency) DO UPDATE SET n = deal_totals.n + EXCLUDED.n, priced = deal_totals.priced + EXCLUDED.priced,
   amount_sum = deal_totals.amount_sum + EXCLUDED.amount_sum, weighted_sum = deal_totals.weighted_sum + EXCLUDED.weighted_sum`
 
-async function addTo(db: Kysely<any>, c: Contribution, sign: 1 | -1): Promise<void> {
-  const amount = sql`coalesce(${c.amount}::numeric, 0) * ${sign}`
-  const priced = c.amount === null ? 0 : sign
-  await sql`INSERT INTO deal_totals VALUES (${c.org_id}, ${c.stage_id}, ${c.stage}, ${c.stage_kind}, ${c.currency}, ${sign}, ${priced}, ${amount}, ${amount} * coalesce(${c.probability}::integer, 0) / 100) ${ADD_TOTALS}`.execute(db)
-  if (c.stall_day !== null) await sql`INSERT INTO deal_stall_days VALUES (${c.org_id}, ${c.pipeline_id}, ${c.stall_day}::date, ${sign}) ${ADD_STALL_DAYS}`.execute(db)
-}
-
-const same = (a: Contribution | undefined, b: Contribution | undefined) => JSON.stringify(a) === JSON.stringify(b)
-
-/** Runs a change of one deal's row and moves `deal_totals` by the difference it made. */
+/**
+ * Runs a change of one deal's row and moves `deal_totals` and `deal_stall_days` by the difference
+ * it made: the contribution before (read first) taken away and the one after added, in ONE
+ * statement that reads the row as changed (a move or an edit was six statements besides the
+ * change). Contributions under one key are summed first (an upsert may touch a row once per
+ * statement); a key whose sums cancel out is left alone.
+ */
 export async function withTotals(db: Kysely<any>, dealId: string, change: () => Promise<void>): Promise<void> {
   const before = await contributionOf(db, dealId)
   await change()
-  const after = await contributionOf(db, dealId)
-  if (same(before, after)) return
-  if (before) await addTo(db, before, -1)
-  if (after) await addTo(db, after, 1)
+  const taken = before
+    ? sql`UNION ALL SELECT ${before.org_id}::uuid, ${before.stage_id}::uuid, ${before.stage}, ${before.stage_kind}, ${before.pipeline_id}::uuid, ${before.currency}, ${before.amount}::numeric, ${before.probability}::integer, ${before.stall_day}::date, -1`
+    : sql``
+  await sql`WITH deltas (org_id, stage_id, stage, stage_kind, pipeline_id, currency, amount, probability, stall_day, sign) AS (
+      SELECT org_id, stage_id, stage, stage_kind, pipeline_id, currency, amount::numeric, probability, stall_day::date, 1 FROM (${contributionQuery(dealId)}) after
+      ${taken}),
+    totals AS (
+      INSERT INTO deal_totals
+      SELECT org_id, stage_id, stage, stage_kind, currency, sum(sign), sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END),
+        sum(coalesce(amount, 0) * sign), sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100)
+      FROM deltas GROUP BY 1, 2, 3, 4, 5
+      HAVING sum(sign) <> 0 OR sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END) <> 0 OR sum(coalesce(amount, 0) * sign) <> 0 OR sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100) <> 0
+      ${ADD_TOTALS})
+    INSERT INTO deal_stall_days
+    SELECT org_id, pipeline_id, stall_day, sum(sign) FROM deltas WHERE stall_day IS NOT NULL GROUP BY 1, 2, 3 HAVING sum(sign) <> 0
+    ${ADD_STALL_DAYS}`.execute(db)
 }
 
 const DEAL_COLUMNS = [

@@ -96,6 +96,38 @@ t.test('GET /api/opportunities/ and the board: filters, totals, visibility (§4.
     now = FIXED_NOW
   })
 
+  t.test('edits, moves and deletes move the rollups by what they changed: still equal to a scan', async (t) => {
+    // An organization of its own: the other subtests count Acme's deals.
+    const own = (await givenOrganization(app, database.db, 'Initrode')).admin.headers
+    const scanned = 'created_at__gte=2000-01-01'
+    const agree = async (what: string) => {
+      for (const rolledUp of ['', 'open=true']) {
+        const [rolled, scan] = [await list(`?${rolledUp}`, own), await list(`?${rolledUp}&${scanned}`, own)]
+        t.same(rolled.totals, scan.totals, `${what}: totals of "${rolledUp}"`)
+      }
+    }
+    const a = await id(own, { name: 'Rollup A', amount: '100.10', probability: 30, currency: 'USD', stage: 'PROSPECTING' })
+    const b = await id(own, { name: 'Rollup B', amount: '7.25', probability: 55, currency: 'EUR', stage: 'PROPOSAL' })
+    const c = await id(own, { name: 'Rollup C', stage: 'QUALIFICATION' })
+    const patch = async (deal: string, payload: object) => t.equal((await inject('PATCH', `${BASE}${deal}/`, own, payload)).statusCode, 200)
+    const move = async (deal: string, column: string) => t.equal((await inject('PATCH', `${BASE}${deal}/move/`, own, { column_id: column })).statusCode, 200)
+    await patch(a, { amount: '250.05' })
+    await agree('amount changed within its stage')
+    await patch(a, { description: 'nothing the rollups count' })
+    await patch(b, { probability: 10, currency: 'USD' })
+    await agree('a no-op edit, then probability and currency')
+    await move(a, 'NEGOTIATION')
+    await move(c, 'PROPOSAL')
+    await move(b, 'CLOSED_WON')
+    await agree('moves between open stages and into a won one')
+    await patch(c, { amount: '12.00' })
+    await move(b, 'PROSPECTING')
+    await agree('a priced deal, and a won one reopened')
+    t.equal((await inject('DELETE', `${BASE}${a}/`, own)).statusCode, 200)
+    await agree('a deletion')
+    t.match((await list('', own)).totals, { count: 2 }, 'B and C left')
+  })
+
   t.test('visibility: non-admins see deals they created or are assigned to, in rows, counts and totals', async (t) => {
     t.same(await names('', alice.headers), ['Alpha One', 'Delta'])
     t.match((await list('', alice.headers)).totals, { count: 2, amount_sum: '150.50' })
