@@ -107,12 +107,13 @@ export async function withTotals(db: Kysely<any>, dealId: string, change: () => 
   await sql`WITH deltas (org_id, stage_id, stage, stage_kind, pipeline_id, currency, amount, probability, stall_day, sign) AS (
       SELECT org_id, stage_id, stage, stage_kind, pipeline_id, currency, amount::numeric, probability, stall_day::date, 1 FROM (${contributionQuery(dealId)}) after
       ${taken}),
+    summed AS (
+      SELECT org_id, stage_id, stage, stage_kind, currency, sum(sign) AS n, sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END) AS priced,
+        sum(coalesce(amount, 0) * sign) AS amount_sum, sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100) AS weighted_sum
+      FROM deltas GROUP BY 1, 2, 3, 4, 5),
     totals AS (
       INSERT INTO deal_totals
-      SELECT org_id, stage_id, stage, stage_kind, currency, sum(sign), sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END),
-        sum(coalesce(amount, 0) * sign), sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100)
-      FROM deltas GROUP BY 1, 2, 3, 4, 5
-      HAVING sum(sign) <> 0 OR sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END) <> 0 OR sum(coalesce(amount, 0) * sign) <> 0 OR sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100) <> 0
+      SELECT * FROM summed WHERE (n, priced, amount_sum, weighted_sum) <> (0, 0, 0, 0)
       ${ADD_TOTALS})
     INSERT INTO deal_stall_days
     SELECT org_id, pipeline_id, stall_day, sum(sign) FROM deltas WHERE stall_day IS NOT NULL GROUP BY 1, 2, 3 HAVING sum(sign) <> 0
