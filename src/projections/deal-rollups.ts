@@ -39,7 +39,7 @@ const moveStallDays = (where: ReturnType<typeof sql>, sign: 1 | -1) =>
     WHERE ${where} AND NOT o2.is_deleted AND o2.stalls_at IS NOT NULL GROUP BY 1, 2, 3 ${ADD_STALL_DAYS}`
 
 /** `stalls_at` of the deals matched by `where`, from their stage's expected_days (null: never rots, or not open). */
-const setStallsAt = (where: ReturnType<typeof sql>) =>
+export const setStallsAt = (where: ReturnType<typeof sql>) =>
   sql`UPDATE opportunities o SET stalls_at = CASE WHEN o.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN o.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
     FROM (SELECT o2.id, r2.expected_days FROM opportunities o2 LEFT JOIN deal_stage_rotting r2 ON r2.stage_id = o2.stage_id WHERE ${where}) r WHERE o.id = r.id`
 

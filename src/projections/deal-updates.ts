@@ -3,15 +3,16 @@ import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
-import { addRollupDeltas } from './deal-rollups.ts'
+import { updateRows } from '../db/insert-rows.ts'
+import { addRollupDeltas, setStallsAt } from './deal-rollups.ts'
 import type { RollupDelta } from './deal-rollups.ts'
 import { domainEventOf } from './projector.ts'
 
 /**
  * A page's changes of existing deals (edits, stage changes, positions, deletions: what board
- * moves and PATCHes write) applied in three statements however many there are, instead of four
+ * moves and PATCHes write) applied in four statements however many there are, instead of four
  * per event (issue 20): the deals' rows as they stand (one read), each deal's final columns (one
- * UPDATE), and the rollups moved by every change's before/after difference (one INSERT, see
+ * UPDATE, and one more for stalls_at after stage changes), and the rollups moved by every change's before/after difference (one INSERT, see
  * addRollupDeltas). The changes are folded here, in log order, from the rows read, so the rows
  * left are the ones `apply` leaves one event at a time.
  */
@@ -77,15 +78,9 @@ export async function applyDealUpdates(db: Kysely<any>, run: readonly RecordedEv
     fold(deal, recorded.revision, domainEventOf<Update>(recorded))
     deltas.push(...contribution(step, 1, deal))
   })
-  const changed = [...deals].map(([id, deal]) => ({ id, set: deal.set, ...deal.stall }))
-  if (!changed.length) return
-  const columns = [...new Set(changed.flatMap((d) => Object.keys(d.set)))].map((c) => sql.ref(c))
-  // Columns a deal's events did not set keep their values (jsonb_populate_record over the row itself).
-  await sql`UPDATE opportunities o SET (${sql.join(columns)}) = (SELECT ${sql.join(columns.map((c) => sql`p.${c}`))} FROM jsonb_populate_record(o, v.set) p),
-      stalls_at = CASE WHEN v.stall_at IS NULL THEN o.stalls_at
-        WHEN v.stall_kind = 'open' AND v.expected_days IS NOT NULL THEN v.stall_at + make_interval(days => ceil(v.expected_days * 1.5)::int) END
-    FROM (SELECT v.*, r.expected_days FROM jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) AS v (id uuid, set jsonb, stall_stage_id uuid, stall_kind text, stall_at timestamptz)
-      LEFT JOIN deal_stage_rotting r ON r.stage_id = v.stall_stage_id) v
-    WHERE o.id = v.id`.execute(db)
+  await updateRows(db, 'opportunities', 'id', [...deals].map(([key, deal]) => ({ key, set: deal.set })))
+  const staged = [...deals].filter(([, deal]) => deal.stall.stall_at !== null).map(([id]) => id)
+  // Only a stage change moves stalls_at, and only it sets the stage and its time: the final row's are the last change's.
+  if (staged.length) await setStallsAt(sql`o2.id = ANY(${staged}::uuid[])`).execute(db)
   await addRollupDeltas(db, deltas)
 }

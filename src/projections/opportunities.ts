@@ -221,7 +221,7 @@ export const opportunitiesProjector: Projector = {
     // Lead pipelines write the same event types to their own streams: not the deals' business.
     if (isStreamOf(pipelineStreams, recorded.streamName)) await applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
   },
-  // Runs of creations and changes (a busy minute, a replay) in four statements each. The
+  // Runs of creations and changes (a busy minute, a replay) in five statements each. The
   // creations go first: a deal's changes come after its creation in the log, and the rollups'
   // sums do not depend on the order of different deals.
   applyBatch: (trx, events) =>

@@ -7,6 +7,7 @@ import { currentVersion } from '../../src/events/versions.ts'
 import { useSchema } from '../../src/projections/apply.ts'
 import { opportunitiesProjector } from '../../src/projections/opportunities.ts'
 import { stageChangesProjector } from '../../src/projections/stage-changes.ts'
+import { goalsProjector } from '../../src/projections/goals.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import type { Db } from '../../src/db/database.ts'
 import { freshDatabase } from '../helpers/db.ts'
@@ -17,7 +18,7 @@ import { freshDatabase } from '../helpers/db.ts'
  * event at a time. Both ways run over the same pages, each in its own schema, and every row of
  * every table is compared.
  */
-const projectors: Projector[] = [opportunitiesProjector, stageChangesProjector]
+const projectors: Projector[] = [opportunitiesProjector, stageChangesProjector, goalsProjector]
 
 const org = randomUUID()
 const actor = randomUUID()
@@ -97,7 +98,7 @@ async function inSchema(db: Db, schema: string, work: (trx: Transaction<any>) =>
   })
 }
 
-const MOVED = ['opportunities', 'deal_totals', 'deal_stall_days', 'stage_changes', 'stage_change_deals']
+const MOVED = ['opportunities', 'deal_totals', 'deal_stall_days', 'stage_changes', 'stage_change_deals', 'goal_deals']
 
 async function rowsOf(db: Db, schema: string, table: string): Promise<string[]> {
   const { rows } = await sql<{ row: string }>`SELECT t::text AS row FROM ${sql.table(`${schema}.${table}`)} t`.execute(db)
