@@ -17,6 +17,7 @@ import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { Stage } from '../../commands/pipeline/stage-rules.ts'
 import { movedRow } from './moved-card.ts'
+import { dateIn } from '../dashboard/dashboard-views.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { Deps } from '../../deps.ts'
 import { actorOf, callerOf } from '../kernel/commands.ts'
@@ -57,8 +58,6 @@ function ifRevision(header: string | undefined): bigint | undefined {
   return match ? BigInt(match[1]!) : -1n
 }
 
-/** Today in the organization's time zone: the closed_on a board move into won or lost fills in. */
-const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
 
 /**
  * Deals (§4.2, §4.4, §4.7): create, detail, PUT, PATCH, board move and delete. Each write is one
@@ -186,7 +185,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
       // The card is placed among the stages of the pipeline the command decides on (folded from its stream, kept per process), not the read model's.
       let stages: readonly Stage[] = []
       const prepare = async () => {
-        const prepared = await withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: todayIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder: null as number | null }))
+        const prepared = await withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: dateIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder: null as number | null }))
         stages = prepared.command.pipeline.state.stages
         return { ...prepared, command: { ...prepared.command, kanbanOrder: await placement(orgId, current, request.body, stages) } }
       }
