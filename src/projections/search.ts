@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, Transaction } from 'kysely'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
-import { insertRowsOnce } from '../db/insert-rows.ts'
+import { insertRowsOnce, updateRows } from '../db/insert-rows.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 import { KIND_SPECS, SEARCH_KINDS, pick } from './search-documents.ts'
@@ -128,6 +128,31 @@ async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonl
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
 }
 
+const changedBy = (spec: KindSpec, recorded: RecordedEvent): Fields => pick(spec, changesOf(recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
+
+/** An edit that reaches other documents (a deal's account, an account's name) is applied alone; every other edit can share a run. */
+const reachesOthers = (spec: KindSpec, changed: Fields) => (spec.kind === 'deal' && 'account' in changed) || (spec.kind === 'account' && 'name' in changed)
+
+/**
+ * A run of edits of one kind's documents (board moves and PATCHes under load): the documents read
+ * once, each one's changes merged in log order, one UPDATE, instead of a read and an UPDATE per
+ * event. The stored fields merged with the changes: applying the same changes twice gives the same documents.
+ */
+async function updateDocuments(trx: Kysely<any>, spec: KindSpec, all: readonly { id: string; changed: Fields }[]): Promise<number> {
+  const changes = all.filter(({ changed }) => Object.keys(changed).length)
+  if (!changes.length) return 0
+  const table = partitionOf(spec.kind)
+  const ids = [...new Set(changes.map((change) => change.id))]
+  const stored = await trx.selectFrom(table).select(['id', 'fields', 'created_by']).where('id', 'in', ids).execute()
+  const documents = new Map(stored.map((row) => [row.id as string, { fields: row.fields as Fields, createdBy: row.created_by as string | null }]))
+  for (const { id, changed } of changes) {
+    const document = documents.get(id)
+    if (document) document.fields = { ...document.fields, ...changed }
+  }
+  await updateRows(trx, table, 'id', [...documents].map(([key, { fields, createdBy }]) => ({ key, set: { ...documentColumns(spec, fields, createdBy), fields } })))
+  return documents.size
+}
+
 async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
   const { spec, action } = ACTIONS.get(recorded.type)!
   const id = spec.streams.idOf(recorded.streamName)
@@ -138,32 +163,38 @@ async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
     if (spec.kind === 'account') await renameAccountOfDeals(trx, id, null)
     return
   }
-  const changed = pick(spec, changesOf(recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
-  if (!Object.keys(changed).length) return
-  const row = await trx.selectFrom(table).select(['fields', 'created_by']).where('id', '=', id).executeTakeFirst()
-  if (!row) return
-  // The stored fields merged with the change: applying the same change twice gives the same document.
-  const fields = { ...(row.fields as Fields), ...changed }
-  await trx.updateTable(table).set({ ...documentColumns(spec, fields, row.created_by as string | null), fields: JSON.stringify(fields) }).where('id', '=', id).execute()
+  const changed = changedBy(spec, recorded)
+  if (!(await updateDocuments(trx, spec, [{ id, changed }]))) return
   if (spec.kind === 'deal' && 'account' in changed) {
     await trx.updateTable(table).set({ account_name: null }).where('id', '=', id).execute()
     await lookUpAccountNames(trx, [id])
   }
-  if (spec.kind === 'account' && 'name' in changed) await renameAccountOfDeals(trx, id, String(fields.name))
+  if (spec.kind === 'account' && 'name' in changed) await renameAccountOfDeals(trx, id, String(changed.name))
 }
 
-/** Consecutive creations of one kind (a replay, an import) go in one statement; everything else one by one, in log order. */
+type Run = { spec: KindSpec; action: 'created' | 'updated'; type: string; events: RecordedEvent[] }
+
+/**
+ * Consecutive creations of one type (a replay, an import) go in one statement, consecutive edits of
+ * one kind's documents in one read and one UPDATE; deletions and edits reaching other documents
+ * one by one, in log order.
+ */
 async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[]): Promise<void> {
-  let run: RecordedEvent[] = []
+  let run: Run | undefined
   const flush = async () => {
-    if (run.length) await insertDocuments(trx, ACTIONS.get(run[0]!.type)!.spec, run)
-    run = []
+    if (run?.action === 'created') await insertDocuments(trx, run.spec, run.events)
+    if (run?.action === 'updated') await updateDocuments(trx, run.spec, run.events.map((recorded) => ({ id: run!.spec.streams.idOf(recorded.streamName), changed: changedBy(run!.spec, recorded) })))
+    run = undefined
   }
   for (const event of events) {
-    const creates = ACTIONS.get(event.type)!.action === 'created'
-    if (run.length && (!creates || event.type !== run[0]!.type || run.length === 1000)) await flush()
-    if (creates) run.push(event)
-    else await apply(trx, event)
+    const { spec, action } = ACTIONS.get(event.type)!
+    const joins = action === 'created' || (action === 'updated' && !reachesOthers(spec, changedBy(spec, event)))
+    // Creations run per event type, edits per kind (a deal's edits and stage changes share one run).
+    const type = action === 'created' ? event.type : spec.kind
+    if (run && (!joins || run.action !== action || run.type !== type || run.events.length === 1000)) await flush()
+    if (!joins) await apply(trx, event)
+    else if (run) run.events.push(event)
+    else run = { spec, action: action as Run['action'], type, events: [event] }
   }
   await flush()
 }

@@ -8,17 +8,18 @@ import { useSchema } from '../../src/projections/apply.ts'
 import { opportunitiesProjector } from '../../src/projections/opportunities.ts'
 import { stageChangesProjector } from '../../src/projections/stage-changes.ts'
 import { goalsProjector } from '../../src/projections/goals.ts'
+import { searchProjector } from '../../src/projections/search.ts'
 import type { Projector } from '../../src/projections/projector.ts'
 import type { Db } from '../../src/db/database.ts'
 import { freshDatabase } from '../helpers/db.ts'
 
 /**
- * The deal read models' `applyBatch` folds a page's changes per deal (final rows, rollup deltas
+ * The deal read models' (and search's) `applyBatch` folds a page's changes per deal (final rows, rollup deltas
  * summed per page, history rows multi-row): it must leave exactly the rows `apply` leaves one
  * event at a time. Both ways run over the same pages, each in its own schema, and every row of
  * every table is compared.
  */
-const projectors: Projector[] = [opportunitiesProjector, stageChangesProjector, goalsProjector]
+const projectors: Projector[] = [opportunitiesProjector, stageChangesProjector, goalsProjector, searchProjector]
 
 const org = randomUUID()
 const actor = randomUUID()
@@ -98,7 +99,7 @@ async function inSchema(db: Db, schema: string, work: (trx: Transaction<any>) =>
   })
 }
 
-const MOVED = ['opportunities', 'deal_totals', 'deal_stall_days', 'stage_changes', 'stage_change_deals', 'goal_deals']
+const MOVED = ['opportunities', 'deal_totals', 'deal_stall_days', 'stage_changes', 'stage_change_deals', 'goal_deals', 'search_documents_deal']
 
 async function rowsOf(db: Db, schema: string, table: string): Promise<string[]> {
   const { rows } = await sql<{ row: string }>`SELECT t::text AS row FROM ${sql.table(`${schema}.${table}`)} t`.execute(db)
