@@ -19,6 +19,7 @@ import { STREAM_DOES_NOT_EXIST, isExpectedVersionConflictError } from '@event-dr
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { loadConfig } from '../src/config.ts'
 import { createQuietPool } from '../src/db/database.ts'
 import { createDb } from '../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
@@ -51,6 +52,7 @@ const ONLY = process.env.BENCH_ONLY?.split(',').map((w) => w.trim())
 const runs = (workload: string) => !ONLY || ONLY.includes(workload)
 const CLIENTS = [1, 8, 32]
 const HOT_STREAMS = 100
+const RAW = 'raw INSERT+COMMIT, 1 row'
 const log = { info: progress, debug: () => {} }
 
 // ~300 bytes of JSON, the size of a typical deal event.
@@ -111,24 +113,24 @@ const onBenchApps = <T>(server: string, work: (start: () => ReturnType<typeof st
   })
 const serverLog = new Map<string, number>()
 
-async function rawCells(url: string): Promise<Cell[]> {
-  const cells: Cell[] = []
+/**
+ * One side of the append comparison: its workloads, each a per-cell operation (a cell's clients
+ * share what it closes over, as the hot-stream appender's known revisions), and how to let go.
+ */
+type Appender = { workloads: { name: string; eventsPerOp: number; op: () => (client: number, i: number) => Promise<void> }[]; close(): Promise<void> }
+
+async function rawAppender(url: string): Promise<Appender> {
   const pool = createQuietPool(url, 34)
   await pool.query('CREATE TABLE raw_events (id bigserial PRIMARY KEY, stream text NOT NULL, data jsonb NOT NULL)')
   const row = JSON.stringify(payload(0))
-  for (const clients of CLIENTS) {
-    cells.push(await measure('raw INSERT+COMMIT, 1 row', clients, SECONDS, 1, () => pool.query({ name: 'raw1', text: 'INSERT INTO raw_events (stream, data) VALUES ($1, $2)', values: [randomUUID(), row] }).then(() => {})))
-  }
   const rows10 = Array.from({ length: 10 }, () => row)
-  for (const clients of CLIENTS) {
-    cells.push(
-      await measure('raw INSERT+COMMIT, 10 rows', clients, SECONDS, 10, () =>
-        pool.query({ name: 'raw10', text: 'INSERT INTO raw_events (stream, data) SELECT $1, d FROM unnest($2::jsonb[]) d', values: [randomUUID(), rows10] }).then(() => {}),
-      ),
-    )
+  return {
+    workloads: [
+      { name: RAW, eventsPerOp: 1, op: () => () => pool.query({ name: 'raw1', text: 'INSERT INTO raw_events (stream, data) VALUES ($1, $2)', values: [randomUUID(), row] }).then(() => {}) },
+      { name: 'raw INSERT+COMMIT, 10 rows', eventsPerOp: 10, op: () => () => pool.query({ name: 'raw10', text: 'INSERT INTO raw_events (stream, data) SELECT $1, d FROM unnest($2::jsonb[]) d', values: [randomUUID(), rows10] }).then(() => {}) },
+    ],
+    close: () => pool.end(),
   }
-  await pool.end()
-  return cells
 }
 
 /**
@@ -153,46 +155,73 @@ function hotStreamAppender<R>(append: (stream: string, expected: R | undefined, 
   }
 }
 
-async function peerCells(url: string): Promise<Cell[]> {
-  const cells: Cell[] = []
+async function peerAppender(url: string): Promise<Appender> {
   const pool = createQuietPool(url, 34)
   const peer = getPostgreSQLEventStore(url, { connectionOptions: { pooled: true, pool } })
   await peer.appendToStream(`warmup-${randomUUID()}`, [{ type: 'Warmup', data: {} }])
-  for (const clients of CLIENTS) {
-    cells.push(await measure('peer: 1 event, new stream', clients, SECONDS, 1, (_c, i) => peer.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedStreamVersion: STREAM_DOES_NOT_EXIST }).then(() => {})))
+  return {
+    workloads: [
+      { name: 'peer: 1 event, new stream', eventsPerOp: 1, op: () => (_c, i) => peer.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedStreamVersion: STREAM_DOES_NOT_EXIST }).then(() => {}) },
+      {
+        name: 'peer: 1 event, 100 hot streams',
+        eventsPerOp: 1,
+        op: () =>
+          hotStreamAppender<bigint>(
+            async (stream, expected, i) => (await peer.appendToStream(`peer-${stream}`, [{ type: 'OpportunityUpdated', data: payload(i), metadata }], { expectedStreamVersion: expected ?? STREAM_DOES_NOT_EXIST })).nextExpectedStreamVersion,
+            // Emmett's conflict error does not carry the current version (-1, a TODO in its source): read it back.
+            async (error, stream) => (isExpectedVersionConflictError(error) ? (await peer.readStream(`peer-${stream}`)).currentStreamVersion : undefined),
+          ),
+      },
+    ],
+    async close() {
+      await peer.close()
+      if (!pool.ended) await pool.end()
+    },
   }
-  for (const clients of CLIENTS) {
-    const append = hotStreamAppender<bigint>(
-      async (stream, expected, i) => (await peer.appendToStream(`peer-${stream}`, [{ type: 'OpportunityUpdated', data: payload(i), metadata }], { expectedStreamVersion: expected ?? STREAM_DOES_NOT_EXIST })).nextExpectedStreamVersion,
-      // Emmett's conflict error does not carry the current version (-1, a TODO in its source): read it back.
-      async (error, stream) => (isExpectedVersionConflictError(error) ? (await peer.readStream(`peer-${stream}`)).currentStreamVersion : undefined),
-    )
-    cells.push(await measure('peer: 1 event, 100 hot streams', clients, SECONDS, 1, append))
-  }
-  await peer.close()
-  if (!pool.ended) await pool.end()
-  return cells
 }
 
-async function eventStoreCells(url: string): Promise<Cell[]> {
-  const cells: Cell[] = []
-  const pool = createQuietPool(url, 34)
+/** Our event store as the server opens it (runtime.ts): its pool of PG_POOL_SIZE, appends through the group committer. */
+async function oursAppender(url: string): Promise<Appender> {
+  const pool = createQuietPool(url, loadConfig({ DATABASE_URL: url }).config.pgPoolSize)
   const db = createDb(pool)
   await migrateToLatest(db)
   const store = createPostgresEventStore({ pool })
-  for (const clients of CLIENTS) {
-    cells.push(await measure('ours: 1 event, new stream', clients, SECONDS, 1, (_c, i) => store.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedRevision: 'no_stream' }).then(() => {})))
+  return {
+    workloads: [
+      { name: 'ours: 1 event, new stream', eventsPerOp: 1, op: () => (_c, i) => store.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedRevision: 'no_stream' }).then(() => {}) },
+      {
+        name: 'ours: 1 event, 100 hot streams',
+        eventsPerOp: 1,
+        op: () =>
+          hotStreamAppender<bigint | 'no_stream'>(
+            async (stream, expected, i) => (await store.appendToStream(stream, [{ type: 'OpportunityUpdated', data: payload(i), metadata }], { expectedRevision: expected ?? 'no_stream' })).nextExpectedRevision,
+            async (error) => (error instanceof WrongExpectedRevisionError && error.actual !== 'unknown' ? error.actual : undefined),
+          ),
+      },
+    ],
+    async close() {
+      await store.close()
+      await db.destroy()
+    },
   }
+}
+
+/**
+ * The append cells, interleaved: at each client count the raw ceiling, the peer and ours run one
+ * after the other, so a ratio compares cells seconds apart. (Run as blocks, all raw cells first,
+ * a neighbour's load that came or went in the minute between made ours 0.55 of raw in one run
+ * and 1.11 in the next.) The table lists them by workload.
+ */
+async function appendCells(url: string, sides: (() => Promise<Appender>)[]): Promise<Cell[]> {
+  const appenders: Appender[] = []
+  for (const open of sides) appenders.push(await open())
+  const cells: Cell[] = []
   for (const clients of CLIENTS) {
-    const append = hotStreamAppender<bigint | 'no_stream'>(
-      async (stream, expected, i) => (await store.appendToStream(stream, [{ type: 'OpportunityUpdated', data: payload(i), metadata }], { expectedRevision: expected ?? 'no_stream' })).nextExpectedRevision,
-      async (error) => (error instanceof WrongExpectedRevisionError && error.actual !== 'unknown' ? error.actual : undefined),
-    )
-    cells.push(await measure('ours: 1 event, 100 hot streams', clients, SECONDS, 1, append))
+    for (const { workloads } of appenders) for (const w of workloads) cells.push(await measure(w.name, clients, SECONDS, w.eventsPerOp, w.op()))
   }
-  await store.close()
-  await db.destroy()
-  return cells
+  for (const appender of appenders) await appender.close()
+  const order = appenders.flatMap((a) => a.workloads.map((w) => w.name))
+  return cells.sort((a, b) => order.indexOf(a.workload) - order.indexOf(b.workload) || a.clients - b.clients)
 }
 
 /**
@@ -251,7 +280,6 @@ async function readsDuringRebuild(db: ReturnType<typeof createDb>, rebuild: () =
   return { reads: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted.at(-1) ?? 0, failed, wentBackwards }
 }
 
-const RAW = 'raw INSERT+COMMIT, 1 row'
 const num = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(digits))
 
 function report(cells: Cell[]): string {
@@ -308,9 +336,8 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
   if (runs('startup')) startup = await startupRows(server)
   if (['raw', 'peer', 'ours', 'rebuild'].some(runs))
     await onFreshDatabase(server, async (url) => {
-      if (runs('raw')) cells.push(...(await rawCells(url)))
-      if (runs('peer')) cells.push(...(await peerCells(url)))
-      if (runs('ours')) cells.push(...(await eventStoreCells(url)))
+      const sides = [runs('raw') && rawAppender, runs('peer') && peerAppender, runs('ours') && oursAppender].filter((side) => side !== false)
+      if (sides.length) cells.push(...(await appendCells(url, sides.map((side) => () => side(url)))))
       if (runs('rebuild')) rebuild = await rebuildMeasure(url)
     })
   if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
