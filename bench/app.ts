@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
+import type pg from 'pg'
 import type { Kysely } from 'kysely'
 import { createDb, createQuietPool } from '../src/db/database.ts'
 import type { Database } from '../src/db/database.ts'
@@ -34,6 +35,9 @@ export type BenchApp = {
   orgId: string
   admin: Member
   member: Member
+  /** The server process's pid, and the pool behind `db` (bench/cpu-cost.ts counts their CPU). */
+  pid: number
+  pool: pg.Pool
   db: Kysely<Database>
   store: EventStore
   /** The server's resident set size now (MB), read from /proc. */
@@ -77,6 +81,8 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   const serverLog = new Map<string, number>()
   return {
     ...ready,
+    pid: child.pid!,
+    pool,
     db,
     store,
     serverLog,

@@ -14,6 +14,7 @@
  * runs only those. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
  */
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import { sql } from 'kysely'
 import { STREAM_DOES_NOT_EXIST, isExpectedVersionConflictError } from '@event-driven-io/emmett'
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql'
@@ -32,6 +33,7 @@ import { rebuildProjection } from '../src/projections/rebuild.ts'
 import { tagsProjector } from '../src/projections/tags.ts'
 import { SERVER_FLAGS, compileBenchServer, startBenchApp } from './app.ts'
 import { failures } from './cannon.ts'
+import { withCpuCost } from './cpu-cost.ts'
 import { httpCells } from './http.ts'
 import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
 import { webConcurrencyCells } from './web-concurrency.ts'
@@ -117,7 +119,7 @@ const serverLog = new Map<string, number>()
  * One side of the append comparison: its workloads, each a per-cell operation (a cell's clients
  * share what it closes over, as the hot-stream appender's known revisions), and how to let go.
  */
-type Appender = { workloads: { name: string; eventsPerOp: number; op: () => (client: number, i: number) => Promise<void> }[]; close(): Promise<void> }
+type Appender = { pool: pg.Pool; workloads: { name: string; eventsPerOp: number; op: () => (client: number, i: number) => Promise<void> }[]; close(): Promise<void> }
 
 async function rawAppender(url: string): Promise<Appender> {
   const pool = createQuietPool(url, 34)
@@ -125,6 +127,7 @@ async function rawAppender(url: string): Promise<Appender> {
   const row = JSON.stringify(payload(0))
   const rows10 = Array.from({ length: 10 }, () => row)
   return {
+    pool,
     workloads: [
       { name: RAW, eventsPerOp: 1, op: () => () => pool.query({ name: 'raw1', text: 'INSERT INTO raw_events (stream, data) VALUES ($1, $2)', values: [randomUUID(), row] }).then(() => {}) },
       { name: 'raw INSERT+COMMIT, 10 rows', eventsPerOp: 10, op: () => () => pool.query({ name: 'raw10', text: 'INSERT INTO raw_events (stream, data) SELECT $1, d FROM unnest($2::jsonb[]) d', values: [randomUUID(), rows10] }).then(() => {}) },
@@ -160,6 +163,7 @@ async function peerAppender(url: string): Promise<Appender> {
   const peer = getPostgreSQLEventStore(url, { connectionOptions: { pooled: true, pool } })
   await peer.appendToStream(`warmup-${randomUUID()}`, [{ type: 'Warmup', data: {} }])
   return {
+    pool,
     workloads: [
       { name: 'peer: 1 event, new stream', eventsPerOp: 1, op: () => (_c, i) => peer.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedStreamVersion: STREAM_DOES_NOT_EXIST }).then(() => {}) },
       {
@@ -187,6 +191,7 @@ async function oursAppender(url: string): Promise<Appender> {
   await migrateToLatest(db)
   const store = createPostgresEventStore({ pool })
   return {
+    pool,
     workloads: [
       { name: 'ours: 1 event, new stream', eventsPerOp: 1, op: () => (_c, i) => store.appendToStream(`deal-${randomUUID()}`, [{ type: 'OpportunityCreated', data: payload(i), metadata }], { expectedRevision: 'no_stream' }).then(() => {}) },
       {
@@ -217,7 +222,7 @@ async function appendCells(url: string, sides: (() => Promise<Appender>)[]): Pro
   for (const open of sides) appenders.push(await open())
   const cells: Cell[] = []
   for (const clients of CLIENTS) {
-    for (const { workloads } of appenders) for (const w of workloads) cells.push(await measure(w.name, clients, SECONDS, w.eventsPerOp, w.op()))
+    for (const { pool, workloads } of appenders) for (const w of workloads) cells.push(await withCpuCost(pool, [process.pid], () => measure(w.name, clients, SECONDS, w.eventsPerOp, w.op())))
   }
   for (const appender of appenders) await appender.close()
   const order = appenders.flatMap((a) => a.workloads.map((w) => w.name))
@@ -290,11 +295,11 @@ function report(cells: Cell[]): string {
   }
   const vsRaw = (c: Cell) => (c.workload.startsWith('GET ') ? undefined : c.opsPerSec / (ops(RAW, c.clients) ?? NaN))
   const lines = [
-    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors | non-2xx | peak RSS MB | RYW wait p50/p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors | non-2xx | peak RSS MB | RYW wait p50/p99 ms | CPU µs/op |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...cells.map(
       (c) =>
-        `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${num(c.eventsPerSec)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${num(vsRaw(c), 2)} | ${vsPeer(c)} | ${c.errors} | ${num(c.non2xx)} | ${num(c.peakRssMb)} | ${c.rywP50Ms === undefined ? '' : `${c.rywP50Ms.toFixed(1)} / ${c.rywP99Ms!.toFixed(1)}`} |`,
+        `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${num(c.eventsPerSec)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${num(vsRaw(c), 2)} | ${vsPeer(c)} | ${c.errors} | ${num(c.non2xx)} | ${num(c.peakRssMb)} | ${c.rywP50Ms === undefined ? '' : `${c.rywP50Ms.toFixed(1)} / ${c.rywP99Ms!.toFixed(1)}`} | ${num(c.cpuUsPerOp)} |`,
     ),
   ]
   return lines.join('\n')
