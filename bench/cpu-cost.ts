@@ -29,16 +29,20 @@ async function cpuUs(pool: pg.Pool, pids: readonly number[]): Promise<Map<number
 
 /**
  * Runs `cell` and answers its result with the CPU µs per op spent by `pids` and the database's
- * backends (undefined when they cannot be read): each backend's CPU since before the
+ * backends, and by `pids` alone (undefined when they cannot be read): each backend's CPU since before the
  * cell, all of it for one that connected during the cell (one that disconnected meanwhile is lost,
  * rare: pools keep idle connections 10 s, longer than the gap between cells).
  */
-export async function withCpuCost<C extends { ops: number }>(pool: pg.Pool, pids: readonly number[], cell: () => Promise<C>): Promise<C & { cpuUsPerOp?: number }> {
+export async function withCpuCost<C extends { ops: number }>(pool: pg.Pool, pids: readonly number[], cell: () => Promise<C>): Promise<C & { cpuUsPerOp?: number; nodeCpuUsPerOp?: number }> {
   const before = await cpuUs(pool, pids)
   const result = await cell()
   const after = await cpuUs(pool, pids)
   if (before === undefined || after === undefined || result.ops === 0) return result
   let spent = 0
-  for (const [pid, us] of after) spent += us - (before.get(pid) ?? 0)
-  return { ...result, cpuUsPerOp: spent / result.ops }
+  let node = 0
+  for (const [pid, us] of after) {
+    spent += us - (before.get(pid) ?? 0)
+    if (pids.includes(pid)) node += us - (before.get(pid) ?? 0)
+  }
+  return { ...result, cpuUsPerOp: spent / result.ops, nodeCpuUsPerOp: node / result.ops }
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run bench:cpu`: where the server's CPU goes per request (issue 20). The compiled bench server
- * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists for BENCH_SECONDS;
+ * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists (BENCH_WORKLOAD=create:
+ * creates only) for BENCH_SECONDS at BENCH_CONNECTIONS;
  * the server stops cleanly (so Node writes its profile) and the top self-time frames are printed.
  * Self time is the profile's samples whose top frame is that function, summed over its call sites,
  * counted only while the load ran (V8's sample times and process.hrtime are the same monotonic
@@ -15,7 +16,9 @@ import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
-const TOP = 10
+const TOP = Number(process.env.BENCH_TOP ?? 10)
+/** `create`: deal creates only; otherwise creates and lists alternate. */
+const CREATES_ONLY = process.env.BENCH_WORKLOAD === 'create'
 
 type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
@@ -64,12 +67,12 @@ async function main(): Promise<void> {
       headers: { ...bench.admin.headers, 'content-type': 'application/json' },
       requests: [
         { method: 'POST', path: '/api/opportunities/', onResponse: (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1), setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Profiled deal ${n++}`, amount: '1000.00', currency: 'USD' }) }) },
-        { method: 'GET', path: '/api/opportunities/?limit=10', onResponse: (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1) },
+        ...(CREATES_ONLY ? [] : [{ method: 'GET' as const, path: '/api/opportunities/?limit=10', onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1) }]),
       ],
     })
     window = { fromUs, toUs: nowUs() }
     answered = result['2xx']
-    console.log(`${SECONDS} s, ${CONNECTIONS} connections, create + list: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+    console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${CREATES_ONLY ? 'creates' : 'create + list'}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
   } finally {
     await bench.stop()
     await dropDatabase(SERVER, name)

@@ -17,6 +17,8 @@ export type Cell = {
   rywP99Ms?: number
   /** Append cells (bench/cpu-cost.ts): CPU µs per op, the bench process's and the database backends'. */
   cpuUsPerOp?: number
+  /** Of which the Node processes' (the rest is PostgreSQL's). */
+  nodeCpuUsPerOp?: number
 }
 
 export async function measure(workload: string, clients: number, seconds: number, eventsPerOp: number, op: (client: number, i: number) => Promise<void>): Promise<Cell> {

@@ -295,11 +295,11 @@ function report(cells: Cell[]): string {
   }
   const vsRaw = (c: Cell) => (c.workload.startsWith('GET ') ? undefined : c.opsPerSec / (ops(RAW, c.clients) ?? NaN))
   const lines = [
-    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors | non-2xx | peak RSS MB | RYW wait p50/p99 ms | CPU µs/op |',
+    '| workload | clients | ops/s | events/s | p50 ms | p99 ms | vs raw 1-row | ours vs peer | errors | non-2xx | peak RSS MB | RYW wait p50/p99 ms | CPU µs/op (Node) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...cells.map(
       (c) =>
-        `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${num(c.eventsPerSec)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${num(vsRaw(c), 2)} | ${vsPeer(c)} | ${c.errors} | ${num(c.non2xx)} | ${num(c.peakRssMb)} | ${c.rywP50Ms === undefined ? '' : `${c.rywP50Ms.toFixed(1)} / ${c.rywP99Ms!.toFixed(1)}`} | ${num(c.cpuUsPerOp)} |`,
+        `| ${c.workload} | ${c.clients} | ${c.opsPerSec.toFixed(0)} | ${num(c.eventsPerSec)} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${num(vsRaw(c), 2)} | ${vsPeer(c)} | ${c.errors} | ${num(c.non2xx)} | ${num(c.peakRssMb)} | ${c.rywP50Ms === undefined ? '' : `${c.rywP50Ms.toFixed(1)} / ${c.rywP99Ms!.toFixed(1)}`} | ${c.cpuUsPerOp === undefined ? '' : `${num(c.cpuUsPerOp)} (${num(c.nodeCpuUsPerOp)})`} |`,
     ),
   ]
   return lines.join('\n')
