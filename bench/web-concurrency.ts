@@ -56,7 +56,7 @@ export async function webConcurrencyCells(url: string, seconds: number, clientCo
 
 async function creates(workload: string, base: string, clients: number, seconds: number, headers: Record<string, string>): Promise<Cell> {
   let i = 0
-  const setupRequest = (request: object) => ({ ...request, body: JSON.stringify({ name: `Web concurrency create ${i++}`, amount: '1000.00', currency: 'USD' }) })
+  const setupRequest = (request: object) => ({ ...request, body: JSON.stringify({ name: `Web concurrency create ${workload} ${clients} ${i++}`, amount: '1000.00', currency: 'USD' }) })
   const result = await autocannon({ url: base, connections: clients, duration: seconds, headers: { ...headers, 'content-type': 'application/json' }, requests: [{ method: 'POST', path: '/api/opportunities/', setupRequest }] })
   return cellOf(workload, clients, result)
 }
