@@ -17,6 +17,8 @@ async function cpuUs(pool: pg.Pool, pids: readonly number[]): Promise<Map<number
   const cpu = new Map<number, number>()
   for (const pid of [...pids, ...rows.map((row) => row.pid)]) {
     try {
+      // A remote server's backend pids name unrelated processes here, or none.
+      if (!pids.includes(pid) && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) return undefined
       // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
       cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US)
