@@ -40,6 +40,8 @@ export type BenchApp = {
   pool: pg.Pool
   db: Kysely<Database>
   store: EventStore
+  /** The server process's id (its CPU time is in /proc). */
+  serverPid: number
   /** The server's resident set size now (MB), read from /proc. */
   serverRssMb(): number
   /** Waits until every projection's checkpoint has reached `position`. */
@@ -86,6 +88,7 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
     db,
     store,
     serverLog,
+    serverPid: child.pid!,
     serverRssMb: () => rssMb(child.pid!),
     async waitForProjections(position, timeoutMs) {
       const deadline = Date.now() + timeoutMs
@@ -134,6 +137,17 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
 }
 
 /** A process's resident set size now (MB), read from /proc (Linux). */
+/** CPU time (user + system, ms) a process has used so far, from /proc; 0 once it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return 0
+  }
+}
+
 export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 
 /** How many events of the log are at or before `position`. */

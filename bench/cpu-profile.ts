@@ -1,7 +1,8 @@
 /**
  * `npm run bench:cpu`: where the server's CPU goes per request (issue 20). The compiled bench server
- * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists (BENCH_WORKLOAD=create:
- * creates only) for BENCH_SECONDS at BENCH_CONNECTIONS;
+ * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists (or, with
+ * BENCH_WORKLOAD=move, board moves; with BENCH_WORKLOAD=create, creates alone) for BENCH_SECONDS
+ * at BENCH_CONNECTIONS;
  * the server stops cleanly (so Node writes its profile) and the top self-time frames are printed.
  * Self time is the profile's samples whose top frame is that function, summed over its call sites,
  * counted only while the load ran (V8's sample times and process.hrtime are the same monotonic
@@ -11,14 +12,15 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import type { Request } from 'autocannon'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const TOP = Number(process.env.BENCH_TOP ?? 10)
-/** `create`: deal creates only; otherwise creates and lists alternate. */
-const CREATES_ONLY = process.env.BENCH_WORKLOAD === 'create'
+/** mix (default: creates and lists), create (creates alone) or move (board moves of 200 deals). */
+const WORKLOAD = process.env.BENCH_WORKLOAD === 'move' || process.env.BENCH_WORKLOAD === 'create' ? process.env.BENCH_WORKLOAD : 'mix'
 
 type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
@@ -59,20 +61,29 @@ async function main(): Promise<void> {
   const statuses = new Map<number, number>()
   try {
     let n = 0
+    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    const deals: string[] = []
+    if (WORKLOAD === 'move') for (let i = 0; i < 200; i++) deals.push((await bench.call('POST', '/api/opportunities/', { name: `Moved deal ${i}`, amount: '1000.00', currency: 'USD' })).body.id)
+    // Each deal in turn, into PROPOSAL then back to QUALIFICATION: every request is a stage change.
+    const move = (i: number) => ({ path: `/api/opportunities/${deals[i % deals.length]}/move/`, body: JSON.stringify({ column_id: Math.floor(i / deals.length) % 2 ? 'QUALIFICATION' : 'PROPOSAL' }) })
+    const requests: Request[] =
+      WORKLOAD === 'move'
+        ? [{ method: 'PATCH', onResponse: count, setupRequest: (request) => ({ ...request, ...move(n++) }) }]
+        : [
+            { method: 'POST', path: '/api/opportunities/', onResponse: count, setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Profiled deal ${n++}`, amount: '1000.00', currency: 'USD' }) }) },
+            ...(WORKLOAD === 'mix' ? [{ method: 'GET' as const, path: '/api/opportunities/?limit=10', onResponse: count }] : []),
+          ]
     const fromUs = nowUs()
     const result = await autocannon({
       url: bench.url,
       connections: CONNECTIONS,
       duration: SECONDS,
       headers: { ...bench.admin.headers, 'content-type': 'application/json' },
-      requests: [
-        { method: 'POST', path: '/api/opportunities/', onResponse: (status) => statuses.set(status, (statuses.get(status) ?? 0) + 1), setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Profiled deal ${n++}`, amount: '1000.00', currency: 'USD' }) }) },
-        ...(CREATES_ONLY ? [] : [{ method: 'GET' as const, path: '/api/opportunities/?limit=10', onResponse: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1) }]),
-      ],
+      requests,
     })
     window = { fromUs, toUs: nowUs() }
     answered = result['2xx']
-    console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${CREATES_ONLY ? 'creates' : 'create + list'}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+    console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${{ move: 'board moves', create: 'creates', mix: 'create + list' }[WORKLOAD]}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
   } finally {
     await bench.stop()
     await dropDatabase(SERVER, name)

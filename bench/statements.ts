@@ -10,7 +10,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { sql } from 'kysely'
 import { createDb, createQuietPool } from '../src/db/database.ts'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
-import { compileBenchServer, startBenchApp } from './app.ts'
+import { compileBenchServer, cpuMs, startBenchApp } from './app.ts'
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const LOG = process.env.PG_LOG ?? '/var/log/postgresql/postgresql-15-main.log'
@@ -39,6 +39,10 @@ async function main(): Promise<void> {
     const deals: string[] = []
     for (let i = 0; i < 20; i++) deals.push((await bench.call('POST', '/api/opportunities/', { name: `Warm-up deal ${i}`, amount: '1000.00', currency: 'USD' })).body.id)
     await new Promise((resolve) => setTimeout(resolve, 1000))
+    // CPU time of the server and of this database's backends (a machine shared with other work stretches wall time, not these).
+    const backends = async () => (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = ${name}`.execute(admin)).rows.map((r) => r.pid)
+    const backendsBefore = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]))
+    const serverBefore = cpuMs(bench.serverPid)
     const from = statSync(LOG).size
     // CLIENTS workers, each sending its share one after another: under concurrency the projections
     // apply many writes per page, so their statements are shared (and so would be group commits).
@@ -51,11 +55,16 @@ async function main(): Promise<void> {
       for (let i = next++; i < CREATES; i = next++) await write(i)
     }
     await Promise.all(Array.from({ length: CLIENTS }, worker))
+    // A backend opened meanwhile counts whole; one closed meanwhile is lost (the pools keep theirs).
+    const serverCpu = cpuMs(bench.serverPid) - serverBefore
+    const postgresCpu = (await backends()).reduce((sum, pid) => sum + cpuMs(pid) - (backendsBefore.get(pid) ?? 0), 0)
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const lines = readFileSync(LOG).subarray(from).toString('utf8').split('\n').filter((l) => l.includes(`@${name} `) && /LOG: {2}(statement|execute)/.test(l))
     const kinds = new Map<string, number>()
     for (const line of lines) kinds.set(kindOf(line), (kinds.get(kindOf(line)) ?? 0) + 1)
     console.log(`${CREATES} deal ${WORKLOAD}s over HTTP by ${CLIENTS} client(s): ${lines.length} statements, ${(lines.length / CREATES).toFixed(1)} per ${WORKLOAD}`)
+    const perWrite = (ms: number) => ((1000 * ms) / CREATES).toFixed(0)
+    console.log(`CPU per ${WORKLOAD}: server ${perWrite(serverCpu)} µs, PostgreSQL backends ${perWrite(postgresCpu)} µs`)
     for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`${(count / CREATES).toFixed(2).padStart(6)}  ${kind}`)
   } finally {
     await bench.stop()

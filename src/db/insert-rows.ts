@@ -18,3 +18,16 @@ export async function insertRowsOnce(db: Kysely<any>, table: string, key: string
   await sql`INSERT INTO ${sql.id(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${sql.id(table)}, ${JSON.stringify(rows)}::json)
     ON CONFLICT (${sql.id(key)}) DO NOTHING`.execute(db)
 }
+
+/**
+ * Sets, on each row whose `key` column (a uuid) is a row's `key`, the columns its `set` names (the others keep
+ * their values), in one statement however many rows: what a page of events folded per row leaves,
+ * where one UPDATE per event cost a round trip each. `set` values go through JSON as in
+ * insertRowsOnce (jsonb_populate_record over the row itself).
+ */
+export async function updateRows(db: Kysely<any>, table: string, key: string, rows: readonly { key: string; set: Record<string, unknown> }[]): Promise<void> {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row.set)))].map((column) => sql.id(column))
+  if (!columns.length) return
+  await sql`UPDATE ${sql.id(table)} t SET (${sql.join(columns)}) = (SELECT ${sql.join(columns.map((column) => sql`p.${column}`))} FROM jsonb_populate_record(t, v.set) p)
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v (key uuid, set jsonb) WHERE t.${sql.id(key)} = v.key`.execute(db)
+}

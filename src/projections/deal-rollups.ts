@@ -39,7 +39,7 @@ const moveStallDays = (where: ReturnType<typeof sql>, sign: 1 | -1) =>
     WHERE ${where} AND NOT o2.is_deleted AND o2.stalls_at IS NOT NULL GROUP BY 1, 2, 3 ${ADD_STALL_DAYS}`
 
 /** `stalls_at` of the deals matched by `where`, from their stage's expected_days (null: never rots, or not open). */
-const setStallsAt = (where: ReturnType<typeof sql>) =>
+export const setStallsAt = (where: ReturnType<typeof sql>) =>
   sql`UPDATE opportunities o SET stalls_at = CASE WHEN o.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN o.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
     FROM (SELECT o2.id, r2.expected_days FROM opportunities o2 LEFT JOIN deal_stage_rotting r2 ON r2.stage_id = o2.stage_id WHERE ${where}) r WHERE o.id = r.id`
 
@@ -147,5 +147,58 @@ export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<
       ${ADD_TOTALS})
     INSERT INTO deal_stall_days
     SELECT org_id, pipeline_id, ${stallDay(sql`stalls_at`)}, count(*) FROM inserted WHERE stalls_at IS NOT NULL GROUP BY 1, 2, 3
+    ${ADD_STALL_DAYS}`.execute(db)
+}
+
+/**
+ * One deal's contribution taken away (`sign` -1) or added (1) by the `step`-th change of a page;
+ * its stall day is either known (`stall_day`) or, after a stage change, that of `stall_at` in the
+ * stage `stall_stage_id` of kind `stall_kind` (computed here, as setStallsAt computes stalls_at).
+ */
+export type RollupDelta = {
+  step: number
+  sign: 1 | -1
+  org_id: string
+  stage_id: string
+  stage: string
+  stage_kind: string
+  pipeline_id: string
+  currency: string
+  amount: string | null
+  probability: number | null
+  stall_day: string | null
+  stall_stage_id: string | null
+  stall_kind: string | null
+  stall_at: string | null
+}
+
+/**
+ * The rollup moves of a page of changes in one statement, leaving the rows `withTotals` leaves
+ * change by change: each change's deltas are summed per key and a key whose sums cancel out within
+ * that change is dropped (as there), then the changes' sums are added up per key, so a key touched
+ * by one change keeps its row even when a later change of the page takes it back to zero.
+ */
+export async function addRollupDeltas(db: Kysely<any>, deltas: readonly RollupDelta[]): Promise<void> {
+  if (!deltas.length) return
+  await sql`WITH deltas AS (
+      SELECT d.step, d.sign, d.org_id, d.stage_id, d.stage, d.stage_kind, d.pipeline_id, d.currency, d.amount::numeric(15, 2) AS amount, d.probability,
+        CASE WHEN d.stall_at IS NULL THEN d.stall_day
+          WHEN d.stall_kind = 'open' AND r.expected_days IS NOT NULL THEN ${stallDay(sql`(d.stall_at + make_interval(days => ceil(r.expected_days * 1.5)::int))`)} END AS stall_day
+      FROM jsonb_to_recordset(${JSON.stringify(deltas)}::jsonb) AS d (step integer, sign integer, org_id uuid, stage_id uuid, stage text, stage_kind text, pipeline_id uuid, currency text,
+        amount text, probability integer, stall_day date, stall_stage_id uuid, stall_kind text, stall_at timestamptz)
+      LEFT JOIN deal_stage_rotting r ON r.stage_id = d.stall_stage_id),
+    per_change AS (
+      SELECT step, org_id, stage_id, stage, stage_kind, currency, sum(sign) AS n, sum(CASE WHEN amount IS NULL THEN 0 ELSE sign END) AS priced,
+        sum(coalesce(amount, 0) * sign) AS amount_sum, sum(coalesce(amount, 0) * sign * coalesce(probability, 0) / 100) AS weighted_sum
+      FROM deltas GROUP BY 1, 2, 3, 4, 5, 6),
+    totals AS (
+      INSERT INTO deal_totals
+      SELECT org_id, stage_id, stage, stage_kind, currency, sum(n), sum(priced), sum(amount_sum), sum(weighted_sum) FROM per_change
+      WHERE (n, priced, amount_sum, weighted_sum) <> (0, 0, 0, 0) GROUP BY 1, 2, 3, 4, 5
+      ${ADD_TOTALS})
+    INSERT INTO deal_stall_days
+    SELECT org_id, pipeline_id, stall_day, sum(n) FROM (
+      SELECT step, org_id, pipeline_id, stall_day, sum(sign) AS n FROM deltas WHERE stall_day IS NOT NULL GROUP BY 1, 2, 3, 4 HAVING sum(sign) <> 0) per_change
+    GROUP BY 1, 2, 3
     ${ADD_STALL_DAYS}`.execute(db)
 }

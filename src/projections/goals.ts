@@ -4,7 +4,8 @@ import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
-import { insertRowsOnce } from '../db/insert-rows.ts'
+import { insertRowsOnce, updateRows } from '../db/insert-rows.ts'
+import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 
@@ -74,21 +75,34 @@ async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDea
   await insertRowsOnce(db, 'goal_deals', 'deal_id', rows)
 }
 
-async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
+/** The ledger columns a change of a deal sets. */
+function columnsSet(event: Exclude<OpportunityEvent, { type: 'OpportunityCreated' }>): Record<string, unknown> {
   switch (event.type) {
-    case 'OpportunityCreated':
-      return insertCreatedDeals(db, [{ id, event }])
-    case 'OpportunityUpdated': {
-      const changes = Object.fromEntries(LEDGER_FIELDS.filter((key) => key in event.data.changes).map((key) => [key, event.data.changes[key]!.to]))
-      if (Object.keys(changes).length) await db.updateTable('goal_deals').set(changes).where('deal_id', '=', id).execute()
-      return
-    }
+    case 'OpportunityUpdated':
+      return Object.fromEntries(LEDGER_FIELDS.filter((key) => key in event.data.changes).map((key) => [key, event.data.changes[key]!.to]))
     case 'OpportunityStageChanged':
-      await db.updateTable('goal_deals').set({ won: event.data.to.stage_kind === 'won' }).where('deal_id', '=', id).execute()
-      return
+      return { won: event.data.to.stage_kind === 'won' }
     case 'OpportunityDeleted':
-      await db.updateTable('goal_deals').set({ is_deleted: true }).where('deal_id', '=', id).execute()
+      return { is_deleted: true }
+    default:
+      return {}
   }
+}
+
+/** Each deal's columns as a run of changes leaves them, a later change's value winning. */
+function finalColumns(run: readonly RecordedEvent[]): { key: string; set: Record<string, unknown> }[] {
+  const deals = new Map<string, Record<string, unknown>>()
+  for (const recorded of run) {
+    const id = opportunityStreams.idOf(recorded.streamName)
+    deals.set(id, { ...deals.get(id), ...columnsSet(domainEventOf<Exclude<OpportunityEvent, { type: 'OpportunityCreated' }>>(recorded)) })
+  }
+  return [...deals].filter(([, set]) => Object.keys(set).length).map(([key, set]) => ({ key, set }))
+}
+
+async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
+  if (event.type === 'OpportunityCreated') return insertCreatedDeals(db, [{ id, event }])
+  const set = columnsSet(event)
+  if (Object.keys(set).length) await db.updateTable('goal_deals').set(set).where('deal_id', '=', id).execute()
 }
 
 export const goalsProjector: Projector = {
@@ -102,12 +116,19 @@ export const goalsProjector: Projector = {
     GOAL_EVENTS.includes(recorded.type)
       ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
       : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
-  // Creates come in runs (concurrent creates share a page; a replay is mostly creates): one INSERT each run.
+  // Deal events come in runs (concurrent writes share a page; a replay is mostly creates): the
+  // creations in one INSERT, then every other deal's final columns in one UPDATE (a deal's changes
+  // come after its creation in the log).
   applyBatch: (trx, events) =>
     applyInRuns(
       events,
-      'OpportunityCreated',
-      (run) => insertCreatedDeals(trx as unknown as Kysely<Tables>, run.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) }))),
+      (event) => DEAL_EVENTS.includes(event.type),
+      async (run) => {
+        const db = trx as unknown as Kysely<Tables>
+        const created = run.filter((e) => e.type === 'OpportunityCreated')
+        if (created.length) await insertCreatedDeals(db, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })))
+        await updateRows(trx, 'goal_deals', 'deal_id', finalColumns(run.filter((e) => e.type !== 'OpportunityCreated')))
+      },
       (event) => goalsProjector.apply(trx, event),
     ),
 }

@@ -8,6 +8,7 @@ import { pipelineStreams } from '../commands/pipeline/pipeline.ts'
 import { isStreamOf } from '../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import { applyPipelineEvent, createRollupTables, insertCreatedDeals, refreshStallsAt, withTotals } from './deal-rollups.ts'
+import { DEAL_UPDATES, applyDealUpdates } from './deal-updates.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
 import { liveRecordsTagged } from './records.ts'
 import { hasTrigrams } from './search.ts'
@@ -220,12 +221,18 @@ export const opportunitiesProjector: Projector = {
     // Lead pipelines write the same event types to their own streams: not the deals' business.
     if (isStreamOf(pipelineStreams, recorded.streamName)) await applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
   },
-  // Runs of creations (a busy minute, a replay) in one statement each.
+  // Runs of creations and changes (a busy minute, a replay) in five statements each. The
+  // creations go first: a deal's changes come after its creation in the log, and the rollups'
+  // sums do not depend on the order of different deals.
   applyBatch: (trx, events) =>
     applyInRuns(
       events,
-      'OpportunityCreated',
-      (run) => insertCreatedDeals(trx, run.map((e) => createdRow(opportunityStreams.idOf(e.streamName), e.revision, domainEventOf<Extract<OpportunityEvent, { type: 'OpportunityCreated' }>>(e)))),
+      (event) => event.type === 'OpportunityCreated' || DEAL_UPDATES.has(event.type),
+      async (run) => {
+        const created = run.filter((e) => e.type === 'OpportunityCreated')
+        if (created.length) await insertCreatedDeals(trx, created.map((e) => createdRow(opportunityStreams.idOf(e.streamName), e.revision, domainEventOf<Extract<OpportunityEvent, { type: 'OpportunityCreated' }>>(e))))
+        if (created.length < run.length) await applyDealUpdates(trx, run.filter((e) => e.type !== 'OpportunityCreated'))
+      },
       (event) => opportunitiesProjector.apply(trx, event),
     ),
 }

@@ -34,22 +34,24 @@ export interface Projector {
 const MAX_RUN = 1000
 
 /**
- * For `applyBatch`: consecutive events of `type` go to `applyRun` together (e.g. one multi-row
- * INSERT), every other event to `applyOne`, so the log order between them is kept.
+ * For `applyBatch`: consecutive events of `type` (a type name, or a test of the event) go to
+ * `applyRun` together (e.g. one multi-row INSERT), every other event to `applyOne`, so the log
+ * order between them is kept.
  */
 export async function applyInRuns(
   events: readonly RecordedEvent[],
-  type: string,
+  type: string | ((event: RecordedEvent) => boolean),
   applyRun: (run: RecordedEvent[]) => Promise<void>,
   applyOne: (event: RecordedEvent) => Promise<void>,
 ): Promise<void> {
+  const inRun = typeof type === 'string' ? (event: RecordedEvent) => event.type === type : type
   let run: RecordedEvent[] = []
   const flush = async () => {
     if (run.length) await applyRun(run)
     run = []
   }
   for (const event of events) {
-    if (event.type !== type) {
+    if (!inRun(event)) {
       await flush()
       await applyOne(event)
       continue

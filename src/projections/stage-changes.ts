@@ -134,6 +134,52 @@ async function apply(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void>
   }
 }
 
+type Changed = Extract<OpportunityEvent, { type: 'OpportunityUpdated' | 'OpportunityStageChanged' }>
+
+/**
+ * A page's edits and stage changes in two statements, whatever their number (issue 20): the deals
+ * as the ledger holds them (one read), then every stage change's row and each deal's final copy
+ * (one statement). The events are folded here in log order, so each row copies the deal as `apply`
+ * one event at a time would have found it.
+ */
+async function applyChanges(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+  const ids = [...new Set(run.map((e) => opportunityStreams.idOf(e.streamName)))]
+  const { rows } = await sql<Omit<DealRow, 'stage_entered_at'> & { stage_entered_at: string }>`SELECT deal_id, org_id, name, amount::text AS amount, currency, stage_entered_at::text AS stage_entered_at
+    FROM stage_change_deals WHERE deal_id = ANY(${ids}::uuid[])`.execute(db)
+  const deals = new Map(rows.map((row) => [row.deal_id, { ...row }]))
+  const entries: Record<string, unknown>[] = []
+  for (const recorded of run) {
+    const deal = deals.get(opportunityStreams.idOf(recorded.streamName))
+    if (!deal) continue
+    const event = domainEventOf<Changed>(recorded)
+    if (event.type === 'OpportunityUpdated') {
+      for (const [key, change] of Object.entries(event.data.changes)) if (FOLLOWED.has(key)) (deal as Record<string, unknown>)[key] = change.to
+      continue
+    }
+    const { from, to, by, at } = event.data
+    entries.push({
+      event_id: recorded.id, position_commit: recorded.position.commit.toString(), position_prepare: recorded.position.prepare.toString(), org_id: deal.org_id, deal_id: deal.deal_id,
+      deal_name: deal.name, pipeline_id: to.pipeline_id, from_pipeline_id: from.pipeline_id, from_stage: from.stage, from_stage_id: from.stage_id, from_kind: from.stage_kind,
+      to_stage: to.stage, to_stage_id: to.stage_id, to_kind: to.stage_kind, amount: deal.amount, currency: deal.currency, actor_id: by ?? recorded.metadata.actorId ?? null, at,
+      entered_at: deal.stage_entered_at,
+    })
+    deal.stage_entered_at = new Date(at).toISOString()
+  }
+  if (!deals.size) return
+  await sql`WITH entries AS (
+      INSERT INTO stage_changes (event_id, position_commit, position_prepare, org_id, deal_id, event_type, deal_name, pipeline_id, from_pipeline_id, from_stage, from_stage_id, from_kind,
+        to_stage, to_stage_id, to_kind, amount, currency, actor_id, at, days_in_previous_stage)
+      SELECT event_id, position_commit, position_prepare, org_id, deal_id, 'OpportunityStageChanged', deal_name, pipeline_id, from_pipeline_id, from_stage, from_stage_id, from_kind,
+        to_stage, to_stage_id, to_kind, amount, currency, actor_id, at, greatest(0, floor(extract(epoch FROM at - entered_at) / 86400))::integer
+      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS e (event_id uuid, position_commit bigint, position_prepare bigint, org_id uuid, deal_id uuid, deal_name text, pipeline_id uuid,
+        from_pipeline_id uuid, from_stage text, from_stage_id uuid, from_kind text, to_stage text, to_stage_id uuid, to_kind text, amount numeric(15, 2), currency text, actor_id uuid,
+        at timestamptz, entered_at timestamptz)
+      ON CONFLICT (event_id) DO NOTHING)
+    UPDATE stage_change_deals d SET name = v.name, amount = v.amount, currency = v.currency, stage_entered_at = v.stage_entered_at
+    FROM jsonb_to_recordset(${JSON.stringify([...deals.values()])}::jsonb) AS v (deal_id uuid, name text, amount numeric(15, 2), currency text, stage_entered_at timestamptz)
+    WHERE d.deal_id = v.deal_id`.execute(db)
+}
+
 export const stageChangesProjector: Projector = {
   name: 'stage_changes',
   version: 1,
@@ -141,11 +187,17 @@ export const stageChangesProjector: Projector = {
   tables: ['stage_changes', 'stage_change_deals'],
   createTables,
   apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, recorded),
+  // Every event type of this ledger runs together (up to applyInRuns' run size): its creations
+  // first (a deal's changes come after its creation in the log), then its changes.
   applyBatch: (trx, events) =>
     applyInRuns(
       events,
-      'OpportunityCreated',
-      (run) => applyCreations(trx as unknown as Kysely<Tables>, run),
+      (event) => stageChangesProjector.eventTypes.includes(event.type),
+      async (run) => {
+        const created = run.filter((e) => e.type === 'OpportunityCreated')
+        if (created.length) await applyCreations(trx as unknown as Kysely<Tables>, created)
+        if (created.length < run.length) await applyChanges(trx as unknown as Kysely<Tables>, run.filter((e) => e.type !== 'OpportunityCreated'))
+      },
       (event) => apply(trx as unknown as Kysely<Tables>, event),
     ),
 }

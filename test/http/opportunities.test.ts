@@ -224,6 +224,24 @@ t.test('board moves (§4.7)', async (t) => {
   })
 })
 
+t.test('a board move answers the card the board then shows (built from the move, not read again)', async (t) => {
+  // Time passes between the writes, so a stage change's time shows in the card (stage_changed_at, days_in_stage).
+  let now = new Date('2026-11-02T09:00:00Z')
+  const { app, acme, alice } = await givenTwoOrganizations(t, { clock: () => now })
+  const admin = acme.admin.headers
+  const { inject, create } = collectionClient(app, BASE)
+  const newDeal = async (payload: object) => (await create(admin, payload)).json().id as string
+  const board = async (id: string) => (await inject('GET', `${BASE}kanban/`, admin)).json().columns.flatMap((c: { items: { id: string }[] }) => c.items).find((c: { id: string }) => c.id === id)
+  const id = await newDeal({ name: 'Shown', amount: 1250.5, probability: 30, assigned_to: [alice.profileId] })
+  const withItems = await newDeal({ name: 'Itemised' })
+  t.equal((await inject('POST', `${BASE}${withItems}/line-items/`, admin, { name: 'Seat', quantity: 3, unit_price: '19.99' })).statusCode, 201)
+  for (const [deal, body] of [[id, { column_id: 'PROPOSAL' }], [id, { column_id: 'CLOSED_WON' }], [id, { column_id: 'CLOSED_WON', kanban_order: 7 }], [withItems, { column_id: 'NEGOTIATION' }]] as const) {
+    now = new Date(now.getTime() + 3 * 86_400_000)
+    const answer = (await inject('PATCH', `${BASE}${deal}/move/`, admin, body)).json().opportunity
+    t.same(answer, await board(deal), `${answer.name} into ${body.column_id}`)
+  }
+})
+
 t.test('GET /{id}/?as_of=: the deal as it stood at an instant, folded from its events', async (t) => {
   let now = new Date('2026-11-01T10:00:00Z')
   const { app, acme, globex } = await givenTwoOrganizations(t, { clock: () => now })

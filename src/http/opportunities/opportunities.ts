@@ -15,6 +15,9 @@ import { liveContacts } from '../../projections/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunities.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
+import type { Stage } from '../../commands/pipeline/stage-rules.ts'
+import { movedRow } from './moved-card.ts'
+import { dateIn } from '../dashboard/dashboard-views.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { Deps } from '../../deps.ts'
 import { actorOf, callerOf } from '../kernel/commands.ts'
@@ -55,8 +58,6 @@ function ifRevision(header: string | undefined): bigint | undefined {
   return match ? BigInt(match[1]!) : -1n
 }
 
-/** Today in the organization's time zone: the closed_on a board move into won or lost fills in. */
-const todayIn = (timeZone: string, now: Date) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
 
 /**
  * Deals (§4.2, §4.4, §4.7): create, detail, PUT, PATCH, board move and delete. Each write is one
@@ -89,10 +90,9 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
   }
 
   /** Where a moved card goes (rules in where-the-spec-is-silent.md): kanban_order, else next to above_id/below_id, else the column's end. */
-  const placement = async (orgId: string, deal: OpportunityView, body: z.infer<typeof MoveBody>): Promise<number | null> => {
+  const placement = async (orgId: string, deal: OpportunityView, body: z.infer<typeof MoveBody>, stages: readonly Stage[]): Promise<number | null> => {
     if (body.kanban_order !== undefined) return body.kanban_order
-    const pipeline = await pipelineOf(db, orgId, deal.pipeline_id)
-    const stage = pipeline?.stages.find((s) => s.code === body.column_id)
+    const stage = stages.find((s) => s.code === body.column_id)
     if (!stage) return null
     const neighbour = async (field: 'above_id' | 'below_id', id: string) => {
       const card = await cardOf(db, orgId, id)
@@ -180,13 +180,20 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
       const { orgId } = identityOf(request)
       const current = await visible(request, request.params.id)
       const org = await lookups.organization(orgId)
-      const kanbanOrder = await placement(orgId, current, request.body)
       const commands = requestCommands(deps, request, reply)
       const now = clock()
-      const prepare = () => withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: todayIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder }))
-      await commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(request.headers['if-match']) })
+      // The card is placed among the stages of the pipeline the command decides on (folded from its stream, kept per process), not the read model's.
+      let stages: readonly Stage[] = []
+      const prepare = async () => {
+        const prepared = await withPipeline(store, current.pipeline_id, (pipeline) => ({ type: 'MoveOpportunity' as const, orgId, actor: actorOf(request), at: now.toISOString(), today: dateIn(org.timezone, now), defaultCurrency: org.default_currency, pipeline, columnId: request.body.column_id, kanbanOrder: null as number | null }))
+        stages = prepared.command.pipeline.state.stages
+        return { ...prepared, command: { ...prepared.command, kanbanOrder: await placement(orgId, current, request.body, stages) } }
+      }
+      const { events, state } = await commands.run(opportunityDecider, opportunityStreams.stream(current.id), prepare, { ifRevision: ifRevision(request.headers['if-match']) })
       await commands.settle()
-      const [card] = await cardsOf(deps, orgId, [await orNotFound(opportunityOf(db, orgId, current.id))], actorOf(request), now)
+      const row = movedRow(current, events, state, stages) ?? (await orNotFound(opportunityOf(db, orgId, current.id)))
+      // A deal without line items (the command folded them) needs no read of them; others are read, as the read model words their decimals.
+      const [card] = await cardsOf(deps, orgId, [row], actorOf(request), now, state.lineItems.length ? undefined : new Map([[current.id, []]]))
       return { error: false as const, message: 'Opportunity moved', opportunity: card! }
     })
   }

@@ -42,7 +42,8 @@ type RelatedIds = CardRow & Partial<Pick<OpportunityView, 'teams' | 'contacts' |
 /** What views read: the database, and the cached lookups where the app has them. */
 export type ViewSource = Pick<Deps, 'db' | 'lookups'>
 
-async function related(source: ViewSource, orgId: string, rows: readonly RelatedIds[]): Promise<Related> {
+/** `withLineItems` false: the caller has the rows' line items already (cardsOf's `lineItemsThen`). */
+async function related(source: ViewSource, orgId: string, rows: readonly RelatedIds[], withLineItems = true): Promise<Related> {
   const { db } = source
   const [accounts, teams, tags, profiles, contacts, definitions, items] = await Promise.all([
     nameRefs(db, 'accounts', orgId, unique(rows.map((r) => (r.account ? [r.account] : [])))),
@@ -51,7 +52,7 @@ async function related(source: ViewSource, orgId: string, rows: readonly Related
     profileRefs(db, orgId, unique(rows.map((r) => [...r.assigned_to, ...(r.created_by ? [r.created_by] : []), ...(r.closed_by ? [r.closed_by] : [])]))),
     liveContacts(db, orgId, unique(rows.map((r) => r.contacts ?? []))),
     lookupsOf(source).customFields(orgId, 'opportunities'),
-    lineItemsOf(db, rows.map((r) => r.id)),
+    withLineItems ? lineItemsOf(db, rows.map((r) => r.id)) : [],
   ])
   const lineItems = new Map<string, LineItemRow[]>()
   for (const item of items) lineItems.set(item.opportunity_id, [...(lineItems.get(item.opportunity_id) ?? []), item])
@@ -101,9 +102,9 @@ function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date, lineItems: 
   }
 }
 
-/** Cards for board rows; `lineItemsThen` replaces the read model's line items for a board as of an instant. */
+/** Cards for board rows; `lineItemsThen` replaces the read model's line items (a board as of an instant, a card the command just folded). */
 export async function cardsOf(source: ViewSource, orgId: string, rows: readonly CardRow[], actor: Actor, now: Date, lineItemsThen?: ReadonlyMap<string, readonly LineItem[]>): Promise<z.infer<typeof Card>[]> {
-  const rel = await related(source, orgId, rows)
+  const rel = await related(source, orgId, rows, !lineItemsThen)
   return rows.map((row) => cardOf(row, rel, actor, now, (lineItemsThen ?? rel.lineItems).get(row.id) ?? []))
 }
 
