@@ -35,8 +35,7 @@ export type BenchApp = {
   orgId: string
   admin: Member
   member: Member
-  /** The server process's pid, and the pool behind `db` (bench/cpu-cost.ts counts their CPU). */
-  pid: number
+  /** The pool behind `db` (bench/cpu-cost.ts lists the database's backends through it). */
   pool: pg.Pool
   db: Kysely<Database>
   store: EventStore
@@ -83,7 +82,6 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   const serverLog = new Map<string, number>()
   return {
     ...ready,
-    pid: child.pid!,
     pool,
     db,
     store,
@@ -136,7 +134,6 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   }
 }
 
-/** A process's resident set size now (MB), read from /proc (Linux). */
 /** CPU time (user + system, ms) a process has used so far, from /proc; 0 once it is gone. */
 export function cpuMs(pid: number): number {
   try {
@@ -148,6 +145,7 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** A process's resident set size now (MB), read from /proc (Linux). */
 export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 
 /** How many events of the log are at or before `position`. */

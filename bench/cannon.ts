@@ -12,7 +12,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 export const failures = new Map<string, number>()
 
 /** `cpuPids`: the server processes whose CPU the cell counts (by default the one it loads). */
-export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request, cpuPids = [bench.pid]): Promise<Cell> {
+export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request, cpuPids = [bench.serverPid]): Promise<Cell> {
   // Only waits of positions appended from now on count (not e.g. the default pipeline's, re-checked per request).
   await bench.startRywWaits(await headPosition(bench))
   let peakRss = bench.serverRssMb()

@@ -2,31 +2,29 @@
  * CPU per operation of a cell: the CPU time of the Node processes doing the work (this one for the
  * append cells, the bench server for the HTTP ones, not the load generator) plus that of the
  * database's server processes (all read from /proc, so only when PostgreSQL runs on this machine),
- * over the cell's operations. Unlike ops/s, it does not depend on what the machine's other tenants take meanwhile,
- * so it compares two appenders on a shared machine: on a saturated one, ops/s is cores / CPU per op.
+ * over the cell's operations. Unlike ops/s, it hardly depends on what the machine's other tenants
+ * take meanwhile, so it compares two runs on a shared machine: on a saturated one, ops/s is cores /
+ * CPU per op.
  */
 import { readFileSync } from 'node:fs'
 import type pg from 'pg'
+import { cpuMs } from './app.ts'
 
-/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every common platform). */
-const TICK_US = 10_000
+/** Whether `pid` is a PostgreSQL process of this machine: a remote server's backend pids name unrelated processes here, or none. */
+function isLocalPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')
+  } catch {
+    return false
+  }
+}
 
-/** CPU µs so far of the given processes and of each backend connected to the pool's database, by pid; undefined when /proc does not show them. */
+/** CPU µs so far of the given processes and of each backend connected to the pool's database, by pid; undefined when /proc does not show the backends. */
 async function cpuUs(pool: pg.Pool, pids: readonly number[]): Promise<Map<number, number> | undefined> {
   const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')
-  const cpu = new Map<number, number>()
-  for (const pid of [...pids, ...rows.map((row) => row.pid)]) {
-    try {
-      // A remote server's backend pids name unrelated processes here, or none.
-      if (!pids.includes(pid) && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) return undefined
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US)
-    } catch {
-      return undefined
-    }
-  }
-  return cpu
+  const backends = rows.map((row) => row.pid)
+  if (!backends.every(isLocalPostgres)) return undefined
+  return new Map([...pids, ...backends].map((pid) => [pid, cpuMs(pid) * 1000]))
 }
 
 /**

@@ -29,7 +29,7 @@ export async function twoProcessCells(start: () => Promise<BenchApp>, seconds: n
   for (const clients of clientCounts) {
     for (const [app, workload] of [[first, LEADER], [second, FOLLOWER]] as const) {
       const setupRequest = (request: object) => ({ ...request, body: JSON.stringify({ name: `Two-process deal ${run}-${++counter}`, amount: '1000.00', currency: 'USD' }) })
-      cells.push(await cannon(app, workload, clients, seconds, { method: 'POST', path: '/api/opportunities/', setupRequest }, [first.pid, second.pid]))
+      cells.push(await cannon(app, workload, clients, seconds, { method: 'POST', path: '/api/opportunities/', setupRequest }, [first.serverPid, second.serverPid]))
     }
   }
   return { cells, apps: [first, second] }
