@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
+import type pg from 'pg'
 import type { Kysely } from 'kysely'
 import { createDb, createQuietPool } from '../src/db/database.ts'
 import type { Database } from '../src/db/database.ts'
@@ -34,6 +35,8 @@ export type BenchApp = {
   orgId: string
   admin: Member
   member: Member
+  /** The pool behind `db` (bench/cpu-cost.ts lists the database's backends through it). */
+  pool: pg.Pool
   db: Kysely<Database>
   store: EventStore
   /** The server process's id (its CPU time is in /proc). */
@@ -79,6 +82,7 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   const serverLog = new Map<string, number>()
   return {
     ...ready,
+    pool,
     db,
     store,
     serverLog,
@@ -130,7 +134,6 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
   }
 }
 
-/** A process's resident set size now (MB), read from /proc (Linux). */
 /** CPU time (user + system, ms) a process has used so far, from /proc; 0 once it is gone. */
 export function cpuMs(pid: number): number {
   try {
@@ -142,6 +145,7 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** A process's resident set size now (MB), read from /proc (Linux). */
 export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
 
 /** How many events of the log are at or before `position`. */

@@ -2,6 +2,7 @@
 import autocannon from 'autocannon'
 import type { Request, Result } from 'autocannon'
 import type { BenchApp } from './app.ts'
+import { withCpuCost } from './cpu-cost.ts'
 import type { Cell } from './measure.ts'
 import { cellFinished } from './progress.ts'
 
@@ -10,7 +11,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 /** Non-2xx answers seen, by status and body (first 200 characters): status body → count. */
 export const failures = new Map<string, number>()
 
-export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request): Promise<Cell> {
+/** `cpuPids`: the server processes whose CPU the cell counts (by default the one it loads). */
+export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request, cpuPids = [bench.serverPid]): Promise<Cell> {
   // Only waits of positions appended from now on count (not e.g. the default pipeline's, re-checked per request).
   await bench.startRywWaits(await headPosition(bench))
   let peakRss = bench.serverRssMb()
@@ -20,10 +22,14 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
     const key = `${status} ${body.slice(0, 200)}`
     failures.set(key, (failures.get(key) ?? 0) + 1)
   }
-  const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
+  // CPU per answer: the server processes' and the database backends', not autocannon's.
+  const costed = await withCpuCost(bench.pool, cpuPids, async () => {
+    const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
+    return cellOf(workload, connections, result)
+  })
   clearInterval(sampler)
   const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
-  const cell = { ...cellOf(workload, connections, result), peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }
+  const cell = { ...costed, peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }
   cellFinished(cell)
   return cell
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:cpu`: where the server's CPU goes per request (issue 20). The compiled bench server
  * runs with `--cpu-prof`; autocannon sends a mix of deal creates and deal lists (or, with
- * BENCH_WORKLOAD=move, board moves) for BENCH_SECONDS;
+ * BENCH_WORKLOAD=move, board moves; with BENCH_WORKLOAD=create, creates alone) for BENCH_SECONDS
+ * at BENCH_CONNECTIONS;
  * the server stops cleanly (so Node writes its profile) and the top self-time frames are printed.
  * Self time is the profile's samples whose top frame is that function, summed over its call sites,
  * counted only while the load ran (V8's sample times and process.hrtime are the same monotonic
@@ -17,9 +18,9 @@ import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
-const TOP = 10
-/** create (default: creates and lists) or move (board moves of 200 deals). */
-const WORKLOAD = process.env.BENCH_WORKLOAD === 'move' ? 'move' : 'create'
+const TOP = Number(process.env.BENCH_TOP ?? 10)
+/** mix (default: creates and lists), create (creates alone) or move (board moves of 200 deals). */
+const WORKLOAD = process.env.BENCH_WORKLOAD === 'move' || process.env.BENCH_WORKLOAD === 'create' ? process.env.BENCH_WORKLOAD : 'mix'
 
 type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
         ? [{ method: 'PATCH', onResponse: count, setupRequest: (request) => ({ ...request, ...move(n++) }) }]
         : [
             { method: 'POST', path: '/api/opportunities/', onResponse: count, setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Profiled deal ${n++}`, amount: '1000.00', currency: 'USD' }) }) },
-            { method: 'GET', path: '/api/opportunities/?limit=10', onResponse: count },
+            ...(WORKLOAD === 'mix' ? [{ method: 'GET' as const, path: '/api/opportunities/?limit=10', onResponse: count }] : []),
           ]
     const fromUs = nowUs()
     const result = await autocannon({
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     })
     window = { fromUs, toUs: nowUs() }
     answered = result['2xx']
-    console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${WORKLOAD === 'move' ? 'board moves' : 'create + list'}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
+    console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${{ move: 'board moves', create: 'creates', mix: 'create + list' }[WORKLOAD]}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
   } finally {
     await bench.stop()
     await dropDatabase(SERVER, name)

@@ -15,6 +15,10 @@ export type Cell = {
   peakRssMb?: number
   rywP50Ms?: number
   rywP99Ms?: number
+  /** Append cells (bench/cpu-cost.ts): CPU µs per op, the bench process's and the database backends'. */
+  cpuUsPerOp?: number
+  /** Of which the Node processes' (the rest is PostgreSQL's). */
+  nodeCpuUsPerOp?: number
 }
 
 export async function measure(workload: string, clients: number, seconds: number, eventsPerOp: number, op: (client: number, i: number) => Promise<void>): Promise<Cell> {

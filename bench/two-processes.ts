@@ -3,7 +3,8 @@
  * each in turn, at 8 and 32 clients; the RYW wait columns are how long those writes waited for the
  * read models on that process. The follower learns of the leader's commits through its
  * announcements (NOTIFY on crm_checkpoints), not by polling; the target is a follower's RYW wait
- * p99 within 1.5× the leader's.
+ * p99 within 1.5× the leader's. A follower's cell is also creates served while the leader applies
+ * the projections and serves nothing: the CPU per create counts both processes.
  */
 import type { BenchApp } from './app.ts'
 import { cannon } from './cannon.ts'
@@ -28,7 +29,7 @@ export async function twoProcessCells(start: () => Promise<BenchApp>, seconds: n
   for (const clients of clientCounts) {
     for (const [app, workload] of [[first, LEADER], [second, FOLLOWER]] as const) {
       const setupRequest = (request: object) => ({ ...request, body: JSON.stringify({ name: `Two-process deal ${run}-${++counter}`, amount: '1000.00', currency: 'USD' }) })
-      cells.push(await cannon(app, workload, clients, seconds, { method: 'POST', path: '/api/opportunities/', setupRequest }))
+      cells.push(await cannon(app, workload, clients, seconds, { method: 'POST', path: '/api/opportunities/', setupRequest }, [first.serverPid, second.serverPid]))
     }
   }
   return { cells, apps: [first, second] }

@@ -1,12 +1,14 @@
 /**
- * Issue 20, every core: the same reads against the real server (src/main.ts, NODE_ENV=production,
- * LOG_LEVEL=warn) started with WEB_CONCURRENCY=1 and then 2, on one fresh database with
- * SEEDED_DEALS deals: the deal list and a deal's detail, at each client count. The ratio of the
+ * Issue 20, every core: the same reads and deal creates against the real server (src/main.ts,
+ * NODE_ENV=production, LOG_LEVEL=warn) started with WEB_CONCURRENCY=1 and then 2, on one fresh
+ * database with SEEDED_DEALS deals: the deal list, a deal's detail and creates, at each client
+ * count, with the CPU per answer of all the server's processes and the database's backends. The ratio of the
  * two rows is what a second process buys on this machine (the load generator, PostgreSQL and the
  * workers share its cores).
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import autocannon from 'autocannon'
 import { loadConfig } from '../src/config.ts'
@@ -16,6 +18,7 @@ import { migrateToLatest } from '../src/db/migrate.ts'
 import { createAccessTokenSigner } from '../src/identity/jwt.ts'
 import { bootstrapOrganization } from '../src/identity/memberships.ts'
 import { cellOf } from './cannon.ts'
+import { withCpuCost } from './cpu-cost.ts'
 import type { Cell } from './measure.ts'
 
 const SEEDED_DEALS = 200
@@ -26,7 +29,6 @@ export async function webConcurrencyCells(url: string, seconds: number, clientCo
   const db = createDb(pool)
   await migrateToLatest(db)
   const org = await bootstrapOrganization(db, { name: 'Web concurrency bench', email: 'admin@web-concurrency.bench' })
-  await db.destroy()
   const { config } = loadConfig({ NODE_ENV: 'test', JWT_SECRET, ACCESS_TOKEN_TTL_SECONDS: '86400' })
   const headers = { authorization: `Bearer ${(await createAccessTokenSigner(config))({ sub: org.user_id, org_id: org.org_id })}` }
   const cells: Cell[] = []
@@ -37,16 +39,26 @@ export async function webConcurrencyCells(url: string, seconds: number, clientCo
       if (ids.length === 0) ids = await seedDeals(server.base, headers)
       const label = `${processes} process${processes > 1 ? 'es' : ''}`
       await autocannon({ url: `${server.base}/api/opportunities/`, connections: 8, duration: 1, headers }) // warm-up, not recorded
+      const costed = (cell: () => Promise<Cell>) => withCpuCost(pool, server.pids(), cell)
       for (const clients of clientCounts) {
-        cells.push(await reads(`GET deal list, ${label}`, server.base, '/api/opportunities/', clients, seconds, headers))
+        cells.push(await costed(() => reads(`GET deal list, ${label}`, server.base, '/api/opportunities/', clients, seconds, headers)))
         const detail = (i: number) => `/api/opportunities/${ids[i % ids.length]}/`
-        cells.push(await reads(`GET deal detail, ${label}`, server.base, detail, clients, seconds, headers))
+        cells.push(await costed(() => reads(`GET deal detail, ${label}`, server.base, detail, clients, seconds, headers)))
+        cells.push(await costed(() => creates(`HTTP create deal, ${label}`, server.base, clients, seconds, headers)))
       }
     } finally {
       await server.stop()
     }
   }
+  await db.destroy()
   return cells
+}
+
+async function creates(workload: string, base: string, clients: number, seconds: number, headers: Record<string, string>): Promise<Cell> {
+  let i = 0
+  const setupRequest = (request: object) => ({ ...request, body: JSON.stringify({ name: `Web concurrency create ${workload} ${clients} ${i++}`, amount: '1000.00', currency: 'USD' }) })
+  const result = await autocannon({ url: base, connections: clients, duration: seconds, headers: { ...headers, 'content-type': 'application/json' }, requests: [{ method: 'POST', path: '/api/opportunities/', setupRequest }] })
+  return cellOf(workload, clients, result)
 }
 
 async function reads(workload: string, base: string, path: string | ((i: number) => string), clients: number, seconds: number, headers: Record<string, string>): Promise<Cell> {
@@ -73,7 +85,8 @@ async function seedDeals(base: string, headers: Record<string, string>): Promise
   return ids
 }
 
-type Server = { base: string; stop(): Promise<void> }
+/** `pids`: the server's processes now (the primary and its workers). */
+type Server = { base: string; pids(): number[]; stop(): Promise<void> }
 
 /** src/main.ts with WEB_CONCURRENCY=`processes`, ready once that many workers answer (exactly one of them leading). */
 async function startServer(databaseUrl: string, processes: number, headers: Record<string, string>): Promise<Server> {
@@ -100,7 +113,8 @@ async function startServer(databaseUrl: string, processes: number, headers: Reco
     if (leader !== undefined) leaderFlags.add(leader)
     else await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return { base, stop }
+  const pids = () => [child.pid!, ...readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)]
+  return { base, pids, stop }
 }
 
 /** Whether the worker answering GET /api/projections/ leads; undefined while nothing answers yet. */
