@@ -4,6 +4,7 @@ import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce } from '../db/insert-rows.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
@@ -69,9 +70,9 @@ async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Prom
 type CreatedDeal = { id: string; event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }> }
 
 /** Deals enter the ledger in one statement however many (a page of creates under load, a replay). */
-async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[]): Promise<void> {
+async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[], fresh?: FreshTables): Promise<void> {
   const rows = deals.map(({ id, event: { data } }) => ({ deal_id: id, org_id: data.org_id, amount: data.amount, currency: data.currency, closed_on: data.closed_on, assigned_to: data.assigned_to, created_by: data.created_by, won: data.stage_kind === 'won', is_deleted: false }))
-  await insertRowsOnce(db, 'goal_deals', 'deal_id', rows)
+  await insertRowsOnce(db, 'goal_deals', 'deal_id', rows, fresh)
 }
 
 async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
@@ -102,12 +103,13 @@ export const goalsProjector: Projector = {
     GOAL_EVENTS.includes(recorded.type)
       ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
       : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
-  // Creates come in runs (concurrent creates share a page; a replay is mostly creates): one INSERT each run.
-  applyBatch: (trx, events) =>
+  // Creates come in runs (concurrent creates share a page; a replay is mostly creates): one INSERT each run,
+  // a COPY into a rebuild's fresh tables (a deal's stream is created once).
+  applyBatch: (trx, events, fresh) =>
     applyInRuns(
       events,
       'OpportunityCreated',
-      (run) => insertCreatedDeals(trx as unknown as Kysely<Tables>, run.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) }))),
+      (run) => insertCreatedDeals(trx as unknown as Kysely<Tables>, run.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh),
       (event) => goalsProjector.apply(trx, event),
     ),
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, Transaction } from 'kysely'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce } from '../db/insert-rows.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
@@ -122,9 +123,9 @@ async function renameAccountOfDeals(trx: Kysely<any>, accountId: string, name: s
   await trx.updateTable(partitionOf('deal')).set({ account_name: name }).where('account_id', '=', accountId).execute()
 }
 
-async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[]): Promise<void> {
+async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = events.map((recorded) => rowOf(spec, spec.streams.idOf(recorded.streamName), domainEventOf<{ type: string; data: EventData }>(recorded).data))
-  await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows)
+  await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows, fresh)
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
 }
 
@@ -152,11 +153,14 @@ async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
   if (spec.kind === 'account' && 'name' in changed) await renameAccountOfDeals(trx, id, String(fields.name))
 }
 
-/** Consecutive creations of one kind (a replay, an import) go in one statement; everything else one by one, in log order. */
-async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[]): Promise<void> {
+/**
+ * Consecutive creations of one kind (a replay, an import) go in one statement (a COPY into a
+ * rebuild's fresh tables: a record's stream is created once); everything else one by one, in log order.
+ */
+async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: RecordedEvent[] = []
   const flush = async () => {
-    if (run.length) await insertDocuments(trx, ACTIONS.get(run[0]!.type)!.spec, run)
+    if (run.length) await insertDocuments(trx, ACTIONS.get(run[0]!.type)!.spec, run, fresh)
     run = []
   }
   for (const event of events) {
