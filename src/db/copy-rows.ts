@@ -11,7 +11,12 @@ type Row = Readonly<Record<string, unknown>>
  * about half the server's time per row. COPY has no ON CONFLICT: only for rows whose key no earlier
  * event of the replay can have written (a stream's creation event).
  */
-export type FreshTables = { insert(table: string, rows: readonly Row[]): Promise<void> }
+export type FreshTables = {
+  /** Resolves once the rows are sent (the connection runs its statements in order: a later one sees them). */
+  insert(table: string, rows: readonly Row[]): Promise<void>
+  /** Resolves once PostgreSQL has taken every row sent so far, or rejects with why it did not (await it before the COMMIT's outcome counts). */
+  written(): Promise<void>
+}
 
 /** The text PostgreSQL reads for one value, as json_populate_recordset would read its JSON (insertRowsOnce). */
 type Encode = (value: unknown) => string
@@ -24,6 +29,7 @@ export function freshTables(client: pg.ClientBase): FreshTables {
     if (!columns) columnsOf.set(table, (columns = readColumns(client, table)))
     return columns
   }
+  let sent: Promise<void>[] = []
   return {
     async insert(table, rows) {
       if (!rows.length) return
@@ -36,7 +42,15 @@ export function freshTables(client: pg.ClientBase): FreshTables {
       })
       const stream = client.query(copyStreams.from(`COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT csv)`))
       stream.end(csvOf(rows, columns, encode))
-      await finished(stream)
+      const done = finished(stream)
+      // Awaited by written(); until then a failure must not count as unhandled.
+      done.catch(() => {})
+      sent.push(done)
+    },
+    async written() {
+      const waiting = sent
+      sent = []
+      await Promise.all(waiting)
     },
   }
 }

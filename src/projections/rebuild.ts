@@ -1,12 +1,10 @@
-import { Kysely, PostgresDialect, sql } from 'kysely'
-import type { PostgresPoolClient } from 'kysely'
-import type pg from 'pg'
-import { freshTables } from '../db/copy-rows.ts'
-import { poolOf } from '../db/database.ts'
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
 import { START } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
 import { LIVE_SCHEMA, applyEvents, drain, useSchema } from './apply.ts'
+import { replayInto } from './replay.ts'
 import { lockCheckpoint, saveCheckpoint } from './checkpoints.ts'
 import type { Projector } from './projector.ts'
 
@@ -55,21 +53,10 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
       await useSchema(trx, schema)
       await projector.createTables(trx)
     })
-    const replayed = await withConnection(db, (client, onClient) => {
-      const fresh = freshTables(client)
-      return drain(store, projector, START, batchSize, async (page, to) => {
-        signal?.throwIfAborted()
-        events += page.length
-        await onClient.transaction().execute(async (trx) => {
-          await useSchema(trx, schema)
-          // The scratch tables are dropped if anything fails before the swap, so a page's commit need
-          // not wait for its WAL to reach the disk; the swap transaction below commits durably.
-          await sql`SET LOCAL synchronous_commit = off`.execute(trx)
-          await applyEvents(trx, projector, page, fresh)
-        })
-        onProgress?.(progressOf(projector, started, events, to, head))
-      })
-    })
+    const replayed = await replayInto(db, store, projector, schema, batchSize, (page, to) => {
+      events += page
+      onProgress?.(progressOf(projector, started, events, to, head))
+    }, signal)
     if (projector.createIndexes) {
       signal?.throwIfAborted()
       await db.transaction().execute(async (trx) => {
@@ -95,25 +82,6 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
     return { name: projector.name, events, position, ms: Date.now() - started }
   } finally {
     await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db)
-  }
-}
-
-/**
- * Runs `work` on one connection of db's pool, both as a pg client (COPY, which kysely cannot send)
- * and as a kysely whose transactions are on that client, so a page's COPY and its other statements
- * share one transaction. A failure discards the connection: it may have stopped mid-COPY.
- */
-async function withConnection<T>(db: Kysely<Database>, work: (client: pg.PoolClient, onClient: Kysely<any>) => Promise<T>): Promise<T> {
-  const client = (await poolOf(db).connect()) as unknown as pg.PoolClient
-  const shared: PostgresPoolClient = { query: client.query.bind(client) as PostgresPoolClient['query'], release: () => {} }
-  const onClient = new Kysely<any>({ dialect: new PostgresDialect({ pool: { connect: async () => shared, end: async () => {} } }) })
-  try {
-    const result = await work(client, onClient)
-    client.release()
-    return result
-  } catch (error) {
-    client.release(true)
-    throw error
   }
 }
 

@@ -6,6 +6,7 @@ import type { TagEvent } from '../../src/commands/tag/tag.ts'
 import { freshTables } from '../../src/db/copy-rows.ts'
 import { insertRowsOnce } from '../../src/db/insert-rows.ts'
 import type { Position } from '../../src/eventstore/event-store.ts'
+import type { Projector } from '../../src/projections/projector.ts'
 import { rebuildProjection } from '../../src/projections/rebuild.ts'
 import { tagsProjector } from '../../src/projections/tags.ts'
 import { freshDatabase } from '../helpers/db.ts'
@@ -58,7 +59,9 @@ t.test('COPY leaves exactly the rows the idempotent INSERT leaves, whatever the 
   await insertRowsOnce(database.db, 'copy_inserted', 'id', rows)
   const client = await database.pool.connect()
   try {
-    await freshTables(client).insert('copy_copied', rows)
+    const fresh = freshTables(client)
+    await fresh.insert('copy_copied', rows)
+    await fresh.written()
   } finally {
     client.release()
   }
@@ -93,4 +96,22 @@ t.test('a rebuild (COPY into its fresh tables) leaves exactly the tags the live 
   const rebuilt = await rebuildProjection(database.db, store, tagsProjector)
   t.equal(rebuilt.events, AWKWARD.length + Math.ceil(AWKWARD.length / 3))
   t.same(await tags(), live, 'the same rows, value for value')
+})
+
+t.test('a COPY that fails (a key written twice: not a fresh row) fails the rebuild, the live tables untouched', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  const twice: Projector = {
+    name: 'twice',
+    version: 1,
+    eventTypes: ['Twice'],
+    tables: ['twice'],
+    createTables: async (db) => void (await sql`CREATE TABLE twice (id text PRIMARY KEY)`.execute(db)),
+    apply: (trx) => insertRowsOnce(trx, 'twice', 'id', [{ id: 'same' }]),
+    applyBatch: (trx, events, fresh) => insertRowsOnce(trx, 'twice', 'id', events.map(() => ({ id: 'same' })), fresh),
+  }
+  for (let i = 0; i < 6; i++) await store.appendToStream(`twice-${i}`, [{ type: 'Twice', data: {} }])
+  await t.rejects(rebuildProjection(database.db, store, twice, 2), /duplicate key/)
+  const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'twice'`.execute(database.db)
+  t.equal(left.rows[0]!.n, 0, 'no table swapped in, the scratch one dropped')
 })
