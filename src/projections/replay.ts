@@ -19,8 +19,7 @@ import type { Projector } from './projector.ts'
 export async function replayInto(db: Kysely<Database>, store: EventStore, projector: Projector, schema: string, batchSize: number, onPage: (events: number, to: Position) => void, signal?: AbortSignal): Promise<Position> {
   const client = (await poolOf(db).connect()) as unknown as pg.PoolClient
   try {
-    // The connection is closed afterwards (below), its session settings with it, whether or not a COPY
-    // was cut short. The scratch tables
+    // Reset below before the connection goes back to the pool. The scratch tables
     // are dropped if anything fails before the swap, so a page's commit need not wait for its WAL to
     // reach the disk; the swap transaction commits durably.
     await client.query(`SET search_path = ${quoteIdent(schema)}, public; SET synchronous_commit = off`)
@@ -37,9 +36,13 @@ export async function replayInto(db: Kysely<Database>, store: EventStore, projec
       onPage(page.length, to)
     })
     await ahead
+    await client.query('RESET search_path; RESET synchronous_commit')
+    client.release()
     return replayed
-  } finally {
+  } catch (error) {
+    // Closed, not returned to the pool: it may have stopped mid-COPY, with the scratch session settings.
     client.release(true)
+    throw error
   }
 }
 
