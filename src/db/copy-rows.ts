@@ -40,7 +40,8 @@ export function freshTables(client: pg.ClientBase): FreshTables {
         if (!encoder) throw new Error(`Expected table ${table} to have a column ${column}`)
         return encoder
       })
-      const stream = client.query(copyStreams.from(`COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN (FORMAT csv)`))
+      const quote = (name: string) => client.escapeIdentifier(name)
+      const stream = client.query(copyStreams.from(`COPY ${quote(table)} (${columns.map(quote).join(', ')}) FROM STDIN (FORMAT csv)`))
       stream.end(csvOf(rows, columns, encode))
       const done = finished(stream)
       // Awaited by written(); until then a failure must not count as unhandled.
@@ -82,8 +83,6 @@ function csvOf(rows: readonly Row[], columns: readonly string[], encode: readonl
   }
   return text
 }
-
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 const jsonText: Encode = (value) => JSON.stringify(value)
 

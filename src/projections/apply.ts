@@ -14,7 +14,7 @@ export async function useSchema(trx: Transaction<any>, schema: string): Promise<
   if (schema !== LIVE_SCHEMA) await sql`SELECT set_config('search_path', ${`${quoteIdent(schema)}, public`}, true)`.execute(trx)
 }
 
-export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /** `fresh`: only a rebuild's replay into the tables it created (see Projector.applyBatch). */
 export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {

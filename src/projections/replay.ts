@@ -6,7 +6,7 @@ import { poolOf } from '../db/database.ts'
 import type { Database } from '../db/database.ts'
 import { START } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
-import { applyEvents, drain, quoteIdent } from './apply.ts'
+import { applyEvents, drain } from './apply.ts'
 import type { Projector } from './projector.ts'
 
 /**
@@ -22,7 +22,7 @@ export async function replayInto(db: Kysely<Database>, store: EventStore, projec
     // Reset below before the connection goes back to the pool. The scratch tables
     // are dropped if anything fails before the swap, so a page's commit need not wait for its WAL to
     // reach the disk; the swap transaction commits durably.
-    await client.query(`SET search_path = ${quoteIdent(schema)}, public; SET synchronous_commit = off`)
+    await client.query(`SET search_path = ${client.escapeIdentifier(schema)}, public; SET synchronous_commit = off`)
     const onClient = kyselyOn(client) as unknown as Transaction<any>
     const fresh = freshTables(client)
     let ahead: Promise<unknown> = Promise.resolve()
