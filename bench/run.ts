@@ -233,7 +233,7 @@ async function appendCells(url: string, sides: (() => Promise<Appender>)[]): Pro
  * Rebuild throughput: REBUILD_EVENTS tag events appended in bulk (one INSERT ... SELECT, as a
  * migration import would), then the tags projection replayed from position 0 into fresh tables.
  */
-async function rebuildMeasure(url: string): Promise<{ events: number; ms: number; eventsPerSec: number; duringSwap: Awaited<ReturnType<typeof readsDuringRebuild>> }> {
+async function rebuildMeasure(url: string): Promise<{ events: number; ms: number; eventsPerSec: number; nodeUsPerEvent: number; backendsUsPerEvent: number; duringSwap: Awaited<ReturnType<typeof readsDuringRebuild>> }> {
   const count = Number(process.env.REBUILD_EVENTS ?? 100_000)
   const pool = createQuietPool(url, 4)
   const db = createDb(pool)
@@ -247,11 +247,16 @@ async function rebuildMeasure(url: string): Promise<{ events: number; ms: number
     [count, randomUUID()],
   )
   const store = createPostgresEventStore({ pool })
-  const result = await rebuildProjection(db, store, tagsProjector, 2000, { onProgress: progressLine((line) => progress(`rebuild: ${line.trimEnd()}`), 5000) })
+  const result = await withCpuCost(pool, [process.pid], async () => {
+    const rebuilt = await rebuildProjection(db, store, tagsProjector, 2000, { onProgress: progressLine((line) => progress(`rebuild: ${line.trimEnd()}`), 5000) })
+    return { ...rebuilt, ops: rebuilt.events }
+  })
   const duringSwap = await readsDuringRebuild(db, () => rebuildProjection(db, store, tagsProjector, 2000))
   await store.close()
   await db.destroy()
-  return { events: result.events, ms: result.ms, eventsPerSec: result.events / (result.ms / 1000), duringSwap }
+  // NaN (an empty cell) when /proc does not show the database's backends.
+  const nodeUsPerEvent = result.nodeCpuUsPerOp ?? Number.NaN
+  return { events: result.events, ms: result.ms, eventsPerSec: result.events / (result.ms / 1000), nodeUsPerEvent, backendsUsPerEvent: (result.cpuUsPerOp ?? Number.NaN) - nodeUsPerEvent, duringSwap }
 }
 
 /**
@@ -370,7 +375,7 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
   return { cells, rebuild, seeding, search, startup }
 })
 const notes = [
-  rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 100,000).`,
+  rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 100,000). CPU per event: this process ${rebuild.nodeUsPerEvent.toFixed(1)} µs, the database's PostgreSQL backends ${rebuild.backendsUsPerEvent.toFixed(1)} µs (load-independent where wall time is not; 0 when the server is not on this machine).`,
   rebuild &&
     `Reads of the live tags table during a second rebuild and its swap (one client, back to back): ${rebuild.duringSwap.reads} reads, p50 ${rebuild.duringSwap.p50Ms.toFixed(1)} ms, p99 ${rebuild.duringSwap.p99Ms.toFixed(1)} ms, max ${rebuild.duringSwap.maxMs.toFixed(1)} ms; ${rebuild.duringSwap.failed} failed, ${rebuild.duringSwap.wentBackwards} went backwards.`,
   seeding &&

@@ -150,7 +150,18 @@ export function createQuietPool(url: string, max: number): pg.Pool {
   return createPool(url, max).on('error', () => {})
 }
 
+const pools = new WeakMap<Kysely<any>, PostgresPool>()
+
 /** `pool`: a pg pool, or any kysely PostgresPool (db/read-replica.ts routes between two). */
 export function createDb(pool: PostgresPool): Db {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  pools.set(db, pool)
+  return db
+}
+
+/** The pool `db` was made on: for what kysely cannot send, a rebuild's COPY (its clients are pg clients, on the primary outside a replica read). */
+export function poolOf(db: Kysely<any>): PostgresPool {
+  const pool = pools.get(db)
+  if (!pool) throw new Error('Expected a db made by createDb')
+  return pool
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import type { FreshTables } from './copy-rows.ts'
 
 /**
  * Inserts rows in one statement bound to one parameter: the rows as a JSON array, expanded by
@@ -10,10 +11,12 @@ import type { Kysely } from 'kysely'
  * with the HTTP server (PostgreSQL's own time per row is about the same either way).
  * Rows already there (same `key`) are left alone, so applying the same events twice changes nothing.
  * Every row must have the first row's keys; the table name resolves through the search_path, as a
- * projector's tables do during a rebuild.
+ * projector's tables do during a rebuild. With `fresh` (a rebuild's replay, rows no earlier event
+ * wrote) the rows are copied in instead: the same rows, in about half the server's time.
  */
-export async function insertRowsOnce(db: Kysely<any>, table: string, key: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+export async function insertRowsOnce(db: Kysely<any>, table: string, key: string, rows: readonly Record<string, unknown>[], fresh?: FreshTables): Promise<void> {
   if (!rows.length) return
+  if (fresh) return fresh.insert(table, rows)
   const columns = sql.join(Object.keys(rows[0]!).map((column) => sql.id(column)))
   await sql`INSERT INTO ${sql.id(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${sql.id(table)}, ${JSON.stringify(rows)}::json)
     ON CONFLICT (${sql.id(key)}) DO NOTHING`.execute(db)

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely, Transaction } from 'kysely'
+import type { FreshTables } from '../db/copy-rows.ts'
 import type { Database } from '../db/database.ts'
 import { START, comparePositions } from '../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../eventstore/event-store.ts'
@@ -15,8 +16,9 @@ export async function useSchema(trx: Transaction<any>, schema: string): Promise<
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
 
-export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[]): Promise<void> {
-  if (projector.applyBatch) return projector.applyBatch(trx, events)
+/** `fresh`: only a rebuild's replay into the tables it created (see Projector.applyBatch). */
+export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+  if (projector.applyBatch) return projector.applyBatch(trx, events, fresh)
   for (const event of events) await projector.apply(trx, event)
 }
 

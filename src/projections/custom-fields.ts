@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import { customFieldStreams } from '../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent, CustomFieldModule, CustomFieldOption } from '../commands/custom-field/custom-field.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce } from '../db/insert-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
@@ -59,15 +60,16 @@ export const customFieldsProjector: Projector = {
       .where('id', '=', customFieldStreams.idOf(recorded.streamName))
       .execute()
   },
-  applyBatch: (trx, events) => applyInRuns(events, 'CustomFieldDefined', (run) => insertDefined(trx as unknown as Kysely<Tables>, run), (event) => customFieldsProjector.apply(trx, event)),
+  // A field's stream is defined once: into a rebuild's fresh tables, its row is copied.
+  applyBatch: (trx, events, fresh) => applyInRuns(events, 'CustomFieldDefined', (run) => insertDefined(trx as unknown as Kysely<Tables>, run, fresh), (event) => customFieldsProjector.apply(trx, event)),
 }
 
-async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent[]): Promise<void> {
+async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = defined.map((recorded) => {
     const { field_id: _id, options, at, ...data } = domainEventOf<Defined>(recorded).data
     return { ...data, id: customFieldStreams.idOf(recorded.streamName), options, is_deleted: false, position: recorded.position.prepare.toString(), created_at: new Date(at), updated_at: new Date(at) }
   })
-  await insertRowsOnce(db, 'custom_field_definitions', 'id', rows)
+  await insertRowsOnce(db, 'custom_field_definitions', 'id', rows, fresh)
 }
 
 // pg would send a JS array as a PostgreSQL array; jsonb wants the JSON text.

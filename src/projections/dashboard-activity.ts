@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import type { FreshTables } from '../db/copy-rows.ts'
+import { insertRowsOnce } from '../db/insert-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import type { Viewer } from './opportunity-queries.ts'
 import type { Projector } from './projector.ts'
@@ -130,10 +132,11 @@ function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: s
   }
 }
 
-async function applyEvents(db: Kysely<Tables>, events: readonly RecordedEvent[]): Promise<void> {
+/** One row per event, keyed by it: idempotent live, and copied into a rebuild's fresh tables (`fresh`), where each event comes once. */
+async function applyEvents(db: Kysely<Tables>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: ActivityRow[] = []
   const flush = async () => {
-    if (run.length) await db.insertInto('dashboard_activity').values(run).onConflict((oc) => oc.column('event_id').doNothing()).execute()
+    await insertRowsOnce(db, 'dashboard_activity', 'event_id', run, fresh)
     run = []
   }
   for (const event of events) {
@@ -160,7 +163,7 @@ export const dashboardActivityProjector: Projector = {
   createTables,
   createIndexes,
   apply: (trx, event) => applyEvents(trx as unknown as Kysely<Tables>, [event]),
-  applyBatch: (trx, events) => applyEvents(trx as unknown as Kysely<Tables>, events),
+  applyBatch: (trx, events, fresh) => applyEvents(trx as unknown as Kysely<Tables>, events, fresh),
 }
 
 export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }

@@ -4,6 +4,7 @@ import { goalStreams } from '../commands/goal/goal.ts'
 import type { GoalEvent, GoalFields } from '../commands/goal/goal.ts'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce, updateRows } from '../db/insert-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { applyInRuns, domainEventOf } from './projector.ts'
@@ -70,9 +71,9 @@ async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Prom
 type CreatedDeal = { id: string; event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }> }
 
 /** Deals enter the ledger in one statement however many (a page of creates under load, a replay). */
-async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[]): Promise<void> {
+async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[], fresh?: FreshTables): Promise<void> {
   const rows = deals.map(({ id, event: { data } }) => ({ deal_id: id, org_id: data.org_id, amount: data.amount, currency: data.currency, closed_on: data.closed_on, assigned_to: data.assigned_to, created_by: data.created_by, won: data.stage_kind === 'won', is_deleted: false }))
-  await insertRowsOnce(db, 'goal_deals', 'deal_id', rows)
+  await insertRowsOnce(db, 'goal_deals', 'deal_id', rows, fresh)
 }
 
 /** The ledger columns a change of a deal sets. */
@@ -118,15 +119,15 @@ export const goalsProjector: Projector = {
       : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
   // Deal events come in runs (concurrent writes share a page; a replay is mostly creates): the
   // creations in one INSERT, then every other deal's final columns in one UPDATE (a deal's changes
-  // come after its creation in the log).
-  applyBatch: (trx, events) =>
+  // come after its creation in the log). A rebuild's creations are a COPY into its fresh tables.
+  applyBatch: (trx, events, fresh) =>
     applyInRuns(
       events,
       (event) => DEAL_EVENTS.includes(event.type),
       async (run) => {
         const db = trx as unknown as Kysely<Tables>
         const created = run.filter((e) => e.type === 'OpportunityCreated')
-        if (created.length) await insertCreatedDeals(db, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })))
+        if (created.length) await insertCreatedDeals(db, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh)
         await updateRows(trx, 'goal_deals', 'deal_id', finalColumns(run.filter((e) => e.type !== 'OpportunityCreated')))
       },
       (event) => goalsProjector.apply(trx, event),

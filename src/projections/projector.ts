@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { FreshTables } from '../db/copy-rows.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { decodeEvent } from '../events/versions.ts'
 
@@ -26,8 +27,10 @@ export interface Projector {
   /**
    * Optional: applies a whole page, in log order, with fewer statements than one per event (a
    * replay is bound by round trips otherwise). Must leave the same rows as `apply` one by one.
+   * `fresh` is given during a rebuild's replay, into tables it created: rows no earlier event of the
+   * log wrote (a stream's creation) may go through it (insertRowsOnce takes it), COPY rather than INSERT.
    */
-  applyBatch?(trx: Transaction<any>, events: readonly RecordedEvent[]): Promise<void>
+  applyBatch?(trx: Transaction<any>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void>
 }
 
 // Keeps a multi-row statement under PostgreSQL's 65,535 bind parameters for any row width we use.

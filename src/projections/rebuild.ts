@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts'
 import { START } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
 import { LIVE_SCHEMA, applyEvents, drain, useSchema } from './apply.ts'
+import { replayInto } from './replay.ts'
 import { lockCheckpoint, saveCheckpoint } from './checkpoints.ts'
 import type { Projector } from './projector.ts'
 
@@ -52,18 +53,10 @@ export async function rebuildProjection(db: Kysely<Database>, store: EventStore,
       await useSchema(trx, schema)
       await projector.createTables(trx)
     })
-    const replayed = await drain(store, projector, START, batchSize, async (page, to) => {
-      signal?.throwIfAborted()
-      events += page.length
-      await db.transaction().execute(async (trx) => {
-        await useSchema(trx, schema)
-        // The scratch tables are dropped if anything fails before the swap, so a page's commit need
-        // not wait for its WAL to reach the disk; the swap transaction below commits durably.
-        await sql`SET LOCAL synchronous_commit = off`.execute(trx)
-        await applyEvents(trx, projector, page)
-      })
+    const replayed = await replayInto(db, store, projector, schema, batchSize, (page, to) => {
+      events += page
       onProgress?.(progressOf(projector, started, events, to, head))
-    })
+    }, signal)
     if (projector.createIndexes) {
       signal?.throwIfAborted()
       await db.transaction().execute(async (trx) => {

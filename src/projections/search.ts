@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, Transaction } from 'kysely'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce, updateRows } from '../db/insert-rows.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
@@ -122,9 +123,9 @@ async function renameAccountOfDeals(trx: Kysely<any>, accountId: string, name: s
   await trx.updateTable(partitionOf('deal')).set({ account_name: name }).where('account_id', '=', accountId).execute()
 }
 
-async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[]): Promise<void> {
+async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = events.map((recorded) => rowOf(spec, spec.streams.idOf(recorded.streamName), domainEventOf<{ type: string; data: EventData }>(recorded).data))
-  await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows)
+  await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows, fresh)
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
 }
 
@@ -175,14 +176,15 @@ async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
 type Run = { spec: KindSpec; action: 'created' | 'updated'; type: string; events: RecordedEvent[] }
 
 /**
- * Consecutive creations of one type (a replay, an import) go in one statement, consecutive edits of
+ * Consecutive creations of one type (a replay, an import) go in one statement (a COPY into a
+ * rebuild's fresh tables: a record's stream is created once), consecutive edits of
  * one kind's documents in one read and one UPDATE; deletions and edits reaching other documents
  * one by one, in log order.
  */
-async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[]): Promise<void> {
+async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: Run | undefined
   const flush = async () => {
-    if (run?.action === 'created') await insertDocuments(trx, run.spec, run.events)
+    if (run?.action === 'created') await insertDocuments(trx, run.spec, run.events, fresh)
     if (run?.action === 'updated') await updateDocuments(trx, run.spec, run.events.map((recorded) => ({ id: run!.spec.streams.idOf(recorded.streamName), changed: changedBy(run!.spec, recorded) })))
     run = undefined
   }

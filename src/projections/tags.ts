@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { tagStreams } from '../commands/tag/tag.ts'
 import type { TagEvent } from '../commands/tag/tag.ts'
 import { idsAmong } from '../db/ids-among.ts'
+import type { FreshTables } from '../db/copy-rows.ts'
 import { insertRowsOnce } from '../db/insert-rows.ts'
 import { containsPattern } from '../db/like.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
@@ -64,8 +65,8 @@ export const tagsProjector: Projector = {
     const at = new Date(event.data.at)
     await db.updateTable('tags').set({ ...changesOf(event), updated_at: at }).where('id', '=', id).execute()
   },
-  // A replay is mostly creations: runs of them become one multi-row INSERT.
-  applyBatch: (trx, events) => applyInRuns(events, 'TagCreated', (run) => insertCreated(trx as unknown as Kysely<Tables>, run), (event) => tagsProjector.apply(trx, event)),
+  // A replay is mostly creations: runs of them become one multi-row INSERT (a COPY into fresh tables: a tag's stream is created once).
+  applyBatch: (trx, events, fresh) => applyInRuns(events, 'TagCreated', (run) => insertCreated(trx as unknown as Kysely<Tables>, run, fresh), (event) => tagsProjector.apply(trx, event)),
 }
 
 function changesOf(event: Exclude<TagEvent, { type: 'TagCreated' }>): Partial<TagRow> {
@@ -87,14 +88,14 @@ function changesOf(event: Exclude<TagEvent, { type: 'TagCreated' }>): Partial<Ta
   }
 }
 
-async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent[]): Promise<void> {
+async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = created.map((recorded) => {
     const { org_id, name, color, description, created_by, at } = domainEventOf<Extract<TagEvent, { type: 'TagCreated' }>>(recorded).data
     // `at` stays the event's ISO string (with its offset; PostgreSQL reads it as the same instant): a Date
     // would be serialized back to that string through toJSON, most of the cost of the row's JSON.
     return { id: tagStreams.idOf(recorded.streamName), org_id, name, color, description, is_active: true, is_deleted: false, merged_into: null, created_by, created_at: at, updated_at: at }
   })
-  await insertRowsOnce(db, 'tags', 'id', rows)
+  await insertRowsOnce(db, 'tags', 'id', rows, fresh)
 }
 
 const readDb = (db: Kysely<any>) => db as Kysely<Tables>
