@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { CF_PREFIX, customFieldFilter } from '../../commands/custom-field/values.ts'
@@ -14,7 +14,8 @@ import type { DealFilter, Viewer } from '../../projections/opportunity-queries.t
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
-import { cardsOf, opportunitiesOf } from './opportunity-views.ts'
+import { opportunitiesOf } from './opportunity-views.ts'
+import { CARDS_PER_COLUMN, boardObject, liveBoardText } from './board-answer.ts'
 import { dealsAsOf, pipelineAsOf, withDealsTable } from './board-as-of.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { isUuid, tagRefs } from '../kernel/relations.ts'
@@ -25,8 +26,6 @@ import { recordBody } from '../kernel/schemas/records.ts'
 import { callerOf } from '../kernel/commands.ts'
 
 const TAGS = ['opportunities']
-/** §4.6: each column shows at most this many cards; item_count still counts them all. */
-export const CARDS_PER_COLUMN = 100
 
 const BOARD_DESCRIPTION = [
   'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.',
@@ -106,7 +105,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       }
     })
 
-    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: BOARD_DESCRIPTION, querystring: BoardQuery, response: { 200: Board, 400: ErrorBody, 404: ErrorBody, ...authErrors } } }, async (request) => {
+    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: BOARD_DESCRIPTION, querystring: BoardQuery, response: { 200: Board, 400: ErrorBody, 404: ErrorBody, ...authErrors } } }, async (request, reply) => {
       const viewer = viewerOf(request)
       const asOf = request.query.as_of
       const now = asOf ?? clock()
@@ -115,27 +114,12 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await activeFields(viewer.orgId)), now)
       const stages = asOf ? ((await pipelineAsOf(deps.store, pipeline.id, asOf))?.stages ?? []).map((s) => ({ ...s, position: s.order })) : pipeline.stages
-      const stageIds = stages.map((s) => s.id)
-      const then = asOf ? await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget) : undefined
-      const { rows, counts } = then
-        ? await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stageIds, CARDS_PER_COLUMN, table))
-        : await boardDeals(db, query, stageIds, CARDS_PER_COLUMN)
-      const cards = await cardsOf(deps, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now, then?.lineItems)
-      const columns = stages.map((stage) => ({
-        id: stage.code,
-        name: stage.label,
-        order: stage.position,
-        kind: stage.kind,
-        color: null,
-        stage_type: stage.kind,
-        expected_days: stage.expected_days,
-        warning_days: stage.warning_days,
-        is_status_column: true,
-        wip_limit: null,
-        item_count: counts.get(stage.id) ?? 0,
-        items: cards.filter((_, i) => rows[i]!.stage_id === stage.id),
-      }))
-      return { mode: 'status' as const, pipeline: { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }, columns, total_items: [...counts.values()].reduce((a, b) => a + b, 0) }
+      const board = { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }
+      // Already JSON (board-answer.ts): sent as it is, past the route's serializer (the reply's type is the untyped one for that).
+      if (!asOf) return (reply as FastifyReply).type('application/json; charset=utf-8').send(await liveBoardText(deps, viewer, query, board, stages, deps.config.env === 'test'))
+      const then = await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget)
+      const { rows, counts } = await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stages.map((s) => s.id), CARDS_PER_COLUMN, table))
+      return boardObject(deps, viewer, { pipeline: board, stages, counts }, rows, now, then.lineItems)
     })
   }
 }
