@@ -66,7 +66,7 @@ let writeList: ((answer: unknown) => string) | undefined
  * (tests) the answer is also built as an object, parsed by the zod schema and written by the
  * serializer every other answer uses; the two texts must be the same bytes.
  */
-export async function listText(parts: ListParts, check: boolean): Promise<Buffer> {
+export async function listJson(parts: ListParts, check: boolean): Promise<Buffer> {
   const { count, totals, offset, limit, opportunities, accounts, contacts, tags, stages } = parts
   const pages = await pageNumbers(count, limit)
   const { leadSource, currency } = choicesOf()

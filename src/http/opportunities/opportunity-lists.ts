@@ -16,7 +16,7 @@ import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { opportunitiesOf } from './opportunity-views.ts'
 import { CARDS_PER_COLUMN, boardObject, liveBoardText } from './board-answer.ts'
-import { listText, writeAccounts, writeContacts, writeStages, writeTags, written } from './list-answer.ts'
+import { listJson, writeAccounts, writeContacts, writeStages, writeTags, written } from './list-answer.ts'
 import { dealsAsOf, pipelineAsOf, withDealsTable } from './board-as-of.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { isUuid, tagRefs } from '../kernel/relations.ts'
@@ -105,7 +105,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       ])
       const opportunities = await opportunitiesOf(deps, { id: org.id, name: org.name }, rows, now)
       // Already JSON: sent as it is, past the route's serializer (the reply's type is the untyped one for that).
-      const bytes = await listText({ count, totals, offset, limit, opportunities, accounts, contacts, tags, stages }, deps.config.env === 'test')
+      const bytes = await listJson({ count, totals, offset, limit, opportunities, accounts, contacts, tags, stages }, deps.config.env === 'test')
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes)
     })
 
