@@ -221,19 +221,19 @@ export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit
 /**
  * The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and
  * every column's full count. Over another `table` (the board as of an instant), by the query's
- * conditions alone: the live read model's rollups do not describe it. Each card is selected as its
- * row, or as what `cards` makes of the row `c` (card-json.ts: the card as JSON text).
+ * conditions alone: the live read model's rollups do not describe it. The cards are selected by
+ * `shape` from the limited rows `c`: as rows by default, or as what it makes of them (card-json.ts:
+ * one row of JSON text per column).
  */
-export async function boardDeals<Row = CardRow>(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities', cards: RawBuilder<unknown> = sql`c.*`): Promise<{ rows: Row[]; counts: Map<string, number> }> {
+export async function boardDeals<Row = CardRow>(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities', shape: (limited: RawBuilder<unknown>) => RawBuilder<unknown> = asRows): Promise<{ rows: Row[]; counts: Map<string, number> }> {
   const conditions = table === 'opportunities' ? await liveConditions(db, query) : query.conditions
   const counts = query.rollup
     ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`
     : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${sql.table(table)} o WHERE ${where(conditions)} GROUP BY o.stage_id`
-  const [limited, columnCounts] = await Promise.all([
-    sql<Row>`SELECT ${cards} FROM unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
-        SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
-      ORDER BY c.kanban_order, c.id`.execute(db),
-    counts.execute(db),
-  ])
-  return { rows: limited.rows, counts: new Map(columnCounts.rows.map((r) => [r.stage_id, Number(r.n)])) }
+  const limited = sql`unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
+      SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c`
+  const [cards, columnCounts] = await Promise.all([sql<Row>`${shape(limited)}`.execute(db), counts.execute(db)])
+  return { rows: cards.rows, counts: new Map(columnCounts.rows.map((r) => [r.stage_id, Number(r.n)])) }
 }
+
+const asRows = (limited: RawBuilder<unknown>) => sql`SELECT c.* FROM ${limited} ORDER BY c.kanban_order, c.id`

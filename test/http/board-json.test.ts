@@ -14,7 +14,7 @@ t.test('the live board written by PostgreSQL is the bytes the serializer writes'
   const admin = acme.admin.headers
   const account = (await call('POST', '/api/accounts/', admin, { name: 'Ünïcode "quoted" \\ account' })).id as string
   const [kept, dropped] = [(await call('POST', '/api/tags/', admin, { name: 'tab\there' })).id as string, (await call('POST', '/api/tags/', admin, { name: 'gone' })).id as string]
-  const orders = [1e-7, 0.00001, 1e20, 1e21, -0.5, 1234567890123456.8, 0]
+  const orders = [1e-7, 0.00001, 0.0001, 0.1 + 0.2, 1e20, 1e21, -0.5, 123456789012345.67, 1234567890123456.8, 0]
   const ids: string[] = []
   for (const [i, order] of orders.entries()) {
     const deal = await call('POST', '/api/opportunities/', admin, { name: `Deal ${i} "line\nbreak" ✓`, amount: '12.50', account, tags: [kept, dropped], assigned_to: [alice.profileId, acme.admin.profileId] })

@@ -3,8 +3,8 @@ import type { Deps } from '../../deps.ts'
 import type { PipelineStageRow } from '../../projections/pipelines.ts'
 import type { CardRow, DealQuery } from '../../projections/opportunity-queries.ts'
 import { boardDeals } from '../../projections/opportunity-queries.ts'
-import { cardJson, cardJsonColumns } from '../../projections/card-json.ts'
-import type { CardJsonRow, CardJsonViewer } from '../../projections/card-json.ts'
+import { cardColumns, columnItems } from '../../projections/card-json.ts'
+import type { CardColumnRow, CardJsonViewer } from '../../projections/card-json.ts'
 import type { LineItem } from '../../commands/opportunity/line-items.ts'
 import { compileFast } from '../kernel/serializer.ts'
 import { cardsOf } from './opportunity-views.ts'
@@ -49,10 +49,11 @@ let writeBoard: ((board: unknown) => string) | undefined
  */
 export async function liveBoardText(deps: Deps, viewer: CardJsonViewer, query: DealQuery, pipeline: BoardShape['pipeline'], stages: readonly Stage[], check: boolean): Promise<string> {
   const stageIds = stages.map((s) => s.id)
-  const { rows, counts } = await boardDeals<CardJsonRow>(deps.db, query, stageIds, CARDS_PER_COLUMN, 'opportunities', cardJsonColumns(viewer, query.now))
+  const { rows, counts } = await boardDeals<CardColumnRow>(deps.db, query, stageIds, CARDS_PER_COLUMN, 'opportunities', cardColumns(viewer, query.now))
+  const items = new Map(rows.map((row) => [row.stage_id, columnItems(row)]))
   const columns = stages.map((stage) => {
     const head = JSON.stringify(columnOf(stage, counts))
-    return `${head.slice(0, -1)},"items":[${rows.filter((row) => row.stage_id === stage.id).map(cardJson).join(',')}]}`
+    return `${head.slice(0, -1)},"items":[${items.get(stage.id) ?? ''}]}`
   })
   const text = `{"mode":"status","pipeline":${JSON.stringify({ id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default })},"columns":[${columns.join(',')}],"total_items":${totalOf(counts)}}`
   if (check) {
