@@ -20,8 +20,8 @@ export async function readStamps(db: Kysely<any>, names: readonly string[]): Pro
   return new Map(rows.map((r) => [r.name, r.stamp]))
 }
 
-/** A loaded value, and (for values that depend on the clock, like a stalled count) the instants it holds for: [from, until) in epoch ms. */
-export type Timed<V> = { value: V; from?: number; until?: number }
+/** A loaded value, (for values that depend on the clock, like a stalled count) the instants it holds for, [from, until) in epoch ms, and `keep: false` for one answered but not kept (too big to hold). */
+export type Timed<V> = { value: V; from?: number; until?: number; keep?: boolean }
 
 export type StampedCache = {
   /** The value kept under `key` at `stamp` (and valid at `at`), or `load`'s, kept when `stamp` is known. A key names one kind of value: the caller's keys keep the types apart. */
@@ -40,7 +40,7 @@ export function stampedCache(maxEntries: number): StampedCache {
         return hit.value as V
       }
       const loaded = await load()
-      if (stamp !== undefined) {
+      if (stamp !== undefined && loaded.keep !== false) {
         entries.delete(key)
         entries.set(key, { ...loaded, stamp })
         if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)

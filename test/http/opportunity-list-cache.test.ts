@@ -33,6 +33,8 @@ t.test('stampedCache: a value is served only at the stamp it was loaded under, a
   await cache.get('y', 's1', 0, load('k'))
   t.equal(await cache.get('t', 's1', 19, load('l')), 'l', 'the least recently used entry went first')
   t.equal(loads, 10)
+  t.equal(await cache.get('big', 's1', 0, async () => ({ value: 'm', keep: false })), 'm')
+  t.equal(await cache.get('big', 's1', 0, load('n')), 'n', 'a value loaded with keep: false is answered, not kept')
 })
 
 /**

@@ -6,8 +6,8 @@ import { compileFast } from '../kernel/serializer.ts'
 import { DealList } from './schemas.ts'
 
 type Answer = z.infer<typeof DealList>
-/** A part of the answer with its JSON text as UTF-8 bytes, written once when it is kept (stamped-cache.ts). */
-export type Written<T> = { value: T; text: Buffer }
+/** A part of the answer as UTF-8 JSON bytes, written once when it is kept (stamped-cache.ts); with its value only where answers are checked (tests), to keep memory to the bytes. */
+export type Written<T> = { text: Buffer; value?: T }
 
 /** The fast serializer of one field of the list answer: the same JSON Schema fragment the whole answer's serializer is compiled from. */
 const writerOf = <K extends keyof Answer>(key: K) => {
@@ -25,18 +25,16 @@ const writeInts = writerOf('page_number')
 
 // The choices are constants: written once per process.
 let choices: { leadSource: Written<Answer['lead_source']>; currency: Written<Answer['currency']> } | undefined
-const choicesOf = () => (choices ??= { leadSource: written(leadSourceChoices(), writerOf('lead_source')), currency: written(currencyChoices(), writerOf('currency')) })
-export const written = <T>(value: T, write: (value: T) => string): Written<T> => ({ value, text: Buffer.from(write(value)) })
+const choicesOf = () => (choices ??= { leadSource: written(leadSourceChoices(), writerOf('lead_source'), true), currency: written(currencyChoices(), writerOf('currency'), true) })
+export const written = <T>(value: T, write: (value: T) => string, withValue: boolean): Written<T> => ({ text: Buffer.from(write(value)), value: withValue ? value : undefined })
 
 /**
  * Every page number of the set (§4.3: 10,000 of them for 100k deals at 10 a page, ~49 kB of a
  * 70 kB answer), written once per (count, page size): they change only when the count does.
  */
-const pageNumberTexts = stampedCache(64)
-const pageNumbers = (count: number, limit: number) => pageNumberTexts.get(`${count} ${limit}`, 'pages', 0, async () => {
-  const value = limit > 0 ? Array.from({ length: Math.ceil(count / limit) }, (_, i) => i + 1) : []
-  return { value: written(value, writeInts) }
-})
+const pageNumberTexts = stampedCache(16)
+const pageNumbers = (count: number, limit: number) => (limit > 0 ? Array.from({ length: Math.ceil(count / limit) }, (_, i) => i + 1) : [])
+const pageNumberText = (count: number, limit: number) => pageNumberTexts.get(`${count} ${limit}`, 'pages', 0, async () => ({ value: Buffer.from(writeInts(pageNumbers(count, limit))) }))
 
 export type ListParts = {
   count: number
@@ -68,16 +66,16 @@ let writeList: ((answer: unknown) => string) | undefined
  */
 export async function listJson(parts: ListParts, check: boolean): Promise<Buffer> {
   const { count, totals, offset, limit, opportunities, accounts, contacts, tags, stages } = parts
-  const pages = await pageNumbers(count, limit)
+  const pages = await pageNumberText(count, limit)
   const { leadSource, currency } = choicesOf()
   const bytes = Buffer.concat([
-    Buffer.from(`{"opportunities_count":${count},"totals":${writeTotals(totals)},"offset":${offset},"per_page":${limit},"page_number":`), pages.text,
+    Buffer.from(`{"opportunities_count":${count},"totals":${writeTotals(totals)},"offset":${offset},"per_page":${limit},"page_number":`), pages,
     Buffer.from(`,"opportunities":${writeOpportunities(opportunities)},"accounts_list":`), accounts.text,
     COMMA_CONTACTS, contacts.text, COMMA_TAGS, tags.text, COMMA_STAGE, stages.text, COMMA_LEAD_SOURCE, leadSource.text, COMMA_CURRENCY, currency.text, CLOSE,
   ])
   if (check) {
     const text = bytes.toString()
-    const answer = DealList.parse({ opportunities_count: count, totals, offset, per_page: limit, page_number: pages.value, opportunities, accounts_list: accounts.value, contacts_list: contacts.value, tags: tags.value, stage: stages.value, lead_source: leadSource.value, currency: currency.value })
+    const answer = DealList.parse({ opportunities_count: count, totals, offset, per_page: limit, page_number: pageNumbers(count, limit), opportunities, accounts_list: accounts.value, contacts_list: contacts.value, tags: tags.value, stage: stages.value, lead_source: leadSource.value, currency: currency.value })
     const expected = (writeList ??= compileFast(DealList)!)(answer)
     if (text !== expected) throw new Error(`The deal list's JSON differs from the serializer's:\n${text.slice(0, 2000)}\nexpected\n${expected.slice(0, 2000)}`)
   }

@@ -71,9 +71,10 @@ const viewerOf = (request: FastifyRequest): Viewer => {
 
 /** The read models a list answer is made of, whose checkpoints stamp what it keeps (stamped-cache.ts). */
 const LIST_SOURCES = ['opportunities', 'accounts', 'contacts', 'tags', 'pipelines']
-/** Filtered sets and organizations kept per process: a few hundred kB at most. */
+/** Filtered sets (a few hundred bytes each) and organizations' pick lists kept per process; a pick list bigger than KEPT_LIST_BYTES is loaded every time, so they hold 100 MB at most (a few kB each in practice). */
 const KEPT_SETS = 500
-const KEPT_ORGS = 200
+const KEPT_ORGS = 400
+const KEPT_LIST_BYTES = 256 * 1024
 
 /** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
 export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
@@ -82,6 +83,8 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
   const activeFields = async (orgId: string) => (await lookups.customFields(orgId, 'opportunities')).filter((d) => d.is_active)
   // What list answers repeat between writes: a filtered set's stage codes and totals, an organization's pick lists.
   const sets = stampedCache(KEPT_SETS)
+  // In tests every list answer is checked against the serializer's (list-answer.ts).
+  const checked = deps.config.env === 'test'
   const pickLists = stampedCache(KEPT_ORGS)
   return async (app) => {
     app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request, reply) => {
@@ -95,7 +98,10 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const memo: Memo = (part, load) => sets.get(`${part} ${setKey}`, stamps.get('opportunities'), now.getTime(), load)
       // Kept as written (list-answer.ts): the pick lists are spliced into the answer as they are.
       const kept = <T>(source: string, key: string, load: () => Promise<T>, write: (value: T) => string) =>
-        pickLists.get(`${source} ${viewer.orgId} ${key}`, stamps.get(source), 0, async () => ({ value: written(await load(), write) }))
+        pickLists.get(`${source} ${viewer.orgId} ${key}`, stamps.get(source), 0, async () => {
+          const value = written(await load(), write, checked)
+          return { value, keep: value.text.length <= KEPT_LIST_BYTES }
+        })
       const [{ count, rows, totals }, accounts, contacts, tags, stages] = await Promise.all([
         listDeals(db, query, { limit, offset }, org.default_currency, memo),
         kept('accounts', '', async () => (await liveAccounts(db, viewer.orgId)).map(recordBody), writeAccounts),
@@ -105,7 +111,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       ])
       const opportunities = await opportunitiesOf(deps, { id: org.id, name: org.name }, rows, now)
       // Already JSON: sent as it is, past the route's serializer (the reply's type is the untyped one for that).
-      const bytes = await listJson({ count, totals, offset, limit, opportunities, accounts, contacts, tags, stages }, deps.config.env === 'test')
+      const bytes = await listJson({ count, totals, offset, limit, opportunities, accounts, contacts, tags, stages }, checked)
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes)
     })
 
