@@ -5,6 +5,7 @@ import { isIsoDate } from '../db/date-range.ts'
 import { containsPattern } from '../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from './records.ts'
+import type { Timed } from './stamped-cache.ts'
 
 /**
  * The deal list, its totals and the board (§4.3, §2.3, §4.6) read one filter, built here once, so
@@ -53,16 +54,17 @@ const nextDay = (date: string) => (isIsoDate(date) ? new Date(Date.parse(`${date
 /**
  * The filtered set a request reads: its SQL conditions; whether the rollups (deal_totals) can
  * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline and
- * open=true; and the text of a stage filter, which the live read model narrows by index (liveConditions).
+ * open=true; the text of a stage filter, which the live read model narrows by index (liveConditions);
+ * and whether the set itself depends on `now` (rotten=true), so no part of it may be kept.
  */
-export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: Rollup | null; stage: { orgId: string; text: string } | null }
+export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: Rollup | null; stage: { orgId: string; text: string } | null; clocked: boolean }
 type Rollup = { orgId: string; pipelines: string[] | undefined; openOnly: boolean }
 
 export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
   const { pipeline, open, customFields, ...rest } = filter
   const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || customFields !== undefined
   const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
-  return { conditions: dealConditions(viewer, filter, now), now, rollup, stage: filter.stage ? { orgId: viewer.orgId, text: filter.stage } : null }
+  return { conditions: dealConditions(viewer, filter, now), now, rollup, stage: filter.stage ? { orgId: viewer.orgId, text: filter.stage } : null, clocked: filter.rotten === true }
 }
 
 /**
@@ -73,11 +75,20 @@ export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQu
  * alone, where a contains-condition reads every deal of the organization. The codes are read first,
  * as values, so the planner sees how few they are.
  */
-async function liveConditions(db: Kysely<any>, query: DealQuery): Promise<RawBuilder<boolean>[]> {
-  if (!query.stage) return query.conditions
-  const { rows } = await sql<{ stage: string }>`SELECT DISTINCT t.stage FROM deal_totals t WHERE t.org_id = ${query.stage.orgId} AND strpos(t.stage, ${query.stage.text}) > 0`.execute(db)
-  return [...query.conditions, sql<boolean>`o.stage = ANY(${rows.map((r) => r.stage)}::text[])`]
+async function liveConditions(db: Kysely<any>, query: DealQuery, memo: Memo = uncached): Promise<RawBuilder<boolean>[]> {
+  const stage = query.stage
+  if (!stage) return query.conditions
+  const codes = await memo('codes', async () => ({ value: (await sql<{ stage: string }>`SELECT DISTINCT t.stage FROM deal_totals t WHERE t.org_id = ${stage.orgId} AND strpos(t.stage, ${stage.text}) > 0`.execute(db)).rows.map((r) => r.stage) }))
+  return [...query.conditions, sql<boolean>`o.stage = ANY(${codes}::text[])`]
 }
+
+/**
+ * What a list keeps of its filtered set between requests (stamped-cache.ts): a part (`codes`,
+ * `totals`) of the set the caller's key names, loaded by `load` when not kept. A value holding for
+ * some instants only (a stalled count) says which.
+ */
+export type Memo = <T>(part: string, load: () => Promise<Timed<T>>) => Promise<T>
+const uncached: Memo = async (_part, load) => (await load()).value
 
 function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
   const conditions: (RawBuilder<boolean> | undefined)[] = [sql`o.org_id = ${viewer.orgId}`, sql`NOT o.is_deleted`]
@@ -134,11 +145,12 @@ export type Totals = {
   stalled_count: number
 }
 
-type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: string | null; weighted_sum: string | null; stalled?: string }
+type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: string | null; weighted_sum: string | null; stalled?: string; next_stall?: Date | null }
 
 /**
  * Per-currency sums: from the rollups, or by one scan of the filtered deals (a deal with no currency
- * counts in the default), which also counts the stalled ones so the set is read once.
+ * counts in the default), which also counts the stalled ones so the set is read once, and finds
+ * the next instant one turns red (until which the count holds).
  */
 function currencyRows(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string) {
   if (query.rollup) {
@@ -146,69 +158,82 @@ function currencyRows(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<
       FROM ${rollupRows(query.rollup)} t GROUP BY 1 HAVING sum(t.n) > 0 ORDER BY 1`.execute(db)
   }
   return sql<CurrencyRow>`SELECT coalesce(o.currency, ${defaultCurrency}) AS currency, count(*) AS n, count(o.amount) AS priced, round(sum(o.amount), 2)::text AS amount_sum, round(sum(o.amount * coalesce(o.probability, 0) / 100), 2)::text AS weighted_sum,
-      count(*) FILTER (WHERE ${stalled(query.now)}) AS stalled
+      count(*) FILTER (WHERE ${stalled(query.now)}) AS stalled, min(o.stalls_at) FILTER (WHERE o.stalls_at > ${query.now}::timestamptz) AS next_stall
     FROM opportunities o WHERE ${where(conditions)} GROUP BY 1 ORDER BY 1`.execute(db)
 }
 
 /**
  * Stalled deals of the whole organization (or its pipelines), for the rollup path: the stall-day
  * buckets before today (UTC) plus an index range over the deals turning red today up to `now`.
- * The same with open=true: only a deal in an open stage has a stalls_at (deal-rollups.ts).
+ * The same with open=true: only a deal in an open stage has a stalls_at (deal-rollups.ts). With the
+ * next instant a deal turns red.
  */
-async function stalledFromRollups(db: Kysely<any>, rollup: Rollup, now: Date): Promise<number> {
+async function stalledFromRollups(db: Kysely<any>, rollup: Rollup, now: Date): Promise<{ n: number; next: Date | null }> {
   const { orgId, pipelines } = rollup
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
   const inPipelines = (column: RawBuilder<unknown>) => (pipelines ? sql`AND ${column} = ANY(${pipelines}::uuid[])` : sql``)
-  const { rows } = await sql<{ n: string }>`SELECT
+  const live = sql`o.org_id = ${orgId} AND NOT o.is_deleted ${inPipelines(sql`o.pipeline_id`)}`
+  const { rows } = await sql<{ n: string; next: Date | null }>`SELECT
       (SELECT coalesce(sum(d.n), 0) FROM deal_stall_days d WHERE d.org_id = ${orgId} ${inPipelines(sql`d.pipeline_id`)} AND d.day < ${today.toISOString().slice(0, 10)}::date)
-    + (SELECT count(*) FROM opportunities o WHERE o.org_id = ${orgId} AND NOT o.is_deleted ${inPipelines(sql`o.pipeline_id`)}
-         AND o.stalls_at >= ${today}::timestamptz AND ${stalled(now)}) AS n`.execute(db)
-  return Number(rows[0]!.n)
+    + (SELECT count(*) FROM opportunities o WHERE ${live} AND o.stalls_at >= ${today}::timestamptz AND ${stalled(now)}) AS n,
+      (SELECT min(o.stalls_at) FROM opportunities o WHERE ${live} AND o.stalls_at > ${now}::timestamptz) AS next`.execute(db)
+  return { n: Number(rows[0]!.n), next: rows[0]!.next }
 }
 
 // Nothing priced sums to "0" (where-the-spec-is-silent.md), not "0.00".
 const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum !== null ? sum : '0')
 
 /**
- * One page of the filtered deals, newest first, with §2.3 totals over the whole filtered set,
- * computed and rounded to cents in SQL numeric: one entry per currency by code; the overall sums
- * only when one currency is present (null otherwise). The set's count is the totals' count.
+ * §2.3 totals over the whole filtered set, computed and rounded to cents in SQL numeric: one entry
+ * per currency by code; the overall sums only when one currency is present (null otherwise). The
+ * stalled count holds from `now` until the next deal of the set turns red.
  */
-export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
-  const conditions = await liveConditions(db, query)
-  const [rows, { rows: currencies }, rolledUpStalled] = await Promise.all([
-    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${dealsFrom()} WHERE ${where(conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    currencyRows(db, query, conditions, defaultCurrency),
-    query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined,
-  ])
+async function totalsOf(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string): Promise<Timed<Totals>> {
+  const [{ rows: currencies }, rolledUpStalled] = await Promise.all([currencyRows(db, query, conditions, defaultCurrency), query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined])
   const byCurrency = currencies.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
   const single = byCurrency.length <= 1
-  const count = currencies.reduce((n, r) => n + Number(r.n), 0)
+  const nextStalls = rolledUpStalled ? [rolledUpStalled.next] : currencies.map((r) => r.next_stall)
   const totals = {
-    count,
+    count: currencies.reduce((n, r) => n + Number(r.n), 0),
     amount_sum: single ? (byCurrency[0]?.amount_sum ?? '0') : null,
     weighted_sum: single ? (byCurrency[0]?.weighted_sum ?? '0') : null,
     by_currency: byCurrency,
-    stalled_count: rolledUpStalled ?? currencies.reduce((n, r) => n + Number(r.stalled ?? 0), 0),
+    stalled_count: rolledUpStalled?.n ?? currencies.reduce((n, r) => n + Number(r.stalled ?? 0), 0),
   }
-  return { count, rows: rows.rows, totals }
+  return { value: totals, from: query.now.getTime(), until: Math.min(...nextStalls.map((at) => at?.getTime() ?? Infinity)) }
+}
+
+/**
+ * One page of the filtered deals, newest first, with the totals of the whole filtered set (whose
+ * count is the set's count). `memo` keeps the set's stage codes and totals between requests; with
+ * rotten=true the set itself changes with the clock, so nothing of it is kept.
+ */
+export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string, memo: Memo = uncached): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
+  const kept = query.clocked ? uncached : memo
+  const conditions = await liveConditions(db, query, kept)
+  const [rows, totals] = await Promise.all([
+    sql<OpportunityView>`SELECT ${COLUMNS} FROM ${dealsFrom()} WHERE ${where(conditions)} ORDER BY o.created_at DESC, o.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    kept('totals', () => totalsOf(db, query, conditions, defaultCurrency)),
+  ])
+  return { count: totals.count, rows: rows.rows, totals }
 }
 
 /**
  * The board's cards: at most `perColumn` per stage (an index walk per column), by kanban order, and
  * every column's full count. Over another `table` (the board as of an instant), by the query's
- * conditions alone: the live read model's rollups do not describe it.
+ * conditions alone: the live read model's rollups do not describe it. The cards are selected by
+ * `shape` from the limited rows `c`: as rows by default, or as what it makes of them (card-json.ts:
+ * one row of JSON text per column).
  */
-export async function boardDeals(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities'): Promise<{ rows: CardRow[]; counts: Map<string, number> }> {
+export async function boardDeals<Row = CardRow>(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities', shape: (limited: RawBuilder<unknown>) => RawBuilder<unknown> = asRows): Promise<{ rows: Row[]; counts: Map<string, number> }> {
   const conditions = table === 'opportunities' ? await liveConditions(db, query) : query.conditions
   const counts = query.rollup
     ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`
     : sql<{ stage_id: string; n: string }>`SELECT o.stage_id, count(*) AS n FROM ${sql.table(table)} o WHERE ${where(conditions)} GROUP BY o.stage_id`
-  const [cards, columnCounts] = await Promise.all([
-    sql<CardRow>`SELECT c.* FROM unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
-        SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c
-      ORDER BY c.kanban_order, c.id`.execute(db),
-    counts.execute(db),
-  ])
+  const limited = sql`unnest(${[...stageIds]}::uuid[]) AS column_stage(id) CROSS JOIN LATERAL (
+      SELECT ${CARD_COLUMNS} FROM ${dealsFrom(table)} WHERE o.stage_id = column_stage.id AND ${where(conditions)} ORDER BY o.kanban_order, o.id LIMIT ${perColumn}) c`
+  const [cards, columnCounts] = await Promise.all([sql<Row>`${shape(limited)}`.execute(db), counts.execute(db)])
   return { rows: cards.rows, counts: new Map(columnCounts.rows.map((r) => [r.stage_id, Number(r.n)])) }
 }
+
+const asRows = (limited: RawBuilder<unknown>) => sql`SELECT c.* FROM ${limited} ORDER BY c.kanban_order, c.id`

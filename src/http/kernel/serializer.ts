@@ -37,7 +37,7 @@ export function responseSerializerCompiler(options: { assert: boolean }): Compil
   }
 }
 
-function compileFast(schema: z.ZodType): ((data: unknown) => string) | undefined {
+export function compileFast(schema: z.ZodType): ((data: unknown) => string) | undefined {
   if (!(schema instanceof z.ZodType)) return undefined
   let jsonSchema: Record<string, unknown>
   try {

@@ -1,20 +1,22 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { CF_PREFIX, customFieldFilter } from '../../commands/custom-field/values.ts'
 import type { Definition } from '../../commands/custom-field/values.ts'
-import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { liveAccounts } from '../../projections/accounts.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity-queries.ts'
-import type { DealFilter, Viewer } from '../../projections/opportunity-queries.ts'
+import type { DealFilter, Memo, Viewer } from '../../projections/opportunity-queries.ts'
+import { readStamps, stampedCache } from '../../projections/stamped-cache.ts'
 import { pipelineOf } from '../../projections/pipelines.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
-import { cardsOf, opportunitiesOf } from './opportunity-views.ts'
+import { opportunitiesOf } from './opportunity-views.ts'
+import { CARDS_PER_COLUMN, boardObject, liveBoardText } from './board-answer.ts'
+import { listJson, writeAccounts, writeContacts, writeStages, writeTags, written } from './list-answer.ts'
 import { dealsAsOf, pipelineAsOf, withDealsTable } from './board-as-of.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { isUuid, tagRefs } from '../kernel/relations.ts'
@@ -25,8 +27,6 @@ import { recordBody } from '../kernel/schemas/records.ts'
 import { callerOf } from '../kernel/commands.ts'
 
 const TAGS = ['opportunities']
-/** §4.6: each column shows at most this many cards; item_count still counts them all. */
-export const CARDS_PER_COLUMN = 100
 
 const BOARD_DESCRIPTION = [
   'Every list filter applies, with the same visibility. `next_activity` is null until activities exist.',
@@ -69,44 +69,53 @@ const viewerOf = (request: FastifyRequest): Viewer => {
   return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
 }
 
-const pageNumbers = (count: number, limit: number) => (limit > 0 ? Array.from({ length: Math.ceil(count / limit) }, (_, i) => i + 1) : [])
+/** The read models a list answer is made of, whose checkpoints stamp what it keeps (stamped-cache.ts). */
+const LIST_SOURCES = ['opportunities', 'accounts', 'contacts', 'tags', 'pipelines']
+/** Filtered sets (a few hundred bytes each) and organizations' pick lists kept per process; a pick list bigger than KEPT_LIST_BYTES is loaded every time, so they hold 100 MB at most (a few kB each in practice). */
+const KEPT_SETS = 500
+const KEPT_ORGS = 400
+const KEPT_LIST_BYTES = 256 * 1024
 
 /** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
 export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const lookups = lookupsOf(deps)
   const activeFields = async (orgId: string) => (await lookups.customFields(orgId, 'opportunities')).filter((d) => d.is_active)
+  // What list answers repeat between writes: a filtered set's stage codes and totals, an organization's pick lists.
+  const sets = stampedCache(KEPT_SETS)
+  // In tests every list answer is checked against the serializer's (list-answer.ts).
+  const checked = deps.config.env === 'test'
+  const pickLists = stampedCache(KEPT_ORGS)
   return async (app) => {
-    app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request) => {
+    app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request, reply) => {
       const viewer = viewerOf(request)
       const now = clock()
       const { limit, offset } = request.query
-      const [definitions, defaultPipelineId, org] = await Promise.all([activeFields(viewer.orgId), ensureDefaultPipeline(deps, callerOf(request)), lookups.organization(viewer.orgId)])
-      const query = dealQuery(viewer, dealFilter(request.query, request.query.pipeline, definitions), now)
-      const [{ count, rows, totals }, accounts, contacts, tags, pipeline] = await Promise.all([
-        listDeals(db, query, { limit, offset }, org.default_currency),
-        liveAccounts(db, viewer.orgId),
-        liveContacts(db, viewer.orgId),
-        tagRefs(db, viewer.orgId),
-        pipelineOf(db, viewer.orgId, defaultPipelineId),
+      const [definitions, defaultPipelineId, org, stamps] = await Promise.all([activeFields(viewer.orgId), ensureDefaultPipeline(deps, callerOf(request)), lookups.organization(viewer.orgId), readStamps(db, LIST_SOURCES)])
+      const filter = dealFilter(request.query, request.query.pipeline, definitions)
+      const query = dealQuery(viewer, filter, now)
+      const setKey = JSON.stringify([viewer, org.default_currency, filter])
+      const memo: Memo = (part, load) => sets.get(`${part} ${setKey}`, stamps.get('opportunities'), now.getTime(), load)
+      // Kept as written (list-answer.ts): the pick lists are spliced into the answer as they are.
+      const kept = <T>(source: string, key: string, load: () => Promise<T>, write: (value: T) => string) =>
+        pickLists.get(`${source} ${viewer.orgId} ${key}`, stamps.get(source), 0, async () => {
+          const value = written(await load(), write, checked)
+          return { value, keep: value.text.length <= KEPT_LIST_BYTES }
+        })
+      const [{ count, rows, totals }, accounts, contacts, tags, stages] = await Promise.all([
+        listDeals(db, query, { limit, offset }, org.default_currency, memo),
+        kept('accounts', '', async () => (await liveAccounts(db, viewer.orgId)).map(recordBody), writeAccounts),
+        kept('contacts', '', async () => (await liveContacts(db, viewer.orgId)).map(recordBody), writeContacts),
+        kept('tags', '', () => tagRefs(db, viewer.orgId), writeTags),
+        kept('pipelines', defaultPipelineId, async () => ((await pipelineOf(db, viewer.orgId, defaultPipelineId))?.stages ?? []).map((s) => [s.code, s.label] as [string, string]), writeStages),
       ])
-      return {
-        opportunities_count: count,
-        totals,
-        offset,
-        per_page: limit,
-        page_number: pageNumbers(count, limit),
-        opportunities: await opportunitiesOf(deps, { id: org.id, name: org.name }, rows, now),
-        accounts_list: accounts.map(recordBody),
-        contacts_list: contacts.map(recordBody),
-        tags,
-        stage: (pipeline?.stages ?? []).map((s) => [s.code, s.label] as [string, string]),
-        lead_source: leadSourceChoices(),
-        currency: currencyChoices(),
-      }
+      const opportunities = await opportunitiesOf(deps, { id: org.id, name: org.name }, rows, now)
+      // Already JSON: sent as it is, past the route's serializer (the reply's type is the untyped one for that).
+      const bytes = await listJson({ count, totals, offset, limit, opportunities, accounts, contacts, tags, stages }, checked)
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(bytes)
     })
 
-    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: BOARD_DESCRIPTION, querystring: BoardQuery, response: { 200: Board, 400: ErrorBody, 404: ErrorBody, ...authErrors } } }, async (request) => {
+    app.get('/api/opportunities/kanban/', { schema: { tags: TAGS, summary: "A pipeline's board: one column per stage, at most 100 cards each", description: BOARD_DESCRIPTION, querystring: BoardQuery, response: { 200: Board, 400: ErrorBody, 404: ErrorBody, ...authErrors } } }, async (request, reply) => {
       const viewer = viewerOf(request)
       const asOf = request.query.as_of
       const now = asOf ?? clock()
@@ -115,27 +124,12 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
       const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await activeFields(viewer.orgId)), now)
       const stages = asOf ? ((await pipelineAsOf(deps.store, pipeline.id, asOf))?.stages ?? []).map((s) => ({ ...s, position: s.order })) : pipeline.stages
-      const stageIds = stages.map((s) => s.id)
-      const then = asOf ? await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget) : undefined
-      const { rows, counts } = then
-        ? await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stageIds, CARDS_PER_COLUMN, table))
-        : await boardDeals(db, query, stageIds, CARDS_PER_COLUMN)
-      const cards = await cardsOf(deps, viewer.orgId, rows, { profileId: viewer.profileId, isAdmin: viewer.isAdmin, isSuperuser: false }, now, then?.lineItems)
-      const columns = stages.map((stage) => ({
-        id: stage.code,
-        name: stage.label,
-        order: stage.position,
-        kind: stage.kind,
-        color: null,
-        stage_type: stage.kind,
-        expected_days: stage.expected_days,
-        warning_days: stage.warning_days,
-        is_status_column: true,
-        wip_limit: null,
-        item_count: counts.get(stage.id) ?? 0,
-        items: cards.filter((_, i) => rows[i]!.stage_id === stage.id),
-      }))
-      return { mode: 'status' as const, pipeline: { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }, columns, total_items: [...counts.values()].reduce((a, b) => a + b, 0) }
+      const board = { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }
+      // Already JSON (board-answer.ts): sent as it is, past the route's serializer (the reply's type is the untyped one for that).
+      if (!asOf) return (reply as FastifyReply).type('application/json; charset=utf-8').send(await liveBoardText(deps, viewer, query, board, stages, deps.config.env === 'test'))
+      const then = await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget)
+      const { rows, counts } = await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stages.map((s) => s.id), CARDS_PER_COLUMN, table))
+      return boardObject(deps, viewer, { pipeline: board, stages, counts }, rows, now, then.lineItems)
     })
   }
 }

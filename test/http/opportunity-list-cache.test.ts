@@ -1,0 +1,145 @@
+import t from 'tap'
+import { loadConfig } from '../../src/config.ts'
+import { buildApp } from '../../src/http/app.ts'
+import { allProjectors } from '../../src/projections/index.ts'
+import { stampedCache } from '../../src/projections/stamped-cache.ts'
+import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
+import { onTeardown } from '../helpers/cleanup.ts'
+import { collectionClient } from '../helpers/fixtures.ts'
+import type { Headers } from '../helpers/fixtures.ts'
+import { givenOrganization } from '../helpers/identity.ts'
+import { silentLogger, testRunner, testStore } from '../helpers/runner.ts'
+
+const BASE = '/api/opportunities/'
+const DAY = 86_400_000
+
+t.test('stampedCache: a value is served only at the stamp it was loaded under, and within the instants it holds for', async (t) => {
+  const cache = stampedCache(2)
+  let loads = 0
+  const load = (value: string, from?: number, until?: number) => async () => {
+    loads++
+    return { value, from, until }
+  }
+  t.equal(await cache.get('k', 's1', 0, load('a')), 'a')
+  t.equal(await cache.get('k', 's1', 0, load('b')), 'a', 'kept at the same stamp')
+  t.equal(await cache.get('k', 's2', 0, load('c')), 'c', 'a moved stamp loads again')
+  t.equal(await cache.get('k', undefined, 0, load('d')), 'd', 'no stamp: loaded')
+  t.equal(await cache.get('k', undefined, 0, load('e')), 'e', 'and never kept')
+  t.equal(await cache.get('t', 's1', 10, load('f', 10, 20)), 'f')
+  t.equal(await cache.get('t', 's1', 19, load('g')), 'f', 'within [from, until)')
+  t.equal(await cache.get('t', 's1', 20, load('h', 20, 30)), 'h', 'at until: loaded again')
+  t.equal(await cache.get('t', 's1', 19, load('i')), 'i', 'before from (a clock set back): loaded again')
+  await cache.get('x', 's1', 0, load('j'))
+  await cache.get('y', 's1', 0, load('k'))
+  t.equal(await cache.get('t', 's1', 19, load('l')), 'l', 'the least recently used entry went first')
+  t.equal(loads, 10)
+  t.equal(await cache.get('big', 's1', 0, async () => ({ value: 'm', keep: false })), 'm')
+  t.equal(await cache.get('big', 's1', 0, load('n')), 'n', 'a value loaded with keep: false is answered, not kept')
+})
+
+/**
+ * The list keeps its totals and pick lists per process between writes (stamped-cache.ts). Every
+ * read here comes after a warm read of the same list, so a cache that missed a write would answer
+ * the warm (stale) figures: in the process that wrote, and in another process on the same database
+ * reading with the write's position (read-your-writes across processes).
+ */
+t.test('the deal list after a write: totals, counts and pick lists are never the ones kept from before', async (t) => {
+  let now = FIXED_NOW
+  const clock = () => now
+  const env = { JWT_SECRET: 'a secret both processes sign and verify with' }
+  const { app, database } = await buildTestApp(t, { clock, env })
+  // A second process on the same database: its own caches, its own runner (which does not lead).
+  const store = testStore(t, database)
+  const projections = testRunner(t, database, store, [...allProjectors])
+  const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...env })
+  const other = await buildApp({ config, db: database.db, store, projections, logger: silentLogger, clock })
+  onTeardown(t, () => other.close())
+  await other.ready()
+  projections.start()
+
+  const acme = await givenOrganization(app, database.db, 'Acme')
+  const alice = await acme.addMember('alice@acme.test')
+  const admin = acme.admin.headers
+  const { inject } = collectionClient(app, BASE)
+  const hot = (await inject('POST', '/api/tags/', admin, { name: 'hot' })).json().id as string
+  let position = ''
+  const write = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => {
+    const res = await inject(method, url, headers, payload)
+    t.ok(res.statusCode === 200 || res.statusCode === 201, `${method} ${url}: ${res.statusCode}`)
+    position = res.headers['x-event-position'] as string
+    return res.json()
+  }
+  const deal = async (payload: object, headers: Headers = admin) => (await write('POST', BASE, headers, payload)).id as string
+  const listIn = async (server: typeof app, query: string, headers: Headers = admin) => {
+    const res = await server.inject({ method: 'GET', url: `${BASE}${query}`, headers: { ...headers, 'x-min-position': position } })
+    t.equal(res.statusCode, 200, res.statusCode === 200 ? 'listed' : res.body)
+    return res.json()
+  }
+  const FILTERED = `?stage=PRO&amount__gte=100&tags=${hot}`
+  // Warm both processes' caches, for each list read below (the rollup path, the filtered scan, a member's).
+  const warm = async () => {
+    for (const server of [app, other]) for (const [query, headers] of [['', admin], [FILTERED, admin], ['', alice.headers]] as const) await listIn(server, query, headers)
+  }
+
+  const first = await deal({ name: 'One', stage: 'PROSPECTING', amount: '100', tags: [hot], assigned_to: [alice.profileId] })
+  await warm()
+  for (const server of [app, other]) {
+    t.match((await listIn(server, '')).totals, { count: 1, amount_sum: '100.00' })
+    t.match((await listIn(server, FILTERED)).totals, { count: 1, amount_sum: '100.00' })
+    t.match((await listIn(server, '', alice.headers)).totals, { count: 1 })
+  }
+
+  t.test('a deal created', async (t) => {
+    await deal({ name: 'Two', stage: 'PROPOSAL', amount: '250.50', tags: [hot] })
+    for (const server of [app, other]) {
+      const all = await listIn(server, '')
+      t.match(all, { opportunities_count: 2, totals: { count: 2, amount_sum: '350.50' } })
+      t.same(all.page_number, [1])
+      t.match((await listIn(server, FILTERED)).totals, { count: 2, amount_sum: '350.50' })
+      t.match((await listIn(server, '', alice.headers)).totals, { count: 1 }, "a member's set did not change")
+    }
+  })
+
+  t.test('a deal changed, assigned, then deleted', async (t) => {
+    await warm()
+    await write('PATCH', `${BASE}${first}/`, admin, { amount: '40' })
+    for (const server of [app, other]) t.match((await listIn(server, FILTERED)).totals, { count: 1, amount_sum: '250.50' }, 'below amount__gte: out of the filtered set')
+    await warm()
+    const two = (await listIn(app, '?name=Two')).opportunities[0].id as string
+    await write('PATCH', `${BASE}${two}/`, admin, { assigned_to: [alice.profileId] })
+    for (const server of [app, other]) t.match((await listIn(server, '', alice.headers)).totals, { count: 2 })
+    await warm()
+    await write('DELETE', `${BASE}${two}/`, admin)
+    for (const server of [app, other]) {
+      t.match((await listIn(server, '')).totals, { count: 1, amount_sum: '40.00' })
+      t.match((await listIn(server, FILTERED)).totals, { count: 0, by_currency: [] })
+      t.match((await listIn(server, '', alice.headers)).totals, { count: 1 })
+    }
+  })
+
+  t.test('pick lists: an account, a tag, a stage', async (t) => {
+    await warm()
+    await write('POST', '/api/accounts/', admin, { name: 'Initech' })
+    await write('POST', '/api/tags/', admin, { name: 'cold' })
+    const pipeline = (await inject('GET', '/api/opportunities/pipelines/', admin)).json().pipelines[0]
+    await write('POST', `/api/opportunities/pipelines/${pipeline.id}/stages/`, admin, { label: 'Demo', kind: 'open' })
+    for (const server of [app, other]) {
+      const body = await listIn(server, '')
+      t.match(body.accounts_list, [{ name: 'Initech' }])
+      t.same(body.tags.map((tag: { name: string }) => tag.name), ['cold', 'hot'])
+      t.ok(body.stage.some(([code]: string[]) => code === 'DEMO'), 'the new stage is a choice')
+    }
+  })
+
+  t.test('the stalled count follows the clock while nothing is written', async (t) => {
+    await warm()
+    for (const server of [app, other]) t.equal((await listIn(server, '')).totals.stalled_count, 0)
+    now = new Date(FIXED_NOW.getTime() + 60 * DAY)
+    for (const server of [app, other]) {
+      t.equal((await listIn(server, '')).totals.stalled_count, 1, 'the open deal stalled since')
+      t.equal((await listIn(server, '?stage=PRO')).totals.stalled_count, 1)
+    }
+    now = FIXED_NOW
+    for (const server of [app, other]) t.equal((await listIn(server, '')).totals.stalled_count, 0, 'a clock set back is not served the later count')
+  })
+})
