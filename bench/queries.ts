@@ -18,7 +18,7 @@ import type { Cell } from './measure.ts'
 import { countLine, progress, reporting } from './progress.ts'
 
 export const PARALLEL = 16
-export const QUERY_CLIENTS = [1, 8]
+const QUERY_CLIENTS = [1, 8]
 const HISTORY_EVENTS = 50
 const DAY = 86_400_000
 

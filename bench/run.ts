@@ -40,7 +40,7 @@ import { webConcurrencyCells } from './web-concurrency.ts'
 import { measure } from './measure.ts'
 import type { Cell } from './measure.ts'
 import { progress } from './progress.ts'
-import { PARALLEL, QUERY_CLIENTS, queryCells } from './queries.ts'
+import { PARALLEL, queryCells } from './queries.ts'
 import type { Seeding } from './queries.ts'
 import { searchCells } from './search.ts'
 import type { SearchResult } from './search.ts'
@@ -310,6 +310,18 @@ function report(cells: Cell[]): string {
   return lines.join('\n')
 }
 
+/** Issue 20's latency targets, per cell. */
+const LATENCY_TARGETS: readonly { prefix: string; clients: number; stat: 'p50Ms' | 'p99Ms' | 'rywP99Ms'; limit: number }[] = [
+  { prefix: 'HTTP move deal', clients: 32, stat: 'p99Ms', limit: 100 },
+  { prefix: 'HTTP move deal', clients: 32, stat: 'rywP99Ms', limit: 50 },
+  { prefix: 'GET list page 1 + totals', clients: 1, stat: 'p99Ms', limit: 50 },
+  { prefix: 'GET list page 1 + totals', clients: 8, stat: 'p99Ms', limit: 30 },
+  { prefix: 'GET list, 3 filters', clients: 1, stat: 'p50Ms', limit: 5 },
+  { prefix: 'GET list, 3 filters', clients: 8, stat: 'p99Ms', limit: 50 },
+  { prefix: 'GET board', clients: 8, stat: 'p99Ms', limit: 100 },
+]
+const STAT_NAMES = { p50Ms: 'p50', p99Ms: 'p99', rywP99Ms: 'RYW wait p99' }
+
 function targets(cells: Cell[]): string[] {
   const cell = (prefix: string, clients: number) => cells.find((c) => c.workload.startsWith(prefix) && c.clients === clients)
   const lines: string[] = []
@@ -324,12 +336,14 @@ function targets(cells: Cell[]): string[] {
       lines.push(`- ${workload}, ${clients} clients: ${vsRaw.toFixed(2)} of raw 1-row (target ≥ 0.7): ${vsRaw >= 0.7 ? 'met' : 'NOT met'}${vsPeer === undefined ? '' : `; ${vsPeer.toFixed(2)}× the peer (target ≥ 1.5×): ${vsPeer >= 1.5 ? 'met' : 'NOT met'}`}.`)
     }
   }
-  for (const prefix of ['GET list page 1 + totals', 'GET board']) {
-    for (const clients of QUERY_CLIENTS) {
-      const c = cell(prefix, clients)
-      if (c) lines.push(`- ${c.workload}, ${clients} client${clients > 1 ? 's' : ''}: p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k deals): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${DEALS === 100_000 ? '' : ` (at ${DEALS} deals)`}.`)
-    }
+  const at = DEALS === 100_000 ? '' : ` (at ${DEALS} deals)`
+  for (const { prefix, clients, stat, limit } of LATENCY_TARGETS) {
+    const c = cell(prefix, clients)
+    const value = c?.[stat]
+    if (value !== undefined) lines.push(`- ${c!.workload}, ${clients} client${clients > 1 ? 's' : ''}: ${STAT_NAMES[stat]} ${value.toFixed(1)} ms (target ≤ ${limit} ms): ${value <= limit ? 'met' : 'NOT met'}${prefix.startsWith('GET') ? at : ''}.`)
   }
+  const rss = Math.max(...cells.map((c) => c.peakRssMb ?? 0))
+  if (rss > 0) lines.push(`- Server peak RSS over the HTTP and query cells: ${rss.toFixed(0)} MB (target ≤ 200 MB): ${rss <= 200 ? 'met' : 'NOT met'}.`)
   for (const c of cells.filter((c) => c.workload.startsWith('GET search'))) {
     lines.push(`- ${c.workload}, ${c.clients} client${c.clients > 1 ? 's' : ''}: p99 ${c.p99Ms.toFixed(1)} ms (target ≤ 50 ms at 100k records per kind): ${c.p99Ms <= 50 ? 'met' : 'NOT met'}${SEARCH_RECORDS === 100_000 ? '' : ` (at ${SEARCH_RECORDS} per kind)`}.`)
   }
