@@ -37,9 +37,17 @@ export interface Projector {
 const MAX_RUN = 1000
 
 /**
+ * The shortest run worth a batch statement. A run's statements (a JSON recordset joined to the
+ * table, rollup deltas summed in a CTE) cost more for one or two events than the plain statements
+ * `apply` sends per event: at 1 client, where a page holds one PATCH or one move, batching every
+ * run took a PATCH's read-your-writes wait from 3.6 to 15 ms (docs/performance.md).
+ */
+export const BATCH_FROM = 4
+
+/**
  * For `applyBatch`: consecutive events of `type` (a type name, or a test of the event) go to
- * `applyRun` together (e.g. one multi-row INSERT), every other event to `applyOne`, so the log
- * order between them is kept.
+ * `applyRun` together (e.g. one multi-row INSERT), every other event, and the events of a run
+ * shorter than BATCH_FROM, to `applyOne`, so the log order between them is kept.
  */
 export async function applyInRuns(
   events: readonly RecordedEvent[],
@@ -50,7 +58,8 @@ export async function applyInRuns(
   const inRun = typeof type === 'string' ? (event: RecordedEvent) => event.type === type : type
   let run: RecordedEvent[] = []
   const flush = async () => {
-    if (run.length) await applyRun(run)
+    if (run.length >= BATCH_FROM) await applyRun(run)
+    else for (const event of run) await applyOne(event)
     run = []
   }
   for (const event of events) {

@@ -1,15 +1,16 @@
 import t from 'tap'
 import type { RecordedEvent } from '../../src/eventstore/event-store.ts'
-import { applyInRuns } from '../../src/projections/projector.ts'
+import { BATCH_FROM, applyInRuns } from '../../src/projections/projector.ts'
 
 const event = (type: string, n: number) => ({ type, data: { n } }) as unknown as RecordedEvent
+const label = (e: RecordedEvent) => `${e.type}${(e.data as { n: number }).n}`
 
-t.test('runs of one type are applied together, everything in log order', async (t) => {
-  const events = [event('C', 1), event('C', 2), event('U', 3), event('C', 4), event('D', 5), event('C', 6), event('C', 7)]
+t.test('runs of one type are applied together, everything in log order; a run shorter than BATCH_FROM one by one', async (t) => {
+  t.equal(BATCH_FROM, 4, 'the runs below are on either side of it')
+  const events = [event('C', 1), event('C', 2), event('C', 3), event('C', 4), event('U', 5), event('C', 6), event('D', 7), event('C', 8), event('C', 9), event('C', 10), event('C', 11), event('C', 12)]
   const calls: string[] = []
-  const label = (e: RecordedEvent) => `${e.type}${(e.data as { n: number }).n}`
   await applyInRuns(events, 'C', async (run) => void calls.push(`run(${run.map(label).join(',')})`), async (e) => void calls.push(label(e)))
-  t.same(calls, ['run(C1,C2)', 'U3', 'run(C4)', 'D5', 'run(C6,C7)'])
+  t.same(calls, ['run(C1,C2,C3,C4)', 'U5', 'C6', 'D7', 'run(C8,C9,C10,C11,C12)'])
 })
 
 t.test('a long run is split so one statement stays under the bind-parameter limit', async (t) => {
@@ -19,9 +20,8 @@ t.test('a long run is split so one statement stays under the bind-parameter limi
 })
 
 t.test('a run may gather several types, named by a test of the event', async (t) => {
-  const events = [event('C', 1), event('U', 2), event('D', 3), event('U', 4), event('C', 5)]
+  const events = [event('C', 1), event('U', 2), event('U', 3), event('C', 4), event('D', 5), event('U', 6), event('C', 7)]
   const calls: string[] = []
-  const label = (e: RecordedEvent) => `${e.type}${(e.data as { n: number }).n}`
   await applyInRuns(events, (e) => e.type !== 'D', async (run) => void calls.push(`run(${run.map(label).join(',')})`), async (e) => void calls.push(label(e)))
-  t.same(calls, ['run(C1,U2)', 'D3', 'run(U4,C5)'])
+  t.same(calls, ['run(C1,U2,U3,C4)', 'D5', 'U6', 'C7'])
 })
