@@ -1,6 +1,6 @@
 import t from 'tap'
-import { tasksProjector } from '../../src/projections/tasks.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { tasksProjector } from '../../src/projections/task/tasks.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
 import type { EventStore } from '../../eventstore/event-store.ts'
-import { domainEventOf } from '../../projections/projector.ts'
+import { domainEventOf } from '../../projections/kernel/projector.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession, readModelsAt } from '../command-session.ts'
 import { fold } from '../decider.ts'

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, errorsByField } from '../../errors.ts'
-import { ProjectionLagError } from '../../projections/runner.ts'
+import { ProjectionLagError } from '../../projections/kernel/runner.ts'
 import { UNKNOWN_FIELD } from './unknown-fields.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
