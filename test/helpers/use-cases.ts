@@ -18,7 +18,7 @@ import type { Position, RecordedEvent } from '../../src/eventstore/event-store.t
 import { START } from '../../src/eventstore/event-store.ts'
 import { addProfile, bootstrapOrganization, ensureUser } from '../../src/identity/memberships.ts'
 import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
-import { domainEventOf } from '../../src/projections/kernel/projector.ts'
+import { domainEventOf } from '../../src/events/versions.ts'
 import { onTeardown } from './cleanup.ts'
 import { freshDatabase } from './db.ts'
 import type { TestDatabase } from './db.ts'

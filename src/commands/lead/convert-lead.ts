@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { domainEventOf } from '../../projections/kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountStream, emptyAccount } from '../account/account.ts'
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'

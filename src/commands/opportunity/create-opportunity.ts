@@ -13,10 +13,11 @@ import type { CommandSession } from '../command-session.ts'
 import type { PreparedCommand } from '../handle-command.ts'
 import { ensureDefaultPipeline, withPipelineOf } from '../pipeline/default-pipeline.ts'
 import { dealPipelines } from '../pipeline/kinds.ts'
+import type { PipelineFacts } from '../pipeline/pipeline.ts'
 import { withClaimedName } from '../unique-name.ts'
 import type { NameClaim } from '../unique-name.ts'
 import { opportunityDecider, opportunityStreams } from './opportunity.ts'
-import type { DealInput, OpportunityCommand, PipelineFacts } from './opportunity.ts'
+import type { DealInput, OpportunityCommand } from './opportunity.ts'
 
 /** The name-claim scope of deal names. */
 export const DEAL_NAME_SCOPE = 'opportunity_name'

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import { boardStreams } from '../../commands/board/board.ts'
 import type { BoardEvent, CardChanges } from '../../commands/board/board.ts'
 import { renumberedRanks } from '../../commands/board/card-placement.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 
 /**

@@ -5,7 +5,8 @@ import type { CustomFieldEvent, CustomFieldModule, CustomFieldOption } from '../
 import type { FreshTables } from '../../db/copy-rows.ts'
 import { insertRowsOnce } from '../../db/insert-rows.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
-import { applyInRuns, domainEventOf } from '../kernel/projector.ts'
+import { applyInRuns } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 
 /**

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { FreshTables } from '../../db/copy-rows.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
-import { decodeEvent } from '../../events/versions.ts'
 
 /**
  * A read model kept in PostgreSQL. It owns its tables (created by `createTables`, never by a
@@ -84,6 +83,3 @@ export function assertValidProjectors(projectors: readonly Projector[]): void {
     seen.add(p.name)
   }
 }
-
-/** A recorded event as its aggregate's event union, upcast to the current schema version, for a projector's `apply` (its `eventTypes` already filtered it). */
-export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => decodeEvent(recorded) as Event

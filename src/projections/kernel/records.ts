@@ -5,7 +5,7 @@ import type { RecordNames } from '../../commands/record.ts'
 import type { StreamCategory } from '../../commands/streams.ts'
 import { applyNoteEvent, createNoteTables } from './notes.ts'
 import type { NoteTables } from './notes.ts'
-import { domainEventOf } from './projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from './projector.ts'
 
 /**

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Database } from '../../db/database.ts'
+import { ProjectionLagError } from '../../errors.ts'
 import { START, comparePositions, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { EventStore, Position } from '../../eventstore/event-store.ts'
 import type { Notifications } from '../../eventstore/postgres-notifications.ts'
@@ -52,13 +53,6 @@ export type ProjectionRunner = {
    * Reads wait for it, so a request just after a first start answers rather than failing.
    */
   tablesReady(timeoutMs: number): Promise<void>
-}
-
-export class ProjectionLagError extends Error {
-  constructor(readonly position: Position, timeoutMs: number) {
-    super(`Read models did not reach position ${formatPosition(position)} within ${timeoutMs} ms`)
-    this.name = 'ProjectionLagError'
-  }
 }
 
 type Waiter = { position: Position; resolve: () => void }

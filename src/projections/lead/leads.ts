@@ -9,7 +9,7 @@ import { containsPattern } from '../../db/like.ts'
 import { applyNoteEvent, createNoteTables, liveNote, noteTables } from '../kernel/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow } from '../kernel/notes.ts'
 import type { Viewer } from '../opportunity/queries.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 

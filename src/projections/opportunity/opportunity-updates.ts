@@ -6,7 +6,7 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { updateRows } from '../../db/insert-rows.ts'
 import { addRollupDeltas, setStallsAt } from './opportunity-rollups.ts'
 import type { RollupDelta } from './opportunity-rollups.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 
 /**
  * A page's changes of existing deals (edits, stage changes, positions, deletions: what board

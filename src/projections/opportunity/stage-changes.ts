@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
-import { applyInRuns, domainEventOf } from '../kernel/projector.ts'
+import { applyInRuns } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 
 /**

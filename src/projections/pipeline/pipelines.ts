@@ -4,7 +4,7 @@ import { dealPipelines, isStreamOf, leadPipelines, taskPipelines } from '../../c
 import type { PipelineKind } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../../commands/pipeline/stage-rules.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 
 /**

@@ -5,7 +5,7 @@ import { teamStreams } from '../../commands/team/team.ts'
 import type { TeamEvent } from '../../commands/team/team.ts'
 import type { Database } from '../../db/database.ts'
 import { containsPattern } from '../../db/like.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import { fetchPage } from '../kernel/records.ts'
 import type { Projector } from '../kernel/projector.ts'
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import { WEBHOOK_EVENT_TYPES, webhookStreams } from '../../commands/webhook/webhook.ts'
 import type { WebhookEvent } from '../../commands/webhook/webhook.ts'
 import type { Position } from '../../eventstore/event-store.ts'
-import { domainEventOf } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { fetchPage } from '../kernel/records.ts'
 
