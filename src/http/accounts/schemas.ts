@@ -105,6 +105,3 @@ export async function userChoices(db: Db, orgId: string): Promise<z.infer<typeof
 export async function teamChoices(db: Db, orgId: string): Promise<z.infer<typeof TeamChoice>[]> {
   return (await allTeams(db, orgId)).map(({ id, name, description }) => ({ id, name, description }))
 }
-
-/** The original's next offset of a section: where the next page starts, null after the last page, 0 for an empty page. */
-export const nextOffset = (offset: number, shown: number, count: number): number | null => (shown === 0 ? 0 : offset + shown >= count ? null : offset + shown)

@@ -6,8 +6,8 @@ import type { Db } from '../../db/database.ts'
 import { allTeams, memberIdsOf } from '../../projections/team/teams.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
-import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
-import { Pagination, Phone, Profile, RoleEnum, nextOffset, profileBody } from './schemas.ts'
+import { ErrorBody, authErrors, nextOffset } from '../kernel/schemas/common.ts'
+import { Pagination, Phone, Profile, RoleEnum, profileBody } from './schemas.ts'
 
 const ListQuery = Pagination.extend({
   email: z.string().optional().describe('Case-insensitive contains on the email'),
