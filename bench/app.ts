@@ -16,7 +16,7 @@ import type { Database } from '../src/db/database.ts'
 import { comparePositions, formatPosition, parsePosition } from '../src/eventstore/event-store.ts'
 import type { EventStore, Position } from '../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
-import { readCheckpoints } from '../src/projections/checkpoints.ts'
+import { readCheckpoints } from '../src/projections/kernel/checkpoints.ts'
 import { startFlags } from '../test/helpers/process.ts'
 import { countLine, progress, reporting } from './progress.ts'
 

@@ -11,7 +11,7 @@ import type { OpportunityEvent } from '../src/commands/opportunity/opportunity.t
 import { opportunityStreams } from '../src/commands/opportunity/opportunity.ts'
 import type { Position } from '../src/eventstore/event-store.ts'
 import { maxPosition } from '../src/eventstore/event-store.ts'
-import { listPipelines } from '../src/projections/pipelines.ts'
+import { listPipelines } from '../src/projections/pipeline/pipelines.ts'
 import type { BenchApp } from './app.ts'
 import { cannon } from './cannon.ts'
 import type { Cell } from './measure.ts'

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely'
  * Created here, in the live schema, not by the search projector: a rebuild runs createTables in a
  * scratch schema that is dropped afterwards, and would take the extension with it. A server
  * without the extension (or a role that may not create it) keeps going: search then finds by
- * words and name prefixes only (projections/search-queries.ts checks for it).
+ * words and name prefixes only (projections/search/queries.ts checks for it).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`DO $$

@@ -6,7 +6,7 @@ import type { EventStore } from './eventstore/event-store.ts'
 import type { FileStore } from './files/file-store.ts'
 import type { MailTransport } from './identity/mail.ts'
 import type { Lookups } from './lookups/lookups.ts'
-import type { ProjectionRunner } from './projections/runner.ts'
+import type { ProjectionRunner } from './projections/kernel/runner.ts'
 
 /**
  * What the service runs on, built once by the composition root (runtime.ts) and handed to the HTTP

@@ -1,3 +1,6 @@
+import { formatPosition } from './eventstore/event-store.ts'
+import type { Position } from './eventstore/event-store.ts'
+
 /**
  * The few errors the domain raises. Each carries its HTTP status and the `errors` payload of the
  * spec's error-flag shape; the HTTP error handler renders them once, at the edge.
@@ -49,6 +52,18 @@ export class ConflictError extends DomainError {
 export class PreconditionFailedError extends DomainError {
   constructor(message: string) {
     super(412, message)
+  }
+}
+
+/**
+ * The read models did not apply a position within the wait (not a domain error: the change, if
+ * any, was saved). Raised by the projection runner and by read-your-writes waits; the HTTP error
+ * handler answers 503 with Retry-After.
+ */
+export class ProjectionLagError extends Error {
+  constructor(readonly position: Position, timeoutMs: number) {
+    super(`Read models did not reach position ${formatPosition(position)} within ${timeoutMs} ms`)
+    this.name = 'ProjectionLagError'
   }
 }
 

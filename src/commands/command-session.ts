@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.ts'
 import { maxPosition } from '../eventstore/event-store.ts'
 import type { EventStore, Position } from '../eventstore/event-store.ts'
-import { ProjectionLagError } from '../projections/runner.ts'
+import { ProjectionLagError } from '../errors.ts'
 import type { Caller } from './caller.ts'
 import type { CommandRunner } from './command-runner.ts'
 import { handleCommand } from './handle-command.ts'

@@ -84,3 +84,9 @@ export const decodeEvent = (recorded: Pick<RecordedEvent, 'type' | 'data' | 'sch
   type: recorded.type,
   data: upcast(recorded.type, recorded.schemaVersion, recorded.data),
 })
+
+/**
+ * A recorded event as its aggregate's event union, upcast to the current schema version: for a
+ * projector's `apply` (its `eventTypes` already filtered it) or a use case folding a stream it knows.
+ */
+export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => decodeEvent(recorded) as Event

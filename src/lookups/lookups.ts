@@ -8,8 +8,8 @@ import { organizationById } from '../identity/organizations.ts'
 import type { OrganizationRow } from '../identity/organizations.ts'
 import { membershipOf } from '../identity/queries.ts'
 import type { Membership } from '../identity/queries.ts'
-import { definitionsOf } from '../projections/custom-fields.ts'
-import type { CustomFieldDefinitionRow } from '../projections/custom-fields.ts'
+import { definitionsOf } from '../projections/custom-field/custom-fields.ts'
+import type { CustomFieldDefinitionRow } from '../projections/custom-field/custom-fields.ts'
 import { cachedLookup } from './cached-lookup.ts'
 
 /**

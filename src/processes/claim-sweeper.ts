@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import type { Deps } from '../deps.ts'
 import { findOrphanClaims, releaseOrphans } from '../names/orphan-claims.ts'
 import type { ReleaseOutcome } from '../names/orphan-claims.ts'
-import type { ProjectionRunner } from '../projections/runner.ts'
+import type { ProjectionRunner } from '../projections/kernel/runner.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type ClaimSweeperOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {

@@ -2,8 +2,8 @@ import type { Logger } from 'pino'
 import { raiseTimeNotifications } from '../commands/notification/raise-time-notifications.ts'
 import type { Deps } from '../deps.ts'
 import type { Position } from '../eventstore/event-store.ts'
-import { dueTaskCauses, redDealCauses } from '../projections/notification-causes.ts'
-import type { ProjectionRunner } from '../projections/runner.ts'
+import { dueTaskCauses, redDealCauses } from '../projections/notification/notification-causes.ts'
+import type { ProjectionRunner } from '../projections/kernel/runner.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type DueNotifierOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {

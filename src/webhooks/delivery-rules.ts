@@ -1,7 +1,7 @@
 import { formatPosition } from '../eventstore/event-store.ts'
 import type { RecordedEvent } from '../eventstore/event-store.ts'
 import { decodeEvent } from '../events/versions.ts'
-import type { WebhookRow } from '../projections/webhooks.ts'
+import type { WebhookRow } from '../projections/webhook/webhooks.ts'
 
 /** What a delivery carries and to whom, and when a failed one is tried again: the dispatcher's pure rules. */
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Position, RecordedEvent } from '../eventstore/event-store.ts'
-import { fetchPage } from '../projections/records.ts'
+import { fetchPage } from '../projections/kernel/records.ts'
 
 /** The webhook tables of the migration (secrets, delivery checkpoints, the delivery log) and their queries. */
 export type WebhookCheckpointRow = {

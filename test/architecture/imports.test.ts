@@ -10,7 +10,13 @@ import t from 'tap'
  * - an HTTP module imports another module's schemas or views, never its routes (the kernel's route
  *   factories, such as record-routes.ts, are for every module): only app.ts
  *   wires routes (a routes file is one that exports a `…Routes` function);
- * - only `src/http/` (and the JWT plugin in `src/identity/jwt.ts`) imports fastify, also enforced by eslint.
+ * - only `src/http/` (and the JWT plugin in `src/identity/jwt.ts`) imports fastify, also enforced by eslint;
+ * - the projection kernel (`src/projections/kernel/`) imports no module (of projections, commands or
+ *   http), save the list of every module's projector;
+ * - a projection module reads another module's read model only through that module's `queries.ts`
+ *   (the exceptions below are the ones that predate the rule, each named);
+ * - the HTTP kernel imports no module read model (`src/projections/<module>/`), exceptions named;
+ * - the command kernel (`src/commands/*.ts`) imports nothing of `src/projections/`.
  */
 const SRC = resolve(import.meta.dirname, '../../src')
 const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: resolve(import.meta.dirname, '../../tsconfig.json') })
@@ -44,4 +50,64 @@ t.test("an HTTP module never imports another module's routes", async (t) => {
 t.test('only src/http imports fastify', async (t) => {
   const outside = Object.keys(imports).filter((file) => !file.startsWith('http/') && file !== 'identity/jwt.ts' && /from '(fastify|@fastify\/[\w-]+)'/.test(readFileSync(resolve(SRC, file), 'utf8')))
   t.same(outside, [])
+})
+
+const KERNEL = 'projections/kernel/'
+/** `projections/lead/leads.ts` → `lead`; undefined outside a projection module (the kernel included). */
+const projectionModule = (file: string) => (file.startsWith('projections/') && !file.startsWith(KERNEL) ? file.split('/')[1] : undefined)
+const edges = (keep: (file: string, dep: string) => boolean) => Object.entries(imports).flatMap(([file, deps]) => deps.filter((dep) => keep(file, dep)).map((dep) => `${file} → ${dep}`))
+
+t.test('the projection kernel imports no module', async (t) => {
+  // The one list of the modules' projectors (the runner, CLI and readiness read it) is the only kernel file that names them.
+  const composition = 'projections/kernel/all-projectors.ts'
+  const wrong = edges((file, dep) => file.startsWith(KERNEL) && file !== composition && (projectionModule(dep) !== undefined || /^commands\/[^/]+\//.test(dep) || dep.startsWith('http/')))
+  t.same(wrong, [])
+  t.ok(Object.keys(imports).filter((file) => file.startsWith(KERNEL)).length >= 15, 'the kernel is in the graph')
+})
+
+/**
+ * Reads of another projection module that do not go through its `queries.ts`: each is a function or
+ * row type kept in the other module's projector file (or a cross-module helper), to move into that
+ * module's queries.ts when it is next changed. Adding to this list needs a reason here.
+ */
+const READS_AROUND_QUERIES = [
+  // The dashboard's goal and lead widgets reuse the goals' and leads' own conditions, kept in their projector files.
+  'projections/dashboard/dashboard.ts → projections/goal/goals.ts',
+  'projections/dashboard/dashboard.ts → projections/lead/leads.ts',
+  // Whether pg_trgm is installed, asked of search's projector file by the deals' name index.
+  'projections/opportunity/opportunities.ts → projections/search/search.ts',
+  // The kinds of record (names, links, visibility) the activity feed and notifications speak of.
+  'projections/activity/dashboard-activity.ts → projections/record/record-kinds.ts',
+  'projections/notification/notifications.ts → projections/record/record-kinds.ts',
+  // The existence checks of relation ids (tags, contacts, teams) before a command decides.
+  'projections/record/relations.ts → projections/contact/contacts.ts',
+  'projections/record/relations.ts → projections/tag/tags.ts',
+  'projections/record/relations.ts → projections/team/teams.ts',
+]
+
+t.test("a projection module reads another module only through its queries.ts", async (t) => {
+  const around = edges((file, dep) => {
+    const [from, to] = [projectionModule(file), projectionModule(dep)]
+    return from !== undefined && to !== undefined && from !== to && dep !== `projections/${to}/queries.ts`
+  })
+  t.same(around.sort(), [...READS_AROUND_QUERIES].sort(), 'reads around queries.ts: only the listed ones (a fixed one leaves the list too)')
+})
+
+/** The HTTP kernel's reads of module read models that predate the rule, each a row type or lookup a kernel helper shares. */
+const HTTP_KERNEL_READS = [
+  // The tag references (id, name, color) every module's records embed (kernel/relations.ts tagRefs).
+  'http/kernel/relations.ts → projections/tag/tags.ts',
+  // The account and contact records other modules' answers embed.
+  'http/kernel/schemas/records.ts → projections/account/accounts.ts',
+  'http/kernel/schemas/records.ts → projections/contact/contacts.ts',
+]
+
+t.test('the HTTP kernel imports no module read model', async (t) => {
+  const wrong = edges((file, dep) => file.startsWith('http/kernel/') && projectionModule(dep) !== undefined)
+  t.same(wrong.sort(), [...HTTP_KERNEL_READS].sort(), 'only the listed ones (a fixed one leaves the list too)')
+})
+
+t.test('the command kernel imports nothing of src/projections', async (t) => {
+  const wrong = edges((file, dep) => /^commands\/[^/]+\.ts$/.test(file) && dep.startsWith('projections/'))
+  t.same(wrong, [])
 })

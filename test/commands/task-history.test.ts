@@ -1,8 +1,8 @@
 import t from 'tap'
 import { emptyTask, summaryOf } from '../../src/commands/task/fields.ts'
 import type { TaskEvent } from '../../src/commands/task/task.ts'
-import { taskAsOf, taskHistory, taskRowAsOf } from '../../src/projections/task-history.ts'
-import type { StoredEvent } from '../../src/projections/stream-history.ts'
+import { taskAsOf, taskHistory, taskRowAsOf } from '../../src/projections/task/task-history.ts'
+import type { StoredEvent } from '../../src/projections/kernel/stream-history.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const day = (n: number) => new Date(Date.UTC(2026, 10, 1 + n, 9)).toISOString()

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Projector } from '../../src/projections/projector.ts'
+import type { Projector } from '../../src/projections/kernel/projector.ts'
 
 /**
  * A minimal read model for runner tests: per stream, how many `Counted` events and the sum of

@@ -6,8 +6,8 @@ import { createDb, createPool } from '../../src/db/database.ts'
 import { withDatabase } from '../../src/db/databases.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
-import { allProjectors } from '../../src/projections/index.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 
 /**
  * Template databases for the suite: a test file's fresh database is a copy of one (CREATE DATABASE

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { accountsProjector } from '../../src/projections/accounts.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { accountsProjector } from '../../src/projections/account/accounts.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 /**
@@ -54,7 +54,10 @@ t.test('/api/accounts/ as the web app reads it', async (t) => {
     t.match(second.active_accounts, { offset: null, open_accounts: [{ name: 'Northwind' }] })
     t.match(second, { page_number: 2, per_page: 1 })
     const past = await list(alice.headers, '?limit=1&offset=5')
-    t.match(past.active_accounts, { offset: 0, open_accounts: [], open_accounts_count: 2 }, 'an empty page says 0')
+    t.match(past.active_accounts, { offset: null, open_accounts: [], open_accounts_count: 2 }, 'an empty page past the end has no next page (§4.1), not 0 (the original), which would start over')
+    t.match(past.closed_accounts, { offset: null, close_accounts: [] })
+    const none = await list(alice.headers, '?name=nothing-matches')
+    t.match(none.active_accounts, { offset: null, open_accounts: [], open_accounts_count: 0 }, 'no records: the first page is the last')
   })
 
   t.test("records: the original's business fields, as decimal strings where money", async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { accountsProjector } from '../../src/projections/accounts.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { accountsProjector } from '../../src/projections/account/accounts.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
 
 /**
- * The live board's cards are written as JSON by PostgreSQL (src/projections/card-json.ts). In tests
+ * The live board's cards are written as JSON by PostgreSQL (src/projections/opportunity/card-json.ts). In tests
  * the route also builds the board the object way and fails unless both give the same bytes; these
  * boards reach the corners where the two could differ: kanban orders PostgreSQL would print in
  * another notation, text needing escapes, an account, tags (one deleted), line items, a closed deal,

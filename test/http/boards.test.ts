@@ -1,6 +1,6 @@
 import t from 'tap'
-import { boardsProjector } from '../../src/projections/boards.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { boardsProjector } from '../../src/projections/board/boards.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 

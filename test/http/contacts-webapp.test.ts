@@ -1,6 +1,6 @@
 import t from 'tap'
-import { contactsProjector } from '../../src/projections/contacts.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { contactsProjector } from '../../src/projections/contact/contacts.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 /**

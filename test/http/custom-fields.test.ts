@@ -1,6 +1,6 @@
 import t from 'tap'
-import { customFieldsProjector, definitionsOf } from '../../src/projections/custom-fields.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { customFieldsProjector, definitionsOf } from '../../src/projections/custom-field/custom-fields.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 const pairs = (...values: string[]) => values.map((value) => ({ value: value.toLowerCase(), label: value }))

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { leadPipelines } from '../../src/commands/pipeline/kinds.ts'
-import { leadsProjector } from '../../src/projections/leads.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { leadsProjector } from '../../src/projections/lead/leads.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { leadPipelines } from '../../src/commands/pipeline/kinds.ts'
-import { leadPipelinesProjector } from '../../src/projections/pipelines.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { leadPipelinesProjector } from '../../src/projections/pipeline/pipelines.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 type StageBody = { id: string; code: string; label: string; order: number; kind: string; expected_days: number | null; warning_days: number | null; probability: number | null }

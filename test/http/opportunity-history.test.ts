@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { opportunityAsOf } from '../../src/http/opportunities/deal-history-views.ts'
+import { opportunityAsOf } from '../../src/http/opportunities/opportunity-history-views.ts'
 import { opportunitiesOf } from '../../src/http/opportunities/opportunity-views.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenHistoryCast } from '../helpers/history.ts'

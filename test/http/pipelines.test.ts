@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { defaultPipelineId, pipelineStreams } from '../../src/commands/pipeline/pipeline.ts'
-import { pipelinesProjector } from '../../src/projections/pipelines.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { pipelinesProjector } from '../../src/projections/pipeline/pipelines.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
-import { searchProjector } from '../../src/projections/search.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
+import { searchProjector } from '../../src/projections/search/search.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { taskPipelinesProjector, taskPipelineModel } from '../../src/projections/pipelines.ts'
-import { tasksProjector } from '../../src/projections/tasks.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { taskPipelinesProjector, taskPipelineModel } from '../../src/projections/pipeline/pipelines.ts'
+import { tasksProjector } from '../../src/projections/task/tasks.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 
 type Column = { id: string; name: string; maps_to_status: string; task_count: number; tasks: { id: string; status: string }[] }

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { tasksProjector } from '../../src/projections/tasks.ts'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
+import { tasksProjector } from '../../src/projections/task/tasks.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 
@@ -42,6 +42,9 @@ t.test('tasks: /api/tasks/ as the original and its web app use it', async (t) =>
     const slim = await list(admin, '?slim=true&limit=1')
     t.notOk('accounts_list' in slim || 'contacts_list' in slim, 'slim leaves the pickers out')
     t.match(slim, { count: 4, limit: 1, offset: 0, next_offset: 1, results: [{ id: String }] })
+    t.match(await list(admin, '?slim=true&limit=1&offset=3'), { offset: 3, next_offset: null, results: [{ id: String }] }, 'the last page has no next')
+    t.match(await list(admin, '?slim=true&offset=9'), { count: 4, next_offset: null, results: [] }, 'nor has an empty page past the end')
+    t.match(await list(admin, '?slim=true&limit=0'), { count: 4, next_offset: null, results: [] }, 'nor an empty page of limit 0 (the same offset again would never end)')
   })
 
   t.test('filters: status (repeatable), priority, due date range (the calendar), parents, assignee, search', async (t) => {

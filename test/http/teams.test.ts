@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
-import { rebuildProjection } from '../../src/projections/rebuild.ts'
-import { teamsProjector } from '../../src/projections/teams.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
+import { teamsProjector } from '../../src/projections/team/teams.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 

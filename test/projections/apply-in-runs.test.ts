@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { RecordedEvent } from '../../src/eventstore/event-store.ts'
-import { BATCH_FROM, applyInRuns } from '../../src/projections/projector.ts'
+import { BATCH_FROM, applyInRuns } from '../../src/projections/kernel/projector.ts'
 
 const event = (type: string, n: number) => ({ type, data: { n } }) as unknown as RecordedEvent
 const label = (e: RecordedEvent) => `${e.type}${(e.data as { n: number }).n}`

@@ -7,7 +7,7 @@ import { recordDelivery } from '../../src/webhooks/store.ts'
 import type { DeliveryStatus } from '../../src/webhooks/store.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
 import { freshDatabase } from '../helpers/db.ts'
-import { webhooksProjector } from '../../src/projections/webhooks.ts'
+import { webhooksProjector } from '../../src/projections/webhook/webhooks.ts'
 import { silentLogger, testRunner, testStore } from '../helpers/runner.ts'
 
 const NOW = new Date('2026-11-22T09:00:00Z')

@@ -3,7 +3,7 @@ import type { CustomFieldOption, CustomFieldType } from './custom-field.ts'
 
 /**
  * Custom field values of a record, checked against the organization's definitions for its module.
- * Pure: the caller reads the definitions (projections/custom-fields.ts `definitionsOf`, without
+ * Pure: the caller reads the definitions (projections/custom-field/custom-fields.ts `definitionsOf`, without
  * `activeOnly`) and the record's stored values, and stores what comes back.
  */
 

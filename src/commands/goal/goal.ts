@@ -7,7 +7,7 @@ import { streamCategory } from '../streams.ts'
  * organization should reach between two dates (both inclusive): a won amount in one currency
  * (REVENUE) or a number of won deals (DEALS_CLOSED). One stream per goal; deleting removes it for
  * good. Its progress is not kept here: the goals read model computes it from the won deals
- * (projections/goals.ts).
+ * (projections/goal/goals.ts).
  */
 
 export const GOAL_TYPES = ['REVENUE', 'DEALS_CLOSED'] as const

@@ -5,7 +5,7 @@ import type { Caller } from '../caller.ts'
 import { commandSession, readModelsAt } from '../command-session.ts'
 import { checkCsv, createRows, csvRows } from '../imports/csv.ts'
 import type { CsvColumns, CsvShape, ImportOutcome } from '../imports/csv.ts'
-import type { DealDeps } from '../opportunity/create-deal.ts'
+import type { DealDeps } from '../opportunity/create-opportunity.ts'
 import { createLead } from './create-lead.ts'
 import type { LeadInput } from './lead.ts'
 

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
-import { notificationOf, unreadNotificationIds } from '../../projections/notifications.ts'
+import { notificationOf, unreadNotificationIds } from '../../projections/notification/notifications.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import { notificationStreams, notificationsDecider } from './notification.ts'

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
-import type { PipelineState } from '../pipeline/pipeline.ts'
+import type { PipelineFacts, PipelineState } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import { changedFields, replacing, retagged } from '../record.ts'
 import { streamCategory } from '../streams.ts'
@@ -138,9 +138,6 @@ export function evolveOpportunity(state: OpportunityState, event: OpportunityEve
  * against the definitions the command carries).
  */
 export type DealInput = Partial<Omit<DealFields, 'closed_by' | 'custom_fields'>> & { pipeline?: string; stage?: string; custom?: CustomValuesInput }
-
-/** The deal's target pipeline, folded from its stream by the caller (the decider stays pure). */
-export type PipelineFacts = { id: string; state: PipelineState }
 
 /** Looked-up facts every writing command carries: the caller, the time, the organization's default currency, the pipeline; create and edit also its custom fields for deals. */
 type Facts = { orgId: string; actor: Actor; at: string; defaultCurrency: string; pipeline: PipelineFacts }

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
 import type { EventStore } from '../../eventstore/event-store.ts'
-import { domainEventOf } from '../../projections/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession, readModelsAt } from '../command-session.ts'
 import { fold } from '../decider.ts'
 import type { PreparedCommand } from '../handle-command.ts'
 import { dealPipelines } from './kinds.ts'
 import type { PipelineKind } from './kinds.ts'
-import type { PipelineEvent, PipelineState } from './pipeline.ts'
+import type { PipelineEvent, PipelineFacts, PipelineState } from './pipeline.ts'
 
 /** Fresh ids for the stages a new pipeline of this kind is seeded with. */
 export const newStageIds = (kind: PipelineKind = dealPipelines) => kind.rules.seed.map(() => randomUUID())
@@ -67,7 +67,7 @@ function remember(known: Set<string>, stream: string, id: string): string {
  * is dropped (`refresh`) and the command is decided again on the stream as stored; a command
  * refused on the kept copy is decided again on a fresh read before the refusal is believed.
  */
-export async function withPipelineOf<C>(store: EventStore, kind: PipelineKind, pipelineId: string, command: (pipeline: { id: string; state: PipelineState }) => C): Promise<PreparedCommand<C>> {
+export async function withPipelineOf<C>(store: EventStore, kind: PipelineKind, pipelineId: string, command: (pipeline: PipelineFacts) => C): Promise<PreparedCommand<C>> {
   const streamName = kind.streams.stream(pipelineId)
   const cache = foldedPipelines(store)
   const kept = cache.get(streamName)

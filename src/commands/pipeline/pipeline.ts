@@ -46,6 +46,9 @@ export type PipelineState = {
   locked: boolean
 }
 
+/** A record's target pipeline (a deal's, a lead's, a task's), folded from its stream by the caller (the deciders stay pure). */
+export type PipelineFacts = { id: string; state: PipelineState }
+
 export const initialPipelineState = (): PipelineState => ({ exists: false, orgId: null, name: '', isDefault: false, stages: [], removedStageIds: [], deleted: false, lockedStageIds: [], locked: false })
 
 const without = (ids: readonly string[], id: string) => ids.filter((x) => x !== id)

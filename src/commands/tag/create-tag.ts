@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Deps } from '../../deps.ts'
 import type { Position } from '../../eventstore/event-store.ts'
-import { archivedTagsNamed } from '../../projections/tags.ts'
+import { archivedTagsNamed } from '../../projections/tag/tags.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'

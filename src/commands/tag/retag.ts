@@ -10,11 +10,11 @@ import { retagged } from '../record.ts'
 import { taskDecider, taskStream } from '../task/task.ts'
 import type { RecordDecider, RecordEvent, RecordNames, RecordState } from '../record.ts'
 import type { Db } from '../../db/database.ts'
-import { accountsTagged } from '../../projections/accounts.ts'
-import { contactsTagged } from '../../projections/contacts.ts'
-import { leadsTagged } from '../../projections/leads.ts'
-import { opportunitiesTagged } from '../../projections/opportunities.ts'
-import { tasksTagged } from '../../projections/tasks.ts'
+import { accountsTagged } from '../../projections/account/accounts.ts'
+import { contactsTagged } from '../../projections/contact/contacts.ts'
+import { leadsTagged } from '../../projections/lead/leads.ts'
+import { opportunitiesTagged } from '../../projections/opportunity/opportunities.ts'
+import { tasksTagged } from '../../projections/task/tasks.ts'
 
 export type Retag = { orgId: string; from: string; into: string; at: string }
 

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../errors.ts'
 import type { Actor } from '../caller.ts'
-import type { PipelineFacts } from '../opportunity/opportunity.ts'
+import type { PipelineFacts } from '../pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import { summaryOf } from './fields.ts'
 import type { TaskFields, TaskStatus, TaskSummary } from './fields.ts'

@@ -64,7 +64,7 @@ export function applyChanges(fields: TaskFields, changes: TaskFieldChanges): Tas
 /** What a client may set: every field, custom values as sent (`cf_<key>` and `custom_fields`, checked here). */
 export type TaskInput = Partial<Omit<TaskFields, 'custom_fields'>> & { custom?: CustomValuesInput }
 
-/** `customFields`: the organization's definitions for tasks, active and inactive (projections/custom-fields.ts `definitionsOf`). */
+/** `customFields`: the organization's definitions for tasks, active and inactive (projections/custom-field/custom-fields.ts `definitionsOf`). */
 type WriteFacts = { orgId: string; actor: Actor; input: TaskInput; customFields: readonly Definition[]; at: string }
 
 export type TaskCommand =

@@ -2,10 +2,10 @@ import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
 import { isCurrency } from '../../identity/organizations.ts'
 import { activeMembers } from '../../identity/users.ts'
-import { agingStatus, daysSince } from '../../projections/aging.ts'
-import { accountRollups } from '../../projections/accounts.ts'
-import type { AccountDealRow, AccountRow } from '../../projections/accounts.ts'
-import { allTeams } from '../../projections/teams.ts'
+import { agingStatus, daysSince } from '../../projections/opportunity/aging.ts'
+import { accountRollups } from '../../projections/account/accounts.ts'
+import type { AccountDealRow, AccountRow } from '../../projections/account/accounts.ts'
+import { allTeams } from '../../projections/team/teams.ts'
 import { IdList } from '../kernel/relations.ts'
 import { Account, RecordRefs, recordBody, recordRefs } from '../kernel/schemas/records.ts'
 import { formNumber } from '../kernel/schemas/form-values.ts'
@@ -105,6 +105,3 @@ export async function userChoices(db: Db, orgId: string): Promise<z.infer<typeof
 export async function teamChoices(db: Db, orgId: string): Promise<z.infer<typeof TeamChoice>[]> {
   return (await allTeams(db, orgId)).map(({ id, name, description }) => ({ id, name, description }))
 }
-
-/** The original's next offset of a section: where the next page starts, null after the last page, 0 for an empty page. */
-export const nextOffset = (offset: number, shown: number, count: number): number | null => (shown === 0 ? 0 : offset + shown >= count ? null : offset + shown)

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { isAdmin } from '../../identity/identity.ts'
-import { listActivities } from '../../projections/dashboard-activity.ts'
-import { ENTITY_TYPES } from '../../projections/record-kinds.ts'
+import { listActivities } from '../../projections/activity/dashboard-activity.ts'
+import { ENTITY_TYPES } from '../../projections/record/record-kinds.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
@@ -28,7 +28,7 @@ const ActivityPage = z.object({
 
 /**
  * GET /api/activities/: the organization's activity feed (issue 19), a projection of the event log
- * (projections/dashboard-activity.ts), newest first. Every member may call it and sees entries about
+ * (projections/activity/dashboard-activity.ts), newest first. Every member may call it and sees entries about
  * the records their lists show them.
  */
 export function activityRoutes(deps: Deps): FastifyPluginAsyncZod {

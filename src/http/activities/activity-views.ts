@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES } from '../../projections/dashboard-activity.ts'
-import type { ActivityView } from '../../projections/dashboard-activity.ts'
+import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES } from '../../projections/activity/dashboard-activity.ts'
+import type { ActivityView } from '../../projections/activity/dashboard-activity.ts'
 import { humanizedTime } from '../dashboard/dashboard-views.ts'
 
 /** One entry of the activity feed, as the original's dashboard activity (GET /api/activities/ and the dashboard's `activities`). */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
-import { accountNamesOf } from '../../projections/accounts.ts'
-import type { ContactRow } from '../../projections/contacts.ts'
+import { accountNamesOf } from '../../projections/account/accounts.ts'
+import type { ContactRow } from '../../projections/contact/contacts.ts'
 import { Contact, RecordRefs, recordBody, recordRefs } from '../kernel/schemas/records.ts'
 import { countryDisplay } from '../accounts/choices.ts'
 

@@ -5,7 +5,7 @@ import { CUSTOM_FIELD_KEY, CUSTOM_FIELD_MODULES, customFieldDecider, customField
 import type { CustomFieldModule, CustomFieldOption, CustomFieldType } from '../../commands/custom-field/custom-field.ts'
 import { withClaimedName } from '../../commands/unique-name.ts'
 import { ValidationError, orNotFound } from '../../errors.ts'
-import { definitionOf, listDefinitions, recordsMissingValue } from '../../projections/custom-fields.ts'
+import { definitionOf, listDefinitions, recordsMissingValue } from '../../projections/custom-field/custom-fields.ts'
 import type { Deps } from '../../deps.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { requestCommands } from '../kernel/commands.ts'

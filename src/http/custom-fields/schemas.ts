@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { CUSTOM_FIELD_MODULES } from '../../commands/custom-field/custom-field.ts'
 import type { CustomFieldModule, CustomFieldType } from '../../commands/custom-field/custom-field.ts'
-import type { CustomFieldDefinitionRow } from '../../projections/custom-fields.ts'
+import type { CustomFieldDefinitionRow } from '../../projections/custom-field/custom-fields.ts'
 
 /**
  * The shapes of a custom field definition (the original's CustomFieldDefinitionSerializer), which

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { projectionsStatus } from '../../projections/status.ts'
+import { projectionsStatus } from '../../projections/kernel/status.ts'
 import type { Deps } from '../../deps.ts'
 
 const Check = z.object({ name: z.string(), ok: z.boolean(), detail: z.string().nullable() })

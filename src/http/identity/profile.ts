@@ -9,7 +9,7 @@ import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { FullName, OwnProfile, PersonName, Phone, namesOf, ownProfileBody } from './schemas.ts'
 import type { MemberRow } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
-import { allTeams, memberIdsOf } from '../../projections/teams.ts'
+import { allTeams, memberIdsOf } from '../../projections/team/teams.ts'
 
 const ProfileAnswer = z.object({ error: z.literal(false), user_obj: OwnProfile.extend({ teams: z.array(z.string()).describe('Names of the teams the caller belongs to here, by name') }) })
 

@@ -83,6 +83,3 @@ export const Pagination = z.object({
   limit: z.coerce.number().int('Expected a whole number.').min(1, 'Expected at least 1.').default(10),
   offset: z.coerce.number().int('Expected a whole number.').min(0, 'Expected 0 or more.').default(0),
 })
-
-/** The offset of the next page, or null on the last page (the leads list convention of §4.1). */
-export const nextOffset = (offset: number, pageLength: number, count: number): number | null => (offset + pageLength < count ? offset + pageLength : null)

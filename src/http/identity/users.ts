@@ -3,11 +3,11 @@ import { z } from 'zod'
 import { activeMembers, addMember, adminContact, memberPage, validTokenCounts } from '../../identity/users.ts'
 import type { MemberFilters, Page } from '../../identity/users.ts'
 import type { Db } from '../../db/database.ts'
-import { allTeams, memberIdsOf } from '../../projections/teams.ts'
+import { allTeams, memberIdsOf } from '../../projections/team/teams.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
-import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
-import { Pagination, Phone, Profile, RoleEnum, nextOffset, profileBody } from './schemas.ts'
+import { ErrorBody, authErrors, nextOffset } from '../kernel/schemas/common.ts'
+import { Pagination, Phone, Profile, RoleEnum, profileBody } from './schemas.ts'
 
 const ListQuery = Pagination.extend({
   email: z.string().optional().describe('Case-insensitive contains on the email'),

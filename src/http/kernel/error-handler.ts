@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
-import { DomainError, errorsByField } from '../../errors.ts'
-import { ProjectionLagError } from '../../projections/runner.ts'
+import { DomainError, ProjectionLagError, errorsByField } from '../../errors.ts'
 import { UNKNOWN_FIELD } from './unknown-fields.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */

@@ -8,8 +8,8 @@ import type { AttachmentData } from '../../commands/notes.ts'
 import type { Db } from '../../db/database.ts'
 import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { liveNote } from '../../projections/notes.ts'
-import type { NoteAttachmentRow, NoteCommentRow, NoteTables } from '../../projections/notes.ts'
+import { liveNote } from '../../projections/kernel/notes.ts'
+import type { NoteAttachmentRow, NoteCommentRow, NoteTables } from '../../projections/kernel/notes.ts'
 import type { Deps } from '../../deps.ts'
 import { requestCommands } from './commands.ts'
 import type { RequestCommands } from './commands.ts'
@@ -52,7 +52,7 @@ export type NoteModule<Answer> = {
 /** The comments and attachments of a detail or note answer. */
 export const NoteLists = { comments: z.array(CommentView).describe('Live comments, oldest first'), attachments: z.array(AttachmentView).describe('Live attachments, oldest first') }
 
-/** The lookups of a module whose notes live in projections/notes.ts tables. */
+/** The lookups of a module whose notes live in projections/kernel/notes.ts tables. */
 export const noteLookups = (db: Db, tables: NoteTables) => ({
   commentOf: (orgId: string, id: string) => liveNote<NoteCommentRow>(db, tables.comments, orgId, id),
   attachmentOf: (orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, tables.attachments, orgId, id),
@@ -183,7 +183,7 @@ export type MemberRecord<Row extends { id: string }> = {
 
 /**
  * The notes of a plain record: any member of its organization may add them, as any member may
- * edit the record; they live in projections/notes.ts tables; POST answers `{<singular>_obj, comments, attachments}`.
+ * edit the record; they live in projections/kernel/notes.ts tables; POST answers `{<singular>_obj, comments, attachments}`.
  */
 export function memberNoteRoutes<Row extends { id: string }>(deps: Deps, files: FileStore, record: MemberRecord<Row>, run: NoteModule<unknown>['run']): FastifyPluginAsyncZod {
   const { singular, tables } = record

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { Db } from '../../db/database.ts'
-import { notesOfOwner } from '../../projections/notes.ts'
-import type { NoteTables } from '../../projections/notes.ts'
+import { notesOfOwner } from '../../projections/kernel/notes.ts'
+import type { NoteTables } from '../../projections/kernel/notes.ts'
 import { profileRefs } from './relations.ts'
 import type { AttachmentView, CommentView } from './schemas/notes.ts'
 
@@ -23,6 +23,6 @@ export async function notesAnswer(db: Db, orgId: string, rows: { comments: reado
   }
 }
 
-/** A record's notes kept in projections/notes.ts tables (accounts, contacts, leads). */
+/** A record's notes kept in projections/kernel/notes.ts tables (accounts, contacts, leads). */
 export const notesView = async (db: Db, orgId: string, tables: NoteTables, plural: string, ownerId: string): Promise<NotesAnswer> =>
   notesAnswer(db, orgId, await notesOfOwner(db, tables, ownerId), (id) => noteDownloadUrl(plural, id))

@@ -3,12 +3,12 @@ import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
 import { membersByIds } from '../../identity/users.ts'
 import { formList } from './schemas/form-values.ts'
-import { liveTags } from '../../projections/tags.ts'
+import { liveTags } from '../../projections/tag/tags.ts'
 
 /**
  * What the record routes (accounts, contacts, deals, leads) share about the ids a record points
  * at: body and filter schemas and the nested shapes a detail answers with. The existence checks
- * made before a command are projections/relations.ts.
+ * made before a command are projections/record/relations.ts.
  */
 
 const lower = (id: string) => id.toLowerCase()

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Definition } from '../../commands/custom-field/values.ts'
-import type { LeadFilter } from '../../projections/leads.ts'
+import type { LeadFilter } from '../../projections/lead/leads.ts'
 import { customFieldFilters } from '../kernel/custom-field-filters.ts'
 import type { LeadListQuery } from './schemas.ts'
 

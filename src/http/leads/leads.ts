@@ -6,9 +6,9 @@ import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
-import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/leads.ts'
-import type { LeadRow } from '../../projections/leads.ts'
+import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
+import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/lead/leads.ts'
+import type { LeadRow } from '../../projections/lead/leads.ts'
 import type { Deps } from '../../deps.ts'
 import { actorOf, callerOf } from '../kernel/commands.ts'
 import { requestCommands } from '../kernel/commands.ts'
@@ -21,7 +21,7 @@ import { leadNotesView, leadsOf } from './lead-views.ts'
 import { identityOf } from '../kernel/auth.ts'
 import type { UploadedFile } from '../kernel/bodies.ts'
 import { profileRefs } from '../kernel/relations.ts'
-import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
+import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
 import { LeadBody, LeadCreated, LeadDetail, LeadList, LeadListQuery, LeadPatch, LeadReplaceBody, LeadUpdated } from './schemas.ts'
 import { adoptUpload } from '../kernel/uploads.ts'
 import { leadNoteRoutes } from './lead-notes.ts'
@@ -77,11 +77,10 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
       const now = clock()
       const [open, closed, totals] = await Promise.all([leadSection(db, conditions, false, { limit, offset }), leadSection(db, conditions, true, { limit, offset }), leadTotals(db, conditions, now)])
-      const next = (count: number) => (limit > 0 && offset + limit < count ? offset + limit : null)
       const [openLeads, closeLeads] = await Promise.all([leadsOf(db, identity.orgId, open.rows, now), leadsOf(db, identity.orgId, closed.rows, now)])
       return {
-        open_leads: { leads_count: open.count, open_leads: openLeads, offset: next(open.count) },
-        close_leads: { leads_count: closed.count, close_leads: closeLeads, offset: next(closed.count) },
+        open_leads: { leads_count: open.count, open_leads: openLeads, offset: nextOffset(offset, openLeads.length, open.count) },
+        close_leads: { leads_count: closed.count, close_leads: closeLeads, offset: nextOffset(offset, closeLeads.length, closed.count) },
         totals,
       }
     })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { CLOSED_LEAD_STATUSES, LEAD_RATINGS, LEAD_SOURCES, LEAD_STATUSES } from '../../commands/lead/lead.ts'
-import { UNWORKED_DAYS } from '../../projections/leads.ts'
+import { UNWORKED_DAYS } from '../../projections/lead/leads.ts'
 import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText } from '../kernel/relations.ts'
 import { PageQuery } from '../kernel/schemas/common.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
-import type { NotificationView } from '../../projections/notifications.ts'
+import type { NotificationView } from '../../projections/notification/notifications.ts'
 import { ProfileRef, profileRefs } from '../kernel/relations.ts'
 
 /** A notification as the original answers it (list, and each frame of the live stream). */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { deleteNotification, readAllNotifications, readNotification } from '../../commands/notification/recipient-actions.ts'
-import { listNotifications } from '../../projections/notifications.ts'
+import { listNotifications } from '../../projections/notification/notifications.ts'
 import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { callerOf, settle } from '../kernel/commands.ts'

@@ -7,9 +7,9 @@ import type { PipelineEvent, PipelineState } from '../../commands/pipeline/pipel
 import type { Db } from '../../db/database.ts'
 import { ValidationError } from '../../errors.ts'
 import type { EventStore, RecordedEvent } from '../../eventstore/event-store.ts'
-import { dealAsOf, opportunityViewAsOf } from '../../projections/deal-history.ts'
-import { atOf } from '../../projections/stream-history.ts'
-import type { OpportunityView } from '../../projections/opportunities.ts'
+import { dealAsOf, opportunityViewAsOf } from '../../projections/opportunity/opportunity-history.ts'
+import { atOf } from '../../projections/kernel/stream-history.ts'
+import type { OpportunityView } from '../../projections/opportunity/opportunities.ts'
 
 /**
  * The deal board as it stood at an instant (issue 17): every deal of the organization that existed

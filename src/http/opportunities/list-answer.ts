@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { currencyChoices, leadSourceChoices } from '../../commands/opportunity/enums.ts'
-import type { Totals } from '../../projections/opportunity-queries.ts'
-import { stampedCache } from '../../projections/stamped-cache.ts'
+import type { Totals } from '../../projections/opportunity/queries.ts'
+import { stampedCache } from '../../projections/kernel/stamped-cache.ts'
 import { compileFast } from '../kernel/serializer.ts'
 import { DealList } from './schemas.ts'
 

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { OpportunityEvent, OpportunityState } from '../../commands/opportunity/opportunity.ts'
 import type { Stage } from '../../commands/pipeline/stage-rules.ts'
-import type { OpportunityView } from '../../projections/opportunities.ts'
-import type { CardRow } from '../../projections/opportunity-queries.ts'
+import type { OpportunityView } from '../../projections/opportunity/opportunities.ts'
+import type { CardRow } from '../../projections/opportunity/queries.ts'
 
 /** The deal fields a board card shows (opportunity-views.ts). */
 const CARD_FIELDS = ['name', 'account', 'assigned_to', 'tags', 'currency', 'probability', 'closed_on'] as const

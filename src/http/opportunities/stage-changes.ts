@@ -4,12 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import type { Viewer } from '../../projections/opportunity-queries.ts'
-import { pipelineOf } from '../../projections/pipelines.ts'
-import type { PipelineWithStages } from '../../projections/pipelines.ts'
-import { listStageChanges, stageChangePages, stageMetrics } from '../../projections/stage-change-queries.ts'
-import type { StageChangeFilter } from '../../projections/stage-change-queries.ts'
-import type { StageChangeRow } from '../../projections/stage-changes.ts'
+import type { Viewer } from '../../projections/opportunity/queries.ts'
+import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
+import type { PipelineWithStages } from '../../projections/pipeline/pipelines.ts'
+import { listStageChanges, stageChangePages, stageMetrics } from '../../projections/opportunity/stage-change-queries.ts'
+import type { StageChangeFilter } from '../../projections/opportunity/stage-change-queries.ts'
+import type { StageChangeRow } from '../../projections/opportunity/stage-changes.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
 import { identityOf } from '../kernel/auth.ts'
@@ -83,7 +83,7 @@ const round = (value: number | null, places: number) => (value === null ? null :
 
 /**
  * The stage-change feed (issue 8 §2) in three representations, and per-stage analytics over it,
- * read from the stage_changes projector's ledger (see projections/stage-changes.ts).
+ * read from the stage_changes projector's ledger (see projections/opportunity/stage-changes.ts).
  */
 export function stageChangeRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { leadPipelines } from '../../commands/pipeline/kinds.ts'
-import { countLeads } from '../../projections/leads.ts'
-import { leadPipelineModel } from '../../projections/pipelines.ts'
+import { countLeads } from '../../projections/lead/leads.ts'
+import { leadPipelineModel } from '../../projections/pipeline/pipelines.ts'
 import type { Deps } from '../../deps.ts'
 import { pipelineAdminRoutes } from './pipelines.ts'
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { taskPipelines } from '../../commands/pipeline/kinds.ts'
 import type { Deps } from '../../deps.ts'
-import { taskPipelineModel } from '../../projections/pipelines.ts'
-import { countTasks } from '../../projections/tasks.ts'
+import { taskPipelineModel } from '../../projections/pipeline/pipelines.ts'
+import { countTasks } from '../../projections/task/tasks.ts'
 import { pipelineAdminRoutes } from './pipelines.ts'
 
 /**

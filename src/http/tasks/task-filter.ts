@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Definition } from '../../commands/custom-field/values.ts'
-import type { TaskFilter } from '../../projections/tasks.ts'
+import type { TaskFilter } from '../../projections/task/tasks.ts'
 import { customFieldFilters } from '../kernel/custom-field-filters.ts'
 import { isUuid } from '../kernel/relations.ts'
 import type { TaskFilterQuery } from './schemas.ts'

@@ -1,13 +1,13 @@
 import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
-import { liveContacts } from '../../projections/contacts.ts'
-import { definitionsOf } from '../../projections/custom-fields.ts'
+import { liveContacts } from '../../projections/contact/contacts.ts'
+import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import type { Viewer } from '../../projections/opportunity-queries.ts'
-import { listTasks, parentNames, taskConditions } from '../../projections/tasks.ts'
-import type { TaskFilter, TaskRow } from '../../projections/tasks.ts'
+import type { Viewer } from '../../projections/opportunity/queries.ts'
+import { listTasks, parentNames, taskConditions } from '../../projections/task/tasks.ts'
+import type { TaskFilter, TaskRow } from '../../projections/task/tasks.ts'
 import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
 
 /**

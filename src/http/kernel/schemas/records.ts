@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import type { AccountRow } from '../../../projections/accounts.ts'
-import type { ContactRow } from '../../../projections/contacts.ts'
+import type { AccountRow } from '../../../projections/account/accounts.ts'
+import type { ContactRow } from '../../../projections/contact/contacts.ts'
 import type { Db } from '../../../db/database.ts'
 import { ProfileRef, TagRef, profileRefs, tagRefs } from '../relations.ts'
 

@@ -1,0 +1,124 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import { contactNames, contactStreams } from '../../commands/contact/contact.ts'
+import type { ContactFields } from '../../commands/contact/contact.ts'
+import { containsPattern } from '../../db/like.ts'
+import { dateRange } from '../../db/date-range.ts'
+import { idsAmong } from '../../db/ids-among.ts'
+import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
+import { noteTables } from '../kernel/notes.ts'
+
+/** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
+export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+
+type Tables = { contacts: ContactRow }
+
+/** The contact's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
+export const CONTACT_NOTES = noteTables('contact')
+
+export const contactsProjector = recordProjector({
+  name: 'contacts',
+  // 2: the contact's comments and attachments. 3: the original's professional and address fields, do_not_call, is_active (issue 22).
+  version: 3,
+  table: 'contacts',
+  streams: contactStreams,
+  events: contactNames.events,
+  notes: { prefix: contactNames.notes, tables: CONTACT_NOTES },
+  columns: (table) =>
+    ['last_name', 'email', 'phone', 'title', 'description', 'organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country']
+      .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('first_name', 'text', (c) => c.notNull()))
+      .addColumn('do_not_call', 'boolean', (c) => c.notNull().defaultTo(false))
+      .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(true))
+      .addColumn('account', 'uuid')
+      .addColumn('assigned_to', sql`uuid[]`, (c) => c.notNull())
+      .addColumn('tags', sql`uuid[]`, (c) => c.notNull()),
+  indexes: async (db) => {
+    await sql`CREATE INDEX contacts_org_name ON contacts (org_id, lower(first_name), lower(last_name))`.execute(db)
+    await sql`CREATE INDEX contacts_account ON contacts (account)`.execute(db)
+  },
+})
+
+const readDb = (db: Kysely<any>) => db as Kysely<Tables>
+
+export type ContactListFilter = {
+  limit: number
+  offset: number
+  name?: string
+  search?: string
+  city?: string
+  phone?: string
+  email?: string
+  account?: string[]
+  tags?: string[]
+  assignedTo?: string[]
+  createdFrom?: string
+  createdTo?: string
+  /** Only active (true) or inactive (false) contacts; both when absent. */
+  isActive?: boolean
+}
+
+const byName = (q: any) => q.orderBy(sql`lower(first_name)`).orderBy(sql`lower(coalesce(last_name, ''))`).orderBy('id')
+
+export function listContacts(db: Kysely<any>, orgId: string, filter: ContactListFilter): Promise<{ count: number; rows: ContactRow[] }> {
+  let query = readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false)
+  if (filter.name) {
+    const pattern = containsPattern(filter.name)
+    query = query.where((eb) => eb.or([eb('first_name', 'ilike', pattern), eb('last_name', 'ilike', pattern)]))
+  }
+  if (filter.search) {
+    const pattern = containsPattern(filter.search)
+    query = query.where((eb) => eb.or([eb('first_name', 'ilike', pattern), eb('last_name', 'ilike', pattern), eb('email', 'ilike', pattern), eb('phone', 'ilike', pattern)]))
+  }
+  if (filter.city) query = query.where('city', 'ilike', containsPattern(filter.city))
+  if (filter.phone) query = query.where('phone', 'ilike', containsPattern(filter.phone))
+  if (filter.email) query = query.where('email', 'ilike', containsPattern(filter.email))
+  if (filter.account) query = query.where(filter.account.length ? sql<boolean>`account = any(${sql.val(filter.account)}::uuid[])` : sql<boolean>`false`)
+  if (filter.tags) query = query.where(anyOf('tags', filter.tags))
+  if (filter.assignedTo) query = query.where(anyOf('assigned_to', filter.assignedTo))
+  for (const condition of dateRange(sql.ref('created_at'), 'timestamptz', { from: filter.createdFrom, to: filter.createdTo })) query = query.where(condition)
+  if (filter.isActive !== undefined) query = query.where('is_active', '=', filter.isActive)
+  return fetchPage<ContactRow>(query, filter, byName)
+}
+
+/** How many of the filtered contacts are active and inactive (the filter's own is_active is ignored): what a list holding one half back says it holds back. */
+export async function countContactsByActivity(db: Kysely<any>, orgId: string, filter: ContactListFilter): Promise<{ active: number; inactive: number }> {
+  const [active, inactive] = await Promise.all([true, false].map(async (isActive) => (await listContacts(db, orgId, { ...filter, isActive, limit: 0, offset: 0 })).count))
+  return { active: active!, inactive: inactive! }
+}
+
+/** Other live contacts of the same account, by name (at most `limit`): a contact's colleagues. */
+export function colleaguesOf(db: Kysely<any>, orgId: string, contact: { id: string; account: string | null }, limit: number): Promise<ContactRow[]> {
+  if (!contact.account) return Promise.resolve([])
+  return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', contact.account).where('id', '!=', contact.id).where('is_deleted', '=', false)).limit(limit).execute()
+}
+
+/** Ids and first names of the organization's live contacts, by name: the account form's contact picker. */
+export function contactPicker(db: Kysely<any>, orgId: string): Promise<{ id: string; first_name: string }[]> {
+  return byName(readDb(db).selectFrom('contacts').select(['id', 'first_name']).where('org_id', '=', orgId).where('is_deleted', '=', false)).execute()
+}
+
+/** A live contact of the organization, or undefined: another org's id looks exactly like a missing one. */
+export function contactOf(db: Kysely<any>, orgId: string, id: string): Promise<ContactRow | undefined> {
+  return readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}
+
+/** The live contacts of one account, for the account detail. */
+export function contactsOfAccount(db: Kysely<any>, orgId: string, accountId: string): Promise<ContactRow[]> {
+  return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()
+}
+
+/** The live contacts of the organization carrying a tag, for a tag merge. */
+export const contactsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'contacts', orgId, tagId)
+
+/** Which of these ids are live contacts of the organization: what a deal may point at. */
+export function liveContactIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false), ids)
+}
+
+/** Live contacts of the organization, by name; only those of `ids` when given (a deal's contacts). */
+export function liveContacts(db: Kysely<any>, orgId: string, ids?: readonly string[]): Promise<ContactRow[]> {
+  if (ids && !ids.length) return Promise.resolve([])
+  let query = readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false)
+  if (ids) query = query.where('id', 'in', ids)
+  return byName(query).execute()
+}

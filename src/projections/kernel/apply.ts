@@ -1,0 +1,89 @@
+import { sql } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
+import type { FreshTables } from '../../db/copy-rows.ts'
+import type { Database } from '../../db/database.ts'
+import { START, comparePositions } from '../../eventstore/event-store.ts'
+import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
+import { lockCheckpoints, saveCheckpoints } from './checkpoints.ts'
+import type { Projector } from './projector.ts'
+
+export const LIVE_SCHEMA = 'public'
+
+/** Points unqualified table names at `schema` for the rest of the transaction (rebuilds use a fresh schema). */
+export async function useSchema(trx: Transaction<any>, schema: string): Promise<void> {
+  if (schema !== LIVE_SCHEMA) await sql`SELECT set_config('search_path', ${`${quoteIdent(schema)}, public`}, true)`.execute(trx)
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** `fresh`: only a rebuild's replay into the tables it created (see Projector.applyBatch). */
+export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+  if (projector.applyBatch) return projector.applyBatch(trx, events, fresh)
+  for (const event of events) await projector.apply(trx, event)
+}
+
+export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
+
+/** One projector's share of a page: its events after `expectedFrom`, and where its checkpoint moves (`to`). */
+export type BatchWork = { projector: Projector; expectedFrom: Position; events: readonly RecordedEvent[]; to: Position }
+
+/**
+ * Applies several projectors' shares of one page and moves their checkpoints, all in one
+ * transaction (one commit for every read model an event touches). A projector whose stored
+ * checkpoint is not where this runner believed it was (another runner, or a rebuild swapped
+ * tables in) applies nothing and gets the stored position back, to resume from there.
+ */
+export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[]): Promise<BatchOutcome[]> {
+  return db.transaction().execute(async (trx) => {
+    const stored = await lockCheckpoints(trx, work.map((w) => w.projector.name))
+    const outcomes: BatchOutcome[] = []
+    for (const { projector, expectedFrom, events, to } of work) {
+      const storedPosition = stored.get(projector.name)?.position ?? START
+      if (comparePositions(storedPosition, expectedFrom) !== 0) {
+        outcomes.push({ applied: false, position: storedPosition })
+        continue
+      }
+      await applyEvents(trx, projector, events)
+      outcomes.push({ applied: true, position: to })
+    }
+    const moved = work.filter((_, i) => outcomes[i]!.applied)
+    await saveCheckpoints(trx, moved.map((w) => ({ name: w.projector.name, version: w.projector.version, position: w.to })))
+    return outcomes
+  })
+}
+
+/** Applies one projector's page and moves its checkpoint in the same transaction (see applyBatches). */
+export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position): Promise<BatchOutcome> {
+  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }])
+  return outcome!
+}
+
+/**
+ * Reads pages after `from` until the visible end, handing each to `onPage`; returns the final
+ * position. The next page is read while `onPage` writes the current one (a replay is otherwise a
+ * strict alternation of a read and a write, each leaving the other core idle).
+ */
+export async function drain(
+  store: EventStore,
+  projector: Projector,
+  from: Position,
+  batchSize: number,
+  onPage: (events: RecordedEvent[], to: Position) => Promise<void>,
+): Promise<Position> {
+  const read = (after: Position) => {
+    const page = store.readAll({ after, maxCount: batchSize, eventTypes: projector.eventTypes })
+    // Awaited below; until then a failed read must not count as unhandled (onPage may throw first).
+    page.catch(() => {})
+    return page
+  }
+  let cursor = from
+  let next = read(cursor)
+  for (;;) {
+    const page = await next
+    const advanced = comparePositions(page.scannedTo, cursor) > 0
+    cursor = page.scannedTo
+    if (!page.isEnd) next = read(cursor)
+    if (advanced) await onPage(page.events, page.scannedTo)
+    if (page.isEnd) return cursor
+  }
+}

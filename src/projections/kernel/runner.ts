@@ -1,0 +1,302 @@
+import type { Kysely } from 'kysely'
+import type pg from 'pg'
+import type { Logger } from 'pino'
+import type { Database } from '../../db/database.ts'
+import { ProjectionLagError } from '../../errors.ts'
+import { START, comparePositions, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
+import type { EventStore, Position } from '../../eventstore/event-store.ts'
+import type { Notifications } from '../../eventstore/postgres-notifications.ts'
+import { delay, untilAborted } from '../../eventstore/wakeup.ts'
+import { readCheckpoints } from './checkpoints.ts'
+import { followLog } from './follow.ts'
+import { createLeadership } from './leadership.ts'
+import { assertValidProjectors } from './projector.ts'
+import type { Projector } from './projector.ts'
+import { rebuildProjection } from './rebuild.ts'
+import type { RebuildProgress } from './rebuild.ts'
+
+export type ProjectionRunnerOptions = {
+  db: Kysely<Database>
+  poolOptions: pg.PoolConfig
+  store: EventStore
+  projectors: readonly Projector[]
+  logger: Logger
+  batchSize: number
+  pollMs: number
+  leaderRetryMs: number
+  /**
+   * Checkpoint announcements between processes (a NOTIFY channel): the leader announces each page
+   * it commits, and a process that does not lead reads the checkpoints when told, so its writes
+   * wait as briefly as the leader's. Without it, such a process polls the checkpoint table.
+   */
+  checkpointNotices?: Notifications
+}
+
+export type ProjectionRunner = {
+  readonly projectors: readonly Projector[]
+  readonly isLeader: boolean
+  /** The last error of each projector that is currently failing. */
+  readonly failures: ReadonlyMap<string, string>
+  /**
+   * Projectors whose new version is being built beside the old version's tables, which keep
+   * serving reads meanwhile (blue-green); progress is null where it is not known (a process that
+   * does not lead sees only that the stored version differs).
+   */
+  readonly rebuilds: ReadonlyMap<string, RebuildProgress | null>
+  start(): void
+  stop(): Promise<void>
+  /** Resolves once every projector has processed the log up to `position`; rejects with ProjectionLagError after `timeoutMs`. */
+  waitFor(position: Position, timeoutMs: number): Promise<void>
+  /**
+   * Resolves once every read model's tables exist (each projector has a checkpoint, written with
+   * its tables by whichever process leads); rejects with ProjectionLagError after `timeoutMs`.
+   * Reads wait for it, so a request just after a first start answers rather than failing.
+   */
+  tablesReady(timeoutMs: number): Promise<void>
+}
+
+type Waiter = { position: Position; resolve: () => void }
+
+const FOLLOWER_POLL_MS = 20
+/** With announcements, polling only covers one that was lost (a dropped LISTEN connection). */
+const FOLLOWER_FALLBACK_POLL_MS = 250
+
+export function createProjectionRunner(options: ProjectionRunnerOptions): ProjectionRunner {
+  const { db, store, projectors, logger, batchSize, pollMs, checkpointNotices: notices } = options
+  assertValidProjectors(projectors)
+  const log = logger.child({ component: 'projections' })
+  const leadership = createLeadership(options.poolOptions, options.leaderRetryMs)
+  const reached = new Map<string, Position>()
+  const failures = new Map<string, string>()
+  const waiters = new Set<Waiter>()
+  const stopping = new AbortController()
+  let running: Promise<void> | undefined
+  let followerPoll: NodeJS.Timeout | undefined
+  /** The last position announced to followers as reached by every read model. */
+  let announced: Position | undefined
+
+  const rebuilds = new Map<string, RebuildProgress | null>()
+  const rebuildFailures = new Map<string, unknown>()
+  let rebuildQueue = Promise.resolve()
+
+  // A read model being rebuilt serves its old version's tables as they stand: writes do not wait for
+  // it (they would time out for the whole rebuild), so read-your-writes holds for every other one.
+  const caughtUp = (position: Position) =>
+    projectors.every((p) => {
+      if (rebuilds.has(p.name)) return true
+      const at = reached.get(p.name)
+      return at !== undefined && comparePositions(at, position) >= 0
+    })
+  const settleWaiters = () => {
+    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+  }
+
+  function markReached(name: string, position: Position): void {
+    reached.set(name, position)
+    settleWaiters()
+    // What every read model reflects now, from memory: a projector with nothing to apply saves its
+    // checkpoint only when idle, so the checkpoint table alone would keep a follower waiting for it.
+    // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
+    // Only when that position moved: it moves when the slowest lane does, not at every lane's page
+    // (one create's events pass through every lane; announcing each was ~17 NOTIFYs per create).
+    if (leadership.isLeader && notices) {
+      const all = reachedByAll()
+      if (all && (!announced || comparePositions(all, announced) > 0)) {
+        announced = all
+        notices.appended(formatPosition(all))
+      }
+    }
+  }
+
+  /** The position every projector has reached, or undefined while one has not started. */
+  function reachedByAll(): Position | undefined {
+    let lowest: Position | undefined
+    for (const p of projectors) {
+      if (rebuilds.has(p.name)) continue
+      const at = reached.get(p.name)
+      if (!at) return undefined
+      if (!lowest || comparePositions(at, lowest) < 0) lowest = at
+    }
+    return lowest
+  }
+
+  /** A follower told by the leader that every read model reflects the log up to `position`. */
+  function markAllReached(position: Position): void {
+    for (const p of projectors) {
+      const at = reached.get(p.name)
+      if (!at || comparePositions(at, position) < 0) reached.set(p.name, position)
+    }
+    settleWaiters()
+  }
+
+  async function readReached(): Promise<void> {
+    const checkpoints = await readCheckpoints(db).catch(() => [])
+    for (const c of checkpoints) {
+      const projector = projectors.find((p) => p.name === c.name)
+      if (!projector) continue
+      if (c.version === projector.version) {
+        rebuilds.delete(c.name)
+        markReached(c.name, c.position)
+      } else if (!rebuilds.has(c.name)) rebuilds.set(c.name, null)
+    }
+    settleWaiters()
+  }
+
+  // A process that does not lead learns progress from the checkpoint table, only while someone waits:
+  // when the leader announces a commit, and by polling as the fallback.
+  function followCheckpointsWhileWaiting(): void {
+    if (followerPoll || leadership.isLeader) return
+    const unsubscribe = notices?.subscribe((message) => {
+      const position = message === undefined ? undefined : parsePosition(message)
+      if (position) markAllReached(position)
+      else void readReached()
+    })
+    followerPoll = setInterval(async () => {
+      if (waiters.size === 0 || leadership.isLeader) {
+        clearInterval(followerPoll)
+        followerPoll = undefined
+        unsubscribe?.()
+        return
+      }
+      await readReached()
+    }, notices ? FOLLOWER_FALLBACK_POLL_MS : FOLLOWER_POLL_MS)
+  }
+
+  function waitFor(position: Position, timeoutMs: number): Promise<void> {
+    if (caughtUp(position)) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer)
+          waiters.delete(waiter)
+          resolve()
+        },
+      }
+      const timer = setTimeout(() => {
+        waiters.delete(waiter)
+        reject(new ProjectionLagError(position, timeoutMs))
+      }, timeoutMs)
+      waiters.add(waiter)
+      followCheckpointsWhileWaiting()
+    })
+  }
+
+  /**
+   * Creates a projector's tables on first run. When its version changed, builds the new version
+   * beside the old one's tables (blue-green): answers undefined until the swap, while the old tables
+   * keep serving reads; a failed build is thrown once (followLog backs off) and then started again.
+   */
+  async function prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined> {
+    const { name } = projector
+    const stored = (await readCheckpoints(db)).find((c) => c.name === name)
+    if (stored && stored.version === projector.version) {
+      rebuilds.delete(name)
+      return stored.position
+    }
+    if (!stored) {
+      log.info({ projector: name, to: projector.version }, 'building projection from the log')
+      const result = await rebuildProjection(db, store, projector, batchSize)
+      log.info({ projector: name, events: result.events, ms: result.ms }, 'projection built')
+      return result.position
+    }
+    const failure = rebuildFailures.get(name)
+    if (failure !== undefined) {
+      rebuildFailures.delete(name)
+      throw failure
+    }
+    if (!rebuilds.has(name)) buildBeside(projector, stored.version, signal)
+    return undefined
+  }
+
+  function buildBeside(projector: Projector, from: number, signal: AbortSignal): void {
+    const { name } = projector
+    log.info({ projector: name, from, to: projector.version }, 'building the new version beside the old one, which keeps serving reads')
+    rebuilds.set(name, null)
+    settleWaiters()
+    // One rebuild at a time: each holds a connection for its swap while reading through another.
+    rebuildQueue = rebuildQueue.then(async () => {
+      try {
+        const result = await rebuildProjection(db, store, projector, batchSize, { signal, onProgress: (progress) => rebuilds.set(name, progress) })
+        log.info({ projector: name, events: result.events, ms: result.ms }, 'new version swapped in at the head of the log')
+      } catch (error) {
+        if (!signal.aborted) rebuildFailures.set(name, error)
+      } finally {
+        // Swapped in (or failed): writes wait for this read model again, until its lane has followed the log.
+        rebuilds.delete(name)
+      }
+    })
+  }
+
+  const follow = (signal: AbortSignal) =>
+    followLog(
+      {
+        db,
+        store,
+        projectors,
+        batchSize,
+        pollMs,
+        log,
+        prepare,
+        reached: markReached,
+        failed: (name, error) => failures.set(name, error instanceof Error ? error.message : String(error)),
+        recovered: (name) => failures.delete(name),
+      },
+      signal,
+    )
+
+  async function lead(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      try {
+        await leadership.acquire(stopping.signal)
+      } catch {
+        return
+      }
+      if (stopping.signal.aborted) return
+      log.info('this process now applies the projections')
+      const term = new AbortController()
+      const endTerm = () => term.abort()
+      stopping.signal.addEventListener('abort', endTerm, { once: true })
+      void leadership.lost().then(() => {
+        if (!stopping.signal.aborted) log.warn('lost projection leadership (lock connection closed)')
+        endTerm()
+      })
+      await Promise.all([follow(term.signal), untilAborted(term.signal)])
+      stopping.signal.removeEventListener('abort', endTerm)
+    }
+  }
+
+  let tablesExist = false
+  async function tablesReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!tablesExist) {
+      const names = new Set((await readCheckpoints(db)).map((c) => c.name))
+      tablesExist = projectors.every((p) => names.has(p.name))
+      if (tablesExist) return
+      if (Date.now() >= deadline) throw new ProjectionLagError(START, timeoutMs)
+      await delay(FOLLOWER_POLL_MS)
+    }
+  }
+
+  return {
+    projectors,
+    tablesReady,
+    get isLeader() {
+      return leadership.isLeader
+    },
+    failures,
+    rebuilds,
+    start() {
+      for (const p of projectors) if (!reached.has(p.name)) reached.set(p.name, START)
+      running ??= lead()
+    },
+    async stop() {
+      stopping.abort()
+      clearInterval(followerPoll)
+      await running
+      await rebuildQueue
+      await leadership.release()
+    },
+    waitFor,
+  }
+}

@@ -1,0 +1,201 @@
+import { sql } from 'kysely'
+import type { Kysely, RawBuilder } from 'kysely'
+import { nameBasedId } from '../../commands/name-based-id.ts'
+import { NOTIFICATION_EVENT_TYPES, notificationStreams } from '../../commands/notification/notification.ts'
+import type { NotificationEvent } from '../../commands/notification/notification.ts'
+import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
+import { domainEventOf } from '../../events/versions.ts'
+import type { Projector } from '../kernel/projector.ts'
+import { ENTITY_TYPES, recordLink, recordNameSql } from '../record/record-kinds.ts'
+import type { EntityType } from '../record/record-kinds.ts'
+
+/**
+ * Each member's notifications (issue 19), the original's Notification: what a person must act on.
+ * Read off the log: a record assigned to them (a new assignee of an account, contact, lead or deal,
+ * not the one who assigned it), a comment whose `@name`s named them (resolved when it was written,
+ * in the event), and what the scheduled processes raised on their notification stream (a task due,
+ * a deal turned red). Their own stream's events mark notifications read or deleted.
+ *
+ * A notification read off another stream has an id derived from the event and the recipient, so
+ * applying the event twice inserts nothing and a rebuild gives the same ids the members act on. The
+ * record's name and page are read when listed (record-kinds.ts).
+ */
+export type NotificationRow = {
+  id: string
+  org_id: string
+  recipient_id: string
+  verb: string
+  actor_id: string | null
+  entity_type: string
+  entity_id: string
+  data: Record<string, unknown>
+  read_at: Date | null
+  is_deleted: boolean
+  created_at: Date
+  /** The event that made it: what the live stream sends it under. */
+  position_commit: string
+  position_prepare: string
+}
+
+/** Who each record is assigned to, as far as this read model has seen: a change notifies only the new assignees. */
+type AssigneesRow = { entity_id: string; org_id: string; assigned_to: string[] }
+
+type Tables = { notifications: NotificationRow; notification_assignees: AssigneesRow }
+
+async function createTables(db: Kysely<any>): Promise<void> {
+  await sql`CREATE TABLE notifications (id uuid PRIMARY KEY, org_id uuid NOT NULL, recipient_id uuid NOT NULL, verb text NOT NULL, actor_id uuid, entity_type text NOT NULL,
+    entity_id uuid NOT NULL, data jsonb NOT NULL, read_at timestamptz, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL,
+    position_commit bigint NOT NULL, position_prepare bigint NOT NULL)`.execute(db)
+  await sql`CREATE INDEX notifications_recipient ON notifications (recipient_id, created_at DESC, position_commit DESC, position_prepare DESC) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE TABLE notification_assignees (entity_id uuid PRIMARY KEY, org_id uuid NOT NULL, assigned_to uuid[] NOT NULL)`.execute(db)
+}
+
+/** The record events that can notify someone, per kind: the stored type prefix is the entity type's. */
+const recordEventTypes = ENTITY_TYPES.flatMap((type) => [`${type}Created`, `${type}Updated`, `${type}CommentAdded`])
+
+/** Comment excerpts in a notification are at most this long, as the original's. */
+const EXCERPT_LENGTH = 200
+const excerpt = (text: string) => (text.trim().length <= EXCERPT_LENGTH ? text.trim() : `${text.trim().slice(0, EXCERPT_LENGTH - 1).trimEnd()}…`)
+
+const entityTypeOf = (eventType: string): EntityType | undefined => ENTITY_TYPES.find((type) => eventType.startsWith(type) && /^(Created|Updated|CommentAdded)$/.test(eventType.slice(type.length)))
+
+/**
+ * The assignee list an event sets, if it sets one: creations and the flat updates of accounts and
+ * contacts carry the new list, lead and deal updates `changes.assigned_to.to`.
+ */
+function assignedBy(data: Record<string, unknown>): string[] | undefined {
+  const changes = data.changes as { assigned_to?: { to?: unknown } } | undefined
+  const list = changes ? changes.assigned_to?.to : data.assigned_to
+  return Array.isArray(list) ? list.filter((id): id is string => typeof id === 'string') : undefined
+}
+
+type Derived = Pick<NotificationRow, 'recipient_id' | 'verb' | 'data'>
+
+async function applyRecordEvent(db: Kysely<Tables>, event: RecordedEvent, type: EntityType): Promise<void> {
+  // Stored shapes: upcasting only adds fields read here with a default.
+  const data = (event.data ?? {}) as Record<string, unknown>
+  const entityId = event.streamName.slice(event.streamName.indexOf('-') + 1)
+  const actor = event.metadata.actorId ?? null
+  const verbOf = (what: string) => `${type.toLowerCase()}.${what}`
+  const derived: Derived[] = []
+  let orgId = (event.metadata.orgId ?? data.org_id) as string | undefined
+  if (event.type.endsWith('CommentAdded')) {
+    const mentions = Array.isArray(data.mentions) ? (data.mentions as string[]) : []
+    for (const recipient of mentions) derived.push({ recipient_id: recipient, verb: verbOf('mentioned'), data: { comment_id: data.comment_id, comment_excerpt: excerpt(String(data.comment ?? '')) } })
+  } else {
+    const assigned = assignedBy(data)
+    if (!assigned) return
+    const creation = event.type.endsWith('Created')
+    // A record created with no assignee costs nothing here: no row means no one (most creations, and a replay's bulk).
+    if (creation && !assigned.length) return
+    const before = creation ? undefined : await db.selectFrom('notification_assignees').select(['org_id', 'assigned_to']).where('entity_id', '=', entityId).executeTakeFirst()
+    orgId ??= before?.org_id
+    if (!orgId) return
+    await db.insertInto('notification_assignees').values({ entity_id: entityId, org_id: orgId, assigned_to: assigned }).onConflict((oc) => oc.column('entity_id').doUpdateSet({ assigned_to: assigned })).execute()
+    const previously = new Set(before?.assigned_to ?? [])
+    for (const recipient of new Set(assigned)) if (!previously.has(recipient)) derived.push({ recipient_id: recipient, verb: verbOf('assigned'), data: {} })
+  }
+  const rows = derived
+    .filter((d) => d.recipient_id !== actor)
+    .map((d) => ({ ...d, id: nameBasedId(`notification:${event.id}:${d.recipient_id}`), org_id: orgId!, actor_id: actor, entity_type: type, entity_id: entityId, read_at: null, is_deleted: false, ...placeOf(event) }))
+  if (rows.length && orgId) await db.insertInto('notifications').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute()
+}
+
+const placeOf = (event: RecordedEvent) => ({ created_at: atOf(event), position_commit: event.position.commit.toString(), position_prepare: event.position.prepare.toString() })
+function atOf(event: RecordedEvent): Date {
+  const at = (event.data as { at?: unknown } | null)?.at
+  const date = typeof at === 'string' ? new Date(at) : event.createdAt
+  return Number.isNaN(date.getTime()) ? event.createdAt : date
+}
+
+async function applyNotificationEvent(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void> {
+  const event = domainEventOf<NotificationEvent>(recorded)
+  const recipient = notificationStreams.idOf(recorded.streamName)
+  const mine = db.updateTable('notifications').where('recipient_id', '=', recipient)
+  switch (event.type) {
+    case 'NotificationRaised': {
+      const { notification_id, org_id, verb, entity_type, entity_id, data } = event.data
+      await db
+        .insertInto('notifications')
+        .values({ id: notification_id, org_id, recipient_id: recipient, verb, actor_id: null, entity_type, entity_id, data, read_at: null, is_deleted: false, ...placeOf(recorded) })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute()
+      return
+    }
+    case 'NotificationRead':
+      await mine.set({ read_at: new Date(event.data.at) }).where('id', '=', event.data.notification_id).where('read_at', 'is', null).execute()
+      return
+    case 'NotificationsReadAll':
+      if (event.data.notification_ids.length) await mine.set({ read_at: new Date(event.data.at) }).where('id', 'in', event.data.notification_ids).where('read_at', 'is', null).execute()
+      return
+    case 'NotificationDeleted':
+      await mine.set({ is_deleted: true }).where('id', '=', event.data.notification_id).execute()
+  }
+}
+
+export const notificationsProjector: Projector = {
+  name: 'notifications',
+  version: 1,
+  eventTypes: [...recordEventTypes, ...NOTIFICATION_EVENT_TYPES],
+  tables: ['notifications', 'notification_assignees'],
+  createTables,
+  async apply(trx, event) {
+    const db = trx as unknown as Kysely<Tables>
+    const type = entityTypeOf(event.type)
+    await (type ? applyRecordEvent(db, event, type) : applyNotificationEvent(db, event))
+  },
+}
+
+export type NotificationView = NotificationRow & { entity_name: string | null; link: string }
+
+/** The original's list filters: unread only, and (the web app's poll) only those created after `since`. */
+export type NotificationFilter = { unread: boolean; since?: Date; limit: number }
+
+const live = (recipientId: string) => sql<boolean>`n.recipient_id = ${recipientId} AND NOT n.is_deleted`
+
+async function viewsWhere(db: Kysely<any>, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
+  const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${recordNameSql('n')} AS entity_name FROM notifications n WHERE ${where}
+    ORDER BY n.created_at DESC, n.position_commit DESC, n.position_prepare DESC LIMIT ${limit}`.execute(db)
+  return rows.map((row) => ({ ...row, link: recordLink(row.entity_type, row.entity_id) }))
+}
+
+/**
+ * A member's notifications, newest first, as the original lists them: `count` is the filtered
+ * total (under `since`, how many arrived since), `unread_count` always the member's whole unread
+ * count, so a poll refreshes the bell's badge too.
+ */
+export async function listNotifications(db: Kysely<any>, recipientId: string, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
+  const conditions = [live(recipientId)]
+  if (filter.unread) conditions.push(sql<boolean>`n.read_at IS NULL`)
+  if (filter.since) conditions.push(sql<boolean>`n.created_at > ${filter.since}`)
+  const where = sql.join(conditions, sql` AND `) as RawBuilder<boolean>
+  const [rows, counts] = await Promise.all([
+    viewsWhere(db, where, filter.limit),
+    sql<{ count: number; unread: number }>`SELECT (SELECT count(*)::int FROM notifications n WHERE ${where}) AS count,
+      (SELECT count(*)::int FROM notifications n WHERE ${live(recipientId)} AND n.read_at IS NULL) AS unread`.execute(db),
+  ])
+  return { count: counts.rows[0]!.count, unread_count: counts.rows[0]!.unread, rows }
+}
+
+/** A live notification of the member, or undefined: another member's id looks exactly like a missing one. */
+export function notificationOf(db: Kysely<any>, recipientId: string, id: string): Promise<Pick<NotificationRow, 'id' | 'read_at'> | undefined> {
+  return (db as Kysely<Tables>).selectFrom('notifications').select(['id', 'read_at']).where('recipient_id', '=', recipientId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+}
+
+/** The member's unread notifications created at or before `before`: what "read all" marks. */
+export async function unreadNotificationIds(db: Kysely<any>, recipientId: string, before: Date): Promise<string[]> {
+  const rows = await (db as Kysely<Tables>).selectFrom('notifications').select('id').where('recipient_id', '=', recipientId).where('is_deleted', '=', false).where('read_at', 'is', null).where('created_at', '<=', before).orderBy('created_at').execute()
+  return rows.map((row) => row.id)
+}
+
+/** The member's live notifications made by the event at `position`: what the live stream sends for it. */
+export const notificationsMadeAt = (db: Kysely<any>, recipientId: string, position: Position): Promise<NotificationView[]> =>
+  viewsWhere(db, sql<boolean>`${live(recipientId)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
+
+
+/** Which of these notification ids the read model holds (deleted ones too): causes already raised. */
+export async function knownNotificationIds(db: Kysely<any>, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set()
+  const rows = await (db as Kysely<Tables>).selectFrom('notifications').select('id').where('id', 'in', ids).execute()
+  return new Set(rows.map((row) => row.id))
+}

@@ -1,0 +1,204 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
+import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
+import type { RecordedEvent } from '../../eventstore/event-store.ts'
+import { applyInRuns } from '../kernel/projector.ts'
+import { domainEventOf } from '../../events/versions.ts'
+import type { Projector } from '../kernel/projector.ts'
+
+/**
+ * The stage-change ledger (issue 8 §2, analysts replaying stage changes): one row per entry of a
+ * deal into a stage, keyed by the event id, so applying an event twice inserts nothing the second
+ * time. A deal's creation is its entry into its first stage (`event_type` OpportunityCreated, no
+ * `from_*`); every OpportunityStageChanged is one more row. Each row carries the deal's name,
+ * amount and currency as they were then (after any edit of the same request, which is recorded
+ * before the move), kept per deal in `stage_change_deals`, this projector's own table: a read model
+ * never reads another one's tables while applying, so it rebuilds alone.
+ *
+ * Rows are ordered by the event's global position (`position_commit`, `position_prepare`), the
+ * keyset the streamed feed pages on. A stay in a stage runs from its row to the deal's next row.
+ */
+export type StageChangeRow = {
+  event_id: string
+  position_commit: string
+  position_prepare: string
+  org_id: string
+  deal_id: string
+  event_type: 'OpportunityCreated' | 'OpportunityStageChanged'
+  deal_name: string
+  pipeline_id: string
+  from_pipeline_id: string | null
+  from_stage: string | null
+  from_stage_id: string | null
+  from_kind: string | null
+  to_stage: string
+  to_stage_id: string
+  to_kind: string
+  amount: string | null
+  currency: string | null
+  actor_id: string | null
+  at: Date
+  /** Whole days between the entry into the previous stage and this change; null for a creation. */
+  days_in_previous_stage: number | null
+}
+
+/** A deal as the ledger needs it: what a stage change copies, and when its current stay began. */
+type DealRow = { deal_id: string; org_id: string; name: string; amount: string | null; currency: string | null; stage_entered_at: Date }
+
+type Tables = { stage_changes: StageChangeRow; stage_change_deals: DealRow }
+
+async function createTables(db: Kysely<any>): Promise<void> {
+  await sql`CREATE TABLE stage_change_deals (deal_id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, amount numeric(15, 2), currency text, stage_entered_at timestamptz NOT NULL)`.execute(db)
+  await sql`CREATE TABLE stage_changes (
+    event_id uuid PRIMARY KEY, position_commit bigint NOT NULL, position_prepare bigint NOT NULL, org_id uuid NOT NULL, deal_id uuid NOT NULL, event_type text NOT NULL,
+    deal_name text NOT NULL, pipeline_id uuid NOT NULL, from_pipeline_id uuid, from_stage text, from_stage_id uuid, from_kind text,
+    to_stage text NOT NULL, to_stage_id uuid NOT NULL, to_kind text NOT NULL, amount numeric(15, 2), currency text, actor_id uuid, at timestamptz NOT NULL, days_in_previous_stage integer)`.execute(db)
+  await sql`CREATE INDEX stage_changes_org_position ON stage_changes (org_id, position_commit, position_prepare)`.execute(db)
+  await sql`CREATE INDEX stage_changes_deal_position ON stage_changes (deal_id, position_commit, position_prepare)`.execute(db)
+  await sql`CREATE INDEX stage_changes_pipeline ON stage_changes (pipeline_id, at)`.execute(db)
+}
+
+type Created = Extract<OpportunityEvent, { type: 'OpportunityCreated' }>
+
+const dealOf = (recorded: RecordedEvent, event: Created): DealRow => ({
+  deal_id: opportunityStreams.idOf(recorded.streamName),
+  org_id: event.data.org_id,
+  name: event.data.name,
+  amount: event.data.amount,
+  currency: event.data.currency,
+  stage_entered_at: new Date(event.data.at),
+})
+
+function creationRow(recorded: RecordedEvent, event: Created): StageChangeRow {
+  const { data } = event
+  return {
+    event_id: recorded.id,
+    position_commit: recorded.position.commit.toString(),
+    position_prepare: recorded.position.prepare.toString(),
+    org_id: data.org_id,
+    deal_id: opportunityStreams.idOf(recorded.streamName),
+    event_type: 'OpportunityCreated',
+    deal_name: data.name,
+    pipeline_id: data.pipeline_id,
+    from_pipeline_id: null,
+    from_stage: null,
+    from_stage_id: null,
+    from_kind: null,
+    to_stage: data.stage,
+    to_stage_id: data.stage_id,
+    to_kind: data.stage_kind,
+    amount: data.amount,
+    currency: data.currency,
+    actor_id: data.created_by ?? recorded.metadata.actorId ?? null,
+    at: new Date(data.at),
+    days_in_previous_stage: null,
+  }
+}
+
+/** Runs of creations (a replay, a busy minute): both tables in one statement each. */
+async function applyCreations(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+  const created = run.map((recorded) => ({ recorded, event: domainEventOf<Created>(recorded) }))
+  await db.insertInto('stage_change_deals').values(created.map(({ recorded, event }) => dealOf(recorded, event))).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
+  await db.insertInto('stage_changes').values(created.map(({ recorded, event }) => creationRow(recorded, event))).onConflict((oc) => oc.column('event_id').doNothing()).execute()
+}
+
+const FOLLOWED = new Set<string>(['name', 'amount', 'currency'])
+
+async function apply(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void> {
+  const event = domainEventOf<OpportunityEvent>(recorded)
+  const dealId = opportunityStreams.idOf(recorded.streamName)
+  switch (event.type) {
+    case 'OpportunityCreated':
+      return applyCreations(db, [recorded])
+    case 'OpportunityUpdated': {
+      const changes = Object.fromEntries(Object.entries(event.data.changes).filter(([key]) => FOLLOWED.has(key)).map(([key, change]) => [key, change.to]))
+      if (Object.keys(changes).length) await db.updateTable('stage_change_deals').set(changes).where('deal_id', '=', dealId).execute()
+      return
+    }
+    case 'OpportunityStageChanged': {
+      const { from, to, by, at } = event.data
+      // The row copies the deal as it is now, before its stay is moved on; a replayed event inserts nothing and moves the stay to the same instant.
+      await sql`INSERT INTO stage_changes (event_id, position_commit, position_prepare, org_id, deal_id, event_type, deal_name, pipeline_id, from_pipeline_id, from_stage, from_stage_id, from_kind,
+          to_stage, to_stage_id, to_kind, amount, currency, actor_id, at, days_in_previous_stage)
+        SELECT ${recorded.id}::uuid, ${recorded.position.commit.toString()}::bigint, ${recorded.position.prepare.toString()}::bigint, d.org_id, d.deal_id, 'OpportunityStageChanged',
+          d.name, ${to.pipeline_id}::uuid, ${from.pipeline_id}::uuid, ${from.stage}, ${from.stage_id}::uuid, ${from.stage_kind}, ${to.stage}, ${to.stage_id}::uuid, ${to.stage_kind},
+          d.amount, d.currency, ${by ?? recorded.metadata.actorId ?? null}::uuid, ${at}::timestamptz,
+          greatest(0, floor(extract(epoch FROM ${at}::timestamptz - d.stage_entered_at) / 86400))::integer
+        FROM stage_change_deals d WHERE d.deal_id = ${dealId}
+        ON CONFLICT (event_id) DO NOTHING`.execute(db)
+      await db.updateTable('stage_change_deals').set({ stage_entered_at: new Date(at) }).where('deal_id', '=', dealId).execute()
+      return
+    }
+    default:
+      return
+  }
+}
+
+type Changed = Extract<OpportunityEvent, { type: 'OpportunityUpdated' | 'OpportunityStageChanged' }>
+
+/**
+ * A page's edits and stage changes in two statements, whatever their number (issue 20): the deals
+ * as the ledger holds them (one read), then every stage change's row and each deal's final copy
+ * (one statement). The events are folded here in log order, so each row copies the deal as `apply`
+ * one event at a time would have found it.
+ */
+async function applyChanges(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+  const ids = [...new Set(run.map((e) => opportunityStreams.idOf(e.streamName)))]
+  const { rows } = await sql<Omit<DealRow, 'stage_entered_at'> & { stage_entered_at: string }>`SELECT deal_id, org_id, name, amount::text AS amount, currency, stage_entered_at::text AS stage_entered_at
+    FROM stage_change_deals WHERE deal_id = ANY(${ids}::uuid[])`.execute(db)
+  const deals = new Map(rows.map((row) => [row.deal_id, { ...row }]))
+  const entries: Record<string, unknown>[] = []
+  for (const recorded of run) {
+    const deal = deals.get(opportunityStreams.idOf(recorded.streamName))
+    if (!deal) continue
+    const event = domainEventOf<Changed>(recorded)
+    if (event.type === 'OpportunityUpdated') {
+      for (const [key, change] of Object.entries(event.data.changes)) if (FOLLOWED.has(key)) (deal as Record<string, unknown>)[key] = change.to
+      continue
+    }
+    const { from, to, by, at } = event.data
+    entries.push({
+      event_id: recorded.id, position_commit: recorded.position.commit.toString(), position_prepare: recorded.position.prepare.toString(), org_id: deal.org_id, deal_id: deal.deal_id,
+      deal_name: deal.name, pipeline_id: to.pipeline_id, from_pipeline_id: from.pipeline_id, from_stage: from.stage, from_stage_id: from.stage_id, from_kind: from.stage_kind,
+      to_stage: to.stage, to_stage_id: to.stage_id, to_kind: to.stage_kind, amount: deal.amount, currency: deal.currency, actor_id: by ?? recorded.metadata.actorId ?? null, at,
+      entered_at: deal.stage_entered_at,
+    })
+    deal.stage_entered_at = new Date(at).toISOString()
+  }
+  if (!deals.size) return
+  await sql`WITH entries AS (
+      INSERT INTO stage_changes (event_id, position_commit, position_prepare, org_id, deal_id, event_type, deal_name, pipeline_id, from_pipeline_id, from_stage, from_stage_id, from_kind,
+        to_stage, to_stage_id, to_kind, amount, currency, actor_id, at, days_in_previous_stage)
+      SELECT event_id, position_commit, position_prepare, org_id, deal_id, 'OpportunityStageChanged', deal_name, pipeline_id, from_pipeline_id, from_stage, from_stage_id, from_kind,
+        to_stage, to_stage_id, to_kind, amount, currency, actor_id, at, greatest(0, floor(extract(epoch FROM at - entered_at) / 86400))::integer
+      FROM jsonb_to_recordset(${JSON.stringify(entries)}::jsonb) AS e (event_id uuid, position_commit bigint, position_prepare bigint, org_id uuid, deal_id uuid, deal_name text, pipeline_id uuid,
+        from_pipeline_id uuid, from_stage text, from_stage_id uuid, from_kind text, to_stage text, to_stage_id uuid, to_kind text, amount numeric(15, 2), currency text, actor_id uuid,
+        at timestamptz, entered_at timestamptz)
+      ON CONFLICT (event_id) DO NOTHING)
+    UPDATE stage_change_deals d SET name = v.name, amount = v.amount, currency = v.currency, stage_entered_at = v.stage_entered_at
+    FROM jsonb_to_recordset(${JSON.stringify([...deals.values()])}::jsonb) AS v (deal_id uuid, name text, amount numeric(15, 2), currency text, stage_entered_at timestamptz)
+    WHERE d.deal_id = v.deal_id`.execute(db)
+}
+
+export const stageChangesProjector: Projector = {
+  name: 'stage_changes',
+  version: 1,
+  eventTypes: ['OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged'],
+  tables: ['stage_changes', 'stage_change_deals'],
+  createTables,
+  apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, recorded),
+  // Every event type of this ledger runs together (up to applyInRuns' run size): its creations
+  // first (a deal's changes come after its creation in the log), then its changes.
+  applyBatch: (trx, events) =>
+    applyInRuns(
+      events,
+      (event) => stageChangesProjector.eventTypes.includes(event.type),
+      async (run) => {
+        const created = run.filter((e) => e.type === 'OpportunityCreated')
+        if (created.length) await applyCreations(trx as unknown as Kysely<Tables>, created)
+        if (created.length < run.length) await applyChanges(trx as unknown as Kysely<Tables>, run.filter((e) => e.type !== 'OpportunityCreated'))
+      },
+      (event) => apply(trx as unknown as Kysely<Tables>, event),
+    ),
+}

@@ -1,0 +1,67 @@
+import { sql } from 'kysely'
+import type { Kysely } from 'kysely'
+import { solutionNames, solutionStreams } from '../../commands/solution/solution.ts'
+import type { SolutionFields } from '../../commands/solution/solution.ts'
+import { containsPattern } from '../../db/like.ts'
+import { fetchPage, recordProjector } from '../kernel/records.ts'
+
+/** The solutions read model: one row per solution, soft-deleted rows kept but hidden from every query. */
+export type SolutionRow = SolutionFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+
+type Tables = { solutions: SolutionRow }
+
+export const solutionsProjector = recordProjector({
+  name: 'solutions',
+  version: 1,
+  table: 'solutions',
+  streams: solutionStreams,
+  events: solutionNames.events,
+  columns: (table) =>
+    table
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('description', 'text')
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('is_published', 'boolean', (c) => c.notNull()),
+  indexes: async (db) => {
+    await sql`CREATE INDEX solutions_org_title ON solutions (org_id, lower(title))`.execute(db)
+  },
+})
+
+const readDb = (db: Kysely<any>) => db as Kysely<Tables>
+const live = (db: Kysely<any>, orgId: string) => readDb(db).selectFrom('solutions').where('org_id', '=', orgId).where('is_deleted', '=', false)
+
+export type SolutionListFilter = { limit: number; offset: number; title?: string; search?: string; status?: string; isPublished?: boolean }
+
+/** A page of the organization's solutions, most recently changed first (then by title); unknown status values match nothing. */
+export function listSolutions(db: Kysely<any>, orgId: string, filter: SolutionListFilter): Promise<{ count: number; rows: SolutionRow[] }> {
+  let query = live(db, orgId)
+  if (filter.title) query = query.where('title', 'ilike', containsPattern(filter.title))
+  if (filter.search) {
+    const pattern = containsPattern(filter.search)
+    query = query.where((eb) => eb.or([eb('title', 'ilike', pattern), eb('description', 'ilike', pattern)]))
+  }
+  if (filter.status !== undefined) query = query.where(sql<boolean>`status = ${filter.status}`)
+  if (filter.isPublished !== undefined) query = query.where('is_published', '=', filter.isPublished)
+  return fetchPage<SolutionRow>(query, filter, (q) => q.orderBy('updated_at', 'desc').orderBy(sql`lower(title)`).orderBy('id'))
+}
+
+export type SolutionTotals = { count: number; published: number; draft: number; reviewed: number; approved_unpublished: number }
+
+/** Totals of the whole knowledge base, whatever the filters (where-the-spec-is-silent.md). */
+export async function solutionTotals(db: Kysely<any>, orgId: string): Promise<SolutionTotals> {
+  const row = await live(db, orgId)
+    .select((eb) => [
+      eb.fn.countAll<string>().as('count'),
+      sql<string>`count(*) FILTER (WHERE is_published)`.as('published'),
+      sql<string>`count(*) FILTER (WHERE status = 'draft')`.as('draft'),
+      sql<string>`count(*) FILTER (WHERE status = 'reviewed')`.as('reviewed'),
+      sql<string>`count(*) FILTER (WHERE status = 'approved' AND NOT is_published)`.as('approved_unpublished'),
+    ])
+    .executeTakeFirstOrThrow()
+  return { count: Number(row.count), published: Number(row.published), draft: Number(row.draft), reviewed: Number(row.reviewed), approved_unpublished: Number(row.approved_unpublished) }
+}
+
+/** A live solution of the organization, or undefined: another org's id looks exactly like a missing one. */
+export function solutionOf(db: Kysely<any>, orgId: string, id: string): Promise<SolutionRow | undefined> {
+  return live(db, orgId).selectAll().where('id', '=', id).executeTakeFirst()
+}
