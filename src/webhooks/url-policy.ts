@@ -47,7 +47,7 @@ const BLOCKED = RULES.map((rule) => {
 })
 
 /** The eight 16-bit words of a valid IPv6 address (`::` expanded, a dotted IPv4 tail read as two words). */
-export function ipv6Words(address: string): number[] {
+function ipv6Words(address: string): number[] {
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address)
   const text = dotted ? `${address.slice(0, dotted.index)}${((Number(dotted[1]) << 8) | Number(dotted[2])).toString(16)}:${((Number(dotted[3]) << 8) | Number(dotted[4])).toString(16)}` : address
   const words = (part: string) => (part ? part.split(':').map((word) => parseInt(word, 16)) : [])
