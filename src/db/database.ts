@@ -62,8 +62,6 @@ export interface UsersTable {
   last_name: Generated<string>
   /** Platform-level; granted by the operator's CLI only. */
   is_superuser: Generated<boolean>
-  /** The last interactive sign-in (2026-11-24T03-00-00); null until the first. */
-  last_login: Date | null
   created_at: Generated<Date>
 }
 
@@ -76,6 +74,12 @@ export interface ProfilesTable {
   phone: Generated<string>
   created_at: Generated<Date>
   updated_at: Generated<Date>
+}
+
+/** A membership's last interactive sign-in into its organization (2026-11-26T15-30-00); no row until the first. */
+export interface ProfileSignInsTable {
+  profile_id: string
+  last_login: Date
 }
 
 export interface PersonalAccessTokensTable {
@@ -119,6 +123,7 @@ export interface Database {
   organizations: OrganizationsTable
   users: UsersTable
   profiles: ProfilesTable
+  profile_sign_ins: ProfileSignInsTable
   personal_access_tokens: PersonalAccessTokensTable
   refresh_tokens: RefreshTokensTable
   magic_links: MagicLinksTable

@@ -7,6 +7,7 @@ import { diskFileStore } from '../files/file-store.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
 import { boardRoutes } from './boards/boards.ts'
+import { registerAfterReply } from './kernel/after-reply.ts'
 import { registerBodies } from './kernel/bodies.ts'
 import { registerAuth } from './kernel/auth.ts'
 import { responseSerializerCompiler } from './kernel/serializer.ts'
@@ -90,6 +91,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   echoRequestId(app)
   if (deps.config.env === 'test') checkAnswersAgainstDocument(app)
   registerErrorHandlers(app)
+  registerAfterReply(app)
   await registerSecurity(app, { corsOrigins: deps.config.corsOrigins })
   await registerOpenApi(app)
   await registerJwt(app, deps.config)

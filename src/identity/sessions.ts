@@ -152,13 +152,16 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
     if (token) await revokeFamily(db, token.family_id, clock())
   }
 
-  /** {@link switchTo} for a sign-in proper (a link, a code, Google), which is what the user's `last_login` records. */
+  /**
+   * {@link switchTo} for a sign-in into the subject's organization (a link, a code, Google, a switch
+   * of organization), which is what the membership's `last_login` records.
+   */
   async function signIn(trx: Db, subject: SessionSubject): Promise<SignIn> {
-    await recordSignIn(trx, subject.user_id, clock())
+    await recordSignIn(trx, subject.profile_id, clock())
     return switchTo(trx, subject)
   }
 
-  return { issue, signIn, switchTo, rotate, logout }
+  return { issue, signIn, rotate, logout }
 }
 
 export type Sessions = ReturnType<typeof createSessions>

@@ -17,7 +17,9 @@ function members(db: Db, orgId: string) {
     .selectFrom('profiles as p')
     .innerJoin('users as u', 'u.id', 'p.user_id')
     .innerJoin('organizations as o', 'o.id', 'p.org_id')
-    .select(['p.id', 'p.user_id', 'u.email', 'u.first_name', 'u.last_name', 'u.last_login', 'p.role', 'p.is_active', 'p.phone', 'p.created_at', 'o.id as org_id', 'o.name as org_name'])
+    // The last sign-in into this organization, never the user's sign-ins into another (issue 35).
+    .leftJoin('profile_sign_ins as s', 's.profile_id', 'p.id')
+    .select(['p.id', 'p.user_id', 'u.email', 'u.first_name', 'u.last_name', 's.last_login', 'p.role', 'p.is_active', 'p.phone', 'p.created_at', 'o.id as org_id', 'o.name as org_name'])
     .where('p.org_id', '=', orgId)
 }
 
@@ -99,11 +101,12 @@ export async function addMember(db: Db, orgId: string, input: { email: string; r
 }
 
 /**
- * Records an interactive sign-in of the user (magic link, Google): `last_login`. Called where a
- * sign-in issues its first session, never on a token refresh or a personal access token's use.
+ * Records an interactive sign-in into the profile's organization (magic link, Google, a switch
+ * of organization): its `last_login`. Called where a sign-in issues its first session, never on a
+ * token refresh or a personal access token's use.
  */
-export async function recordSignIn(db: Db, userId: string, at: Date): Promise<void> {
-  await db.updateTable('users').set({ last_login: at }).where('id', '=', userId).execute()
+export async function recordSignIn(db: Db, profileId: string, at: Date): Promise<void> {
+  await db.insertInto('profile_sign_ins').values({ profile_id: profileId, last_login: at }).onConflict((oc) => oc.column('profile_id').doUpdateSet({ last_login: at })).execute()
 }
 
 /** A member's display name: first and last name, or the email when they have none. */

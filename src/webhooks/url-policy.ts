@@ -5,35 +5,75 @@ import type { LookupFunction } from 'node:net'
 /**
  * Where webhooks may POST (SSRF policy): http(s) only, and, unless private targets are allowed
  * (WEBHOOK_ALLOW_PRIVATE), never an address inside the deployment: loopback, private, link-local
- * (cloud metadata services live there), CGNAT, multicast, unspecified or reserved, in IPv4 and IPv6
- * (IPv4-mapped IPv6 addresses count as the IPv4 address they carry). A host name is judged by every
- * address it resolves to, at create/change and again for each connection the delivery makes.
+ * (cloud metadata services live there), CGNAT, multicast, unspecified or reserved, in IPv4 and IPv6.
+ * A host name is judged by every address it resolves to, at create/change and again for each
+ * connection the delivery makes; both go through forbiddenRange, so through the one table below.
  */
-const RANGES: ReadonlyArray<[label: string, ranges: ReadonlyArray<[network: string, prefix: number, family: 'ipv4' | 'ipv6']>]> = [
-  ['unspecified', [['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']]],
-  ['loopback', [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]],
-  ['private', [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']]],
-  ['link-local', [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']]],
-  ['CGNAT', [['100.64.0.0', 10, 'ipv4']]],
-  ['multicast', [['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']]],
-  // IETF protocol assignments, benchmarking, 240/4 and broadcast; deprecated site-local and
-  // IPv4-compatible IPv6 (::a.b.c.d), which can carry a loopback or private IPv4 address.
-  ['reserved', [['192.0.0.0', 24, 'ipv4'], ['198.18.0.0', 15, 'ipv4'], ['240.0.0.0', 4, 'ipv4'], ['fec0::', 10, 'ipv6'], ['::', 96, 'ipv6']]],
+type Subnet = readonly [network: string, prefix: number, family: 'ipv4' | 'ipv6']
+/** The IPv4 addresses an IPv6 address of the range carries, from its eight 16-bit words. */
+type Carried = (words: readonly number[]) => string[]
+/** Refused outright, or (with `carries`) refused when an IPv4 address it carries is. */
+type Rule = { label: string; subnets: readonly Subnet[]; carries?: Carried }
+
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+const lastTwoWords: Carried = (w) => [ipv4Of(w[6]!, w[7]!)]
+
+const RULES: readonly Rule[] = [
+  // IPv6 forms that carry an IPv4 address, judged by the address they carry (issue 35): a NAT64
+  // gateway, a 6to4 relay or a Teredo relay on the way delivers to that IPv4 address.
+  { label: 'IPv4-mapped', subnets: [['::ffff:0:0', 96, 'ipv6']], carries: lastTwoWords },
+  { label: 'SIIT', subnets: [['::ffff:0:0:0', 96, 'ipv6']], carries: lastTwoWords },
+  { label: 'NAT64', subnets: [['64:ff9b::', 96, 'ipv6']], carries: lastTwoWords },
+  { label: '6to4', subnets: [['2002::', 16, 'ipv6']], carries: (w) => [ipv4Of(w[1]!, w[2]!)] },
+  // Teredo: the server's address, and the client's with every bit flipped (RFC 4380 §4).
+  { label: 'Teredo', subnets: [['2001::', 32, 'ipv6']], carries: (w) => [ipv4Of(w[2]!, w[3]!), ipv4Of(~w[6]! & 0xffff, ~w[7]! & 0xffff)] },
+  { label: 'unspecified', subnets: [['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']] },
+  { label: 'loopback', subnets: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']] },
+  { label: 'private', subnets: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']] },
+  { label: 'link-local', subnets: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']] },
+  { label: 'CGNAT', subnets: [['100.64.0.0', 10, 'ipv4']] },
+  { label: 'multicast', subnets: [['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']] },
+  // IETF protocol assignments, benchmarking, 240/4 and broadcast; deprecated site-local; the
+  // deprecated IPv4-compatible IPv6 (::a.b.c.d), whatever it carries; and the local-use NAT64
+  // prefix (RFC 8215), which exists only inside an operator's network and whose IPv4 address sits
+  // where the operator's prefix length puts it, so it cannot be read out.
+  { label: 'reserved', subnets: [['192.0.0.0', 24, 'ipv4'], ['198.18.0.0', 15, 'ipv4'], ['240.0.0.0', 4, 'ipv4'], ['fec0::', 10, 'ipv6'], ['::', 96, 'ipv6'], ['64:ff9b:1::', 48, 'ipv6']] },
 ]
 
-const BLOCKED = RANGES.map(([label, ranges]) => {
+const BLOCKED = RULES.map((rule) => {
   const list = new BlockList()
-  for (const [network, prefix, family] of ranges) list.addSubnet(network, prefix, family)
-  return [label, list] as const
+  for (const [network, prefix, family] of rule.subnets) list.addSubnet(network, prefix, family)
+  return { ...rule, list }
 })
 
-/** The kind of non-public address `address` is (an IPv4-mapped IPv6 one judged as its IPv4), or null for a public one. */
+/** The eight 16-bit words of a valid IPv6 address (`::` expanded, a dotted IPv4 tail read as two words). */
+function ipv6Words(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address)
+  const text = dotted ? `${address.slice(0, dotted.index)}${((Number(dotted[1]) << 8) | Number(dotted[2])).toString(16)}:${((Number(dotted[3]) << 8) | Number(dotted[4])).toString(16)}` : address
+  const words = (part: string) => (part ? part.split(':').map((word) => parseInt(word, 16)) : [])
+  const [head = '', tail] = text.split('::')
+  if (tail === undefined) return words(head)
+  const [before, after] = [words(head), words(tail)]
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after]
+}
+
+/**
+ * The kind of non-public address `address` is, or null for a public one. An IPv6 form that carries
+ * an IPv4 address is as refused as that address: `NAT64-carried loopback` (an IPv4-mapped one reads
+ * as its IPv4 address's kind alone, as the socket would connect to that address itself).
+ */
 export function forbiddenRange(address: string): string | null {
   const bare = address.replace(/%.*$/, '')
   const family = isIP(bare)
   if (family === 0) return 'not an IP address'
-  // BlockList matches ::ffff:a.b.c.d against the IPv4 rules itself (Node ≥ 20).
-  for (const [label, list] of BLOCKED) if (list.check(bare, family === 4 ? 'ipv4' : 'ipv6')) return label
+  for (const { label, list, carries } of BLOCKED) {
+    // An IPv4 address is never judged by the carrying forms (BlockList matches it against ::ffff:0:0/96).
+    if (carries && family === 4) continue
+    if (!list.check(bare, family === 4 ? 'ipv4' : 'ipv6')) continue
+    if (!carries) return label
+    const carried = carries(ipv6Words(bare)).map(forbiddenRange).find((kind) => kind !== null)
+    if (carried) return label === 'IPv4-mapped' ? carried : `${label}-carried ${carried}`
+  }
   return null
 }
 

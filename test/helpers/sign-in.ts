@@ -22,11 +22,17 @@ export function lastMailTo(mail: LogTransport, email: string): MailMessage {
   return message
 }
 
-/** Signs in through the real magic-link routes (request, then the mailed code). */
-export async function signIn(app: FastifyInstance, mail: LogTransport, email: string, orgId?: string): Promise<TokenPair> {
+/** Asks for a sign-in link and answers the mail it sends: the link is made and mailed after the answer, so this waits for that work. */
+export async function requestSignInMail(app: FastifyInstance, mail: LogTransport, email: string): Promise<MailMessage> {
   const requested = await app.inject({ method: 'POST', url: '/api/auth/magic-link/request/', payload: { email } })
   if (requested.statusCode !== 200) throw new Error(`magic-link request: ${requested.statusCode} ${requested.body}`)
-  const { code } = secretsOf(lastMailTo(mail, email))
+  await app.afterReply.settled()
+  return lastMailTo(mail, email)
+}
+
+/** Signs in through the real magic-link routes (request, then the mailed code). */
+export async function signIn(app: FastifyInstance, mail: LogTransport, email: string, orgId?: string): Promise<TokenPair> {
+  const { code } = secretsOf(await requestSignInMail(app, mail, email))
   const verified = await app.inject({ method: 'POST', url: '/api/auth/magic-link/verify-code/', payload: { email, code, ...(orgId && { org_id: orgId }) } })
   if (verified.statusCode !== 200) throw new Error(`magic-link verify-code: ${verified.statusCode} ${verified.body}`)
   return verified.json()

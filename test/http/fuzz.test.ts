@@ -15,7 +15,7 @@ t.setTimeout(480_000)
 
 /**
  * Bad input against every built route of the OpenAPI document: generated bodies (from each
- * route's JSON schema, mutated), query strings and path ids. Never a 5xx; every 4xx in the error
+ * route's JSON schema, mutated, or bodies whose encoding is broken), query strings and path ids. Never a 5xx; every 4xx in the error
  * shape `{error: true, errors}`; a rejected request appends no event. FUZZ_RUNS sets the depth
  * (runs per route; default 25) and FUZZ_SEED replays a failure.
  */
@@ -76,6 +76,28 @@ function bodyFor(schema: JsonSchema, ids: string[]): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 6, arbitrary: model }, { weight: 2, arbitrary: withExtra }, { weight: 1, arbitrary: anything })
 }
 
+/** A request body as sent: JSON text, or raw bytes under a content type of their own. */
+type Sent = { json: unknown } | { raw: string; contentType: string }
+
+/**
+ * Bodies whose encoding is broken rather than their values, each sent to every write route (as the
+ * property's first examples) and mixed into its runs: the parsers in front of the schema must
+ * answer 400 (or 415), never 500 (issue 35: busboy throws on a multipart type without boundary).
+ */
+const MALFORMED_BODIES: Sent[] = [
+  { contentType: 'multipart/form-data', raw: 'name=x' },
+  { contentType: 'multipart/form-data; charset=utf-8', raw: '' },
+  { contentType: 'multipart/form-data; boundary=', raw: '--\r\n' },
+  { contentType: 'multipart/form-data; boundary=xyz', raw: '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nunterminated' },
+  { contentType: 'multipart/form-data; boundary=xyz', raw: '--xyz\r\nno header at all\r\n\r\nx\r\n--xyz--\r\n' },
+  { contentType: 'application/x-www-form-urlencoded', raw: '%%%=%zz&name=%E0%A4%A' },
+  { contentType: 'application/json', raw: '{"name": ' },
+  { contentType: 'application/json; charset=utf-16', raw: '{}' },
+  { contentType: 'text/plain', raw: 'name=x' },
+]
+const sentBody = (schema: JsonSchema, ids: string[]): fc.Arbitrary<Sent> =>
+  fc.oneof({ weight: 9, arbitrary: bodyFor(schema, ids).map((json): Sent => ({ json })) }, { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_BODIES) })
+
 const pathId = (ids: string[]) => fc.oneof(fc.constantFrom(...ids), fc.uuid(), nasty, fc.string({ maxLength: 30 }), fc.constant('x'.repeat(2000)))
 
 t.test('bad input on every route of the schema: never a 5xx, always the error shape, no change when rejected', async (t) => {
@@ -104,19 +126,19 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
   let cases = 0
 
   /** One request; a 5xx or a 4xx out of shape is recorded with the request and the logged stack. */
-  const probe = async (op: Operation, url: string, headers: Headers, payload?: unknown) => {
+  const probe = async (op: Operation, url: string, headers: Headers, body?: Sent) => {
     cases++
     const before = await eventCount(database.db)
     errors.length = 0
     let res
     try {
-      res = await app.inject({ method: op.method, url, headers, ...(payload !== undefined && { payload: JSON.stringify(payload), headers: { ...headers, 'content-type': 'application/json' } }) })
+      res = await app.inject({ method: op.method, url, headers, ...(body && { payload: 'raw' in body ? body.raw : JSON.stringify(body.json), headers: { ...headers, 'content-type': 'raw' in body ? body.contentType : 'application/json' } }) })
     } catch (error) {
       // A generated id no client could put in a URL (a lone surrogate): the test's injector refuses it, the server never sees it.
       if (error instanceof URIError) return true
       throw error
     }
-    const request = `${op.method} ${url.slice(0, 200)} ${payload === undefined ? '' : JSON.stringify(payload).slice(0, 300)}`
+    const request = `${op.method} ${url.slice(0, 200)} ${body === undefined ? '' : 'raw' in body ? `(${body.contentType}) ${body.raw}` : JSON.stringify(body.json).slice(0, 300)}`
     // 501: documented for features switched off by configuration (Google sign-in without GOOGLE_CLIENT_ID).
     if (res.statusCode >= 500 && !(res.statusCode === 501 && op.responses.includes('501'))) {
       fail(op, String(res.statusCode), `${res.statusCode} on ${request}\n${res.body.slice(0, 200)}\n${errors.join('').slice(0, 3000)}`)
@@ -137,8 +159,8 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
     }
     return true
   }
-  const check = async (label: string, property: fc.IAsyncProperty<[unknown]> | fc.IAsyncProperty<[string]>) => {
-    const result = await fc.check(property as fc.IAsyncProperty<[unknown]>, { numRuns: RUNS, seed: SEED, endOnFailure: true })
+  const check = async (label: string, property: fc.IAsyncProperty<[unknown]> | fc.IAsyncProperty<[string]> | fc.IAsyncProperty<[Sent]>, examples: [unknown][] = []) => {
+    const result = await fc.check(property as fc.IAsyncProperty<[unknown]>, { numRuns: RUNS + examples.length, seed: SEED, endOnFailure: true, examples })
     // A property that threw (not one of the findings recorded above) must fail the test too.
     if (result.failed && !failures.length) failures.push(`${label}: ${String(result.errorInstance ?? 'failed')} (seed ${result.seed}, counterexample ${JSON.stringify(result.counterexample)?.slice(0, 300)})`)
     if (result.failed) t.comment(`${label}: failed with seed ${result.seed} (replay with FUZZ_SEED)`)
@@ -147,7 +169,7 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
   const writes = operations.filter((op) => ['POST', 'PUT', 'PATCH'].includes(op.method) && op.body)
   for (const op of writes) {
     const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, op.path.includes('/pipelines/') ? pipeline.id : op.path.includes('/stages/') ? pipeline.stages[1].id : op.path.includes('/comment/') ? comment : op.path.includes('/user/') ? alice.profileId : op.path.includes('/org/') ? acme.orgId : op.path.includes('/tags/') ? tag : op.path.includes('/teams/') ? team : op.path.includes('/contacts/') ? contact : op.path.includes('/accounts/') ? account : deal])))
-    await check(`body ${describe(op)}`, fc.asyncProperty(bodyFor(op.body!, ids), (body) => probe(op, url, A, body)))
+    await check(`body ${describe(op)}`, fc.asyncProperty(sentBody(op.body!, ids), (body) => probe(op, url, A, body)), MALFORMED_BODIES.map((body) => [body]))
   }
 
   const lists = operations.filter((op) => op.method === 'GET' && op.pathParams.length === 0 && op.path.startsWith('/api/'))
@@ -170,7 +192,7 @@ t.test('bad input on every route of the schema: never a 5xx, always the error sh
     await check(
       `path ${describe(op)}`,
       // An id with a lone surrogate cannot be written in a URL at all (encodeURIComponent refuses it): no client can send it.
-      fc.asyncProperty(idArb.filter(urlSafe), (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? sampleOf(op.body) : undefined)),
+      fc.asyncProperty(idArb.filter(urlSafe), (id) => probe(op, fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, id]))), alice.headers, op.body ? { json: sampleOf(op.body) } : undefined)),
     )
   }
 

@@ -6,7 +6,7 @@ import { REDOC_CSP } from '../../src/http/kernel/security.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { silentLogger } from '../helpers/runner.ts'
-import { lastMailTo, secretsOf, signIn } from '../helpers/sign-in.ts'
+import { requestSignInMail, secretsOf, signIn } from '../helpers/sign-in.ts'
 
 const cspOf = (headers: Record<string, unknown>) => String(headers['content-security-policy'] ?? '')
 const directive = (csp: string, name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? ''
@@ -113,8 +113,7 @@ t.test('no secret sent in a body (refresh token, magic-link token and code) reac
   const next = refreshed.json()
   await app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: { refresh_token: pair.refresh_token } })
   await app.inject({ method: 'POST', url: '/api/auth/logout/', headers: { authorization: `Bearer ${next.access_token}` }, payload: { refresh_token: next.refresh_token } })
-  await app.inject({ method: 'POST', url: '/api/auth/magic-link/request/', payload: { email: acme.admin.email } })
-  const link = secretsOf(lastMailTo(mail, acme.admin.email))
+  const link = secretsOf(await requestSignInMail(app, mail, acme.admin.email))
   await app.inject({ method: 'POST', url: '/api/auth/magic-link/verify/', payload: { token: link.token } })
   t.ok(lines.length > 5, `captured ${lines.length} log lines`)
   const log = lines.join('')

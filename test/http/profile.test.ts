@@ -61,7 +61,7 @@ t.test('own profile', async (t) => {
     t.equal(team.statusCode, 201, team.body)
     await app.inject({ method: 'POST', url: '/api/teams/', headers: acme.admin.headers, payload: { name: 'Others', users: [] } })
     const at = new Date('2026-11-20T08:00:00Z')
-    await recordSignIn(db, alice.userId, at)
+    await recordSignIn(db, alice.profileId, at)
     const own = (await app.inject({ url: '/api/profile/', headers: alice.headers })).json().user_obj
     t.same(own.teams, ['Support'])
     t.equal(own.user_details.last_login, at.toISOString())

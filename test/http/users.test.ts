@@ -3,6 +3,7 @@ import t from 'tap'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { recordSignIn } from '../../src/identity/users.ts'
+import { bearer, givenSignInWorld, signIn } from '../helpers/sign-in.ts'
 
 t.test('users and members', async (t) => {
   const { app, database } = await buildTestApp(t)
@@ -269,7 +270,7 @@ t.test("the web app's team page (issue 22): last_login, active_token_count, memb
   const dave = await acme.addMember('dave@acme.test')
   const gina = await globex.addMember('gina@globex.test')
   const signedIn = new Date('2026-11-21T07:30:00Z')
-  await recordSignIn(db, carol.userId, signedIn)
+  await recordSignIn(db, carol.profileId, signedIn)
   const token = async (member: { headers: Record<string, string> }, payload: object) => {
     const res = await app.inject({ method: 'POST', url: '/api/profile/tokens/', headers: member.headers, payload })
     t.equal(res.statusCode, 201, res.body)
@@ -300,4 +301,39 @@ t.test("the web app's team page (issue 22): last_login, active_token_count, memb
   t.equal((await app.inject({ method: 'DELETE', url: `/api/user/${gina.userId}/`, headers: acme.admin.headers })).statusCode, 404)
   t.equal((await app.inject({ method: 'DELETE', url: `/api/user/${carol.userId}/`, headers: acme.admin.headers })).statusCode, 200, 'DELETE by user id too')
   t.match(await db.selectFrom('profiles').selectAll().where('id', '=', carol.profileId).executeTakeFirstOrThrow(), { is_active: false })
+})
+
+t.test('sign-in times are per organization (issue 35): a list shows the last sign-in into that organization, never elsewhere', async (t) => {
+  const { app, mail, clock, acme, beta, alice } = await givenSignInWorld(t)
+  const at = (minutes: number) => (clock.now = new Date(Date.UTC(2026, 10, 22, 9, minutes)))
+  /** Alice's last_login as the organization's admin sees it in the users list (either section) and in her detail. */
+  const seenBy = async (org: typeof acme) => {
+    const list = (await app.inject({ url: '/api/users/?email=alice', headers: org.admin.headers })).json()
+    const [row] = [...list.active_users.active_users, ...list.inactive_users.inactive_users]
+    const detail = (await app.inject({ url: `/api/user/${row.user_details.id}/`, headers: org.admin.headers })).json()
+    t.equal(detail.profile_obj.user_details.last_login, row.user_details.last_login, 'the detail says the same')
+    return row.user_details.last_login
+  }
+
+  at(1)
+  const inAcme = await signIn(app, mail, alice.email, acme.orgId)
+  t.same([await seenBy(acme), await seenBy(beta)], [at(1).toISOString(), null], 'a sign-in into Acme shows in Acme only')
+  at(2)
+  const inBeta = await signIn(app, mail, alice.email, beta.orgId)
+  t.same([await seenBy(acme), await seenBy(beta)], [at(1).toISOString(), at(2).toISOString()], 'a sign-in into Beta does not move Acme\'s time')
+  t.equal((await app.inject({ url: '/api/profile/', headers: bearer(inBeta) })).json().user_obj.user_details.last_login, at(2).toISOString(), 'her own profile shows the time of its organization too')
+
+  at(3)
+  const switched = await app.inject({ method: 'POST', url: '/api/auth/switch-org/', headers: bearer(inBeta), payload: { org_id: acme.orgId } })
+  t.equal(switched.statusCode, 200, switched.body)
+  t.same([await seenBy(acme), await seenBy(beta)], [at(3).toISOString(), at(2).toISOString()], 'switching into Acme is a sign-in into Acme')
+  at(4)
+  t.equal((await app.inject({ method: 'POST', url: '/api/auth/refresh-token/', payload: { refresh_token: inAcme.refresh_token } })).statusCode, 200)
+  t.equal(await seenBy(acme), at(3).toISOString(), 'a token refresh is no sign-in')
+
+  // Deleted (deactivated) in Acme: listed among the inactive members with its last sign-in into Acme, which no longer moves.
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/user/${alice.profileId}/`, headers: acme.admin.headers })).statusCode, 200)
+  at(5)
+  await signIn(app, mail, alice.email, beta.orgId)
+  t.same([await seenBy(acme), await seenBy(beta)], [at(3).toISOString(), at(5).toISOString()], 'her sign-ins into Beta never show in Acme')
 })

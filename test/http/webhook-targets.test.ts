@@ -33,6 +33,8 @@ t.test('webhook targets: SSRF policy (WEBHOOK_ALLOW_PRIVATE off, the default)', 
       'http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://[::ffff:a9fe:a9fe]/x', 'http://2130706433/x',
       'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.0.1/', 'http://[fd00::1]/', 'http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/',
       'http://100.64.1.1/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://0.0.0.0/', 'http://[::]/',
+      // IPv6 forms carrying a loopback or metadata IPv4 address (issue 35): NAT64, 6to4, SIIT, Teredo.
+      'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/', 'http://[2002:7f00:1::]/', 'http://[::ffff:0:7f00:1]/', 'http://[2001:0:a9fe:a9fe::1]/',
     ]
     for (const url of refused) {
       const res = await hooks.create(admin, { url })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ForbiddenTargetError, forbiddenRange, guardedLookup, refusedWebhookUrl } from '../../src/webhooks/url-policy.ts'
+import { ForbiddenTargetError, assertLiteralAllowed, forbiddenRange, guardedLookup, refusedWebhookUrl } from '../../src/webhooks/url-policy.ts'
 import type { ResolvedAddress, Resolver } from '../../src/webhooks/url-policy.ts'
 
 const v4 = (address: string): ResolvedAddress => ({ address, family: 4 })
@@ -14,6 +14,20 @@ const lookupOnce = (resolver: Resolver, allowPrivate: boolean, all = true) =>
     guardedLookup({ allowPrivate, resolve: resolver })('hooks.example.com', { all }, (error, result, family) => resolve({ error, result: all ? result : { address: result, family } })),
   )
 
+/**
+ * IPv6 forms carrying a loopback, private or metadata IPv4 address (issue 35): a NAT64 gateway, a
+ * 6to4 or Teredo relay on the network would deliver to that address. URL normalizes each form.
+ */
+const CARRYING: Array<[address: string, kind: string]> = [
+  ['64:ff9b::7f00:1', 'NAT64-carried loopback'], ['64:ff9b::a9fe:a9fe', 'NAT64-carried link-local'], ['64:ff9b::a00:1', 'NAT64-carried private'],
+  ['2002:7f00:1::', '6to4-carried loopback'], ['2002:a9fe:a9fe::1', '6to4-carried link-local'], ['2002:c0a8:101::', '6to4-carried private'],
+  ['::ffff:0:7f00:1', 'SIIT-carried loopback'], ['::ffff:0:a9fe:a9fe', 'SIIT-carried link-local'],
+  ['::ffff:7f00:1', 'loopback'], ['::ffff:a9fe:a9fe', 'link-local'],
+  ['::7f00:1', 'reserved'], ['::a9fe:a9fe', 'reserved'],
+  ['2001:0:7f00:1::1', 'Teredo-carried loopback'], ['2001:0:808:808::80ff:fffe', 'Teredo-carried loopback'], ['2001:0:808:808::5601:5601', 'Teredo-carried link-local'],
+  ['64:ff9b:1::7f00:1', 'reserved'],
+]
+
 t.test('forbiddenRange', async (t) => {
   const cases: Array<[string, string | null]> = [
     ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'], ['::1', 'loopback'],
@@ -26,8 +40,28 @@ t.test('forbiddenRange', async (t) => {
     ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['::ffff:10.0.0.1', 'private'], ['::ffff:169.254.169.254', 'link-local'], ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local'],
     ['93.184.216.34', null], ['8.8.8.8', null], ['172.32.0.1', null], ['100.128.0.1', null], ['2606:2800:220:1:248:1893:25c8:1946', null], ['::ffff:8.8.8.8', null],
     ['example.com', 'not an IP address'],
+    // IPv6 forms that carry an IPv4 address are judged by it; public ones pass.
+    ['64:ff9b::808:808', null], ['2002:808:808::1', null], ['::ffff:0:808:808', null], ['2001:0:808:808::f7f7:f7f7', null],
+    ['64:ff9b:1::808:808', 'reserved'],
   ]
   for (const [address, expected] of cases) t.equal(forbiddenRange(address), expected, `${address}: ${expected ?? 'public'}`)
+  for (const [address, expected] of CARRYING) t.equal(forbiddenRange(address), expected, `${address}: ${expected}`)
+})
+
+t.test('IPv6 forms carrying a non-public IPv4 address: refused at create and at delivery alike', async (t) => {
+  const policy = { allowPrivate: false, resolve: dns([v4('93.184.216.34')]) }
+  for (const [address, kind] of CARRYING) {
+    const url = `http://[${address}]/latest/meta-data/`
+    const expected = `${address} is a ${kind} address; webhook targets must be public`
+    t.equal(await refusedWebhookUrl(url, policy), expected, `create: ${url}`)
+    t.throws(() => assertLiteralAllowed(new URL(url), policy), new ForbiddenTargetError(expected), `delivery to the literal: ${url}`)
+    const { error } = await lookupOnce(dns([v4('93.184.216.34'), v6(address)]), false)
+    t.equal(error?.message, `hooks.example.com resolves to ${address}, a ${kind} address; webhook targets must be public`, `delivery to a name resolving to ${address}`)
+    t.equal(await refusedWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolve: dns([v6(address)]) }), `hooks.example.com resolves to ${address}, a ${kind} address; webhook targets must be public`, `create: a name resolving to ${address}`)
+  }
+  t.doesNotThrow(() => assertLiteralAllowed(new URL('http://[64:ff9b::808:808]/'), policy), 'a NAT64 form of a public address is delivered to')
+  t.equal((await lookupOnce(dns([v6('2002:808:808::1')]), false)).error, null, 'so is a 6to4 one')
+  t.doesNotThrow(() => assertLiteralAllowed(new URL('http://[64:ff9b::7f00:1]/'), { ...policy, allowPrivate: true }), 'WEBHOOK_ALLOW_PRIVATE')
 })
 
 t.test('refusedWebhookUrl: the check at create and change', async (t) => {

@@ -71,7 +71,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
           summary: 'A new token pair for another organization of the caller',
           description:
             'Needs an interactive sign-in. The caller must have an active profile in an active organization `org_id` (403 otherwise). ' +
-            'Starts a new sign-in (refresh-token family). `refresh`, when given and one of the caller\'s, is the token being replaced: its sign-in ends ' +
+            'Starts a new sign-in (refresh-token family), recorded as the profile\'s `last_login` in that organization. `refresh`, when given and one of the caller\'s, is the token being replaced: its sign-in ends ' +
             'in the same transaction; otherwise the current sign-in stays valid until logged out. Answers the pair, `current_org`, `user` and `profile`.',
           body: z.object({ org_id: z.uuid(), refresh: z.string().min(1).max(200).optional() }),
           response: { 200: SignIn, 400: ErrorBody, ...authErrors },
@@ -82,7 +82,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncZod {
         const subject = await signInSubject(deps.db, userId, request.body.org_id)
         const { refresh } = request.body
         if (refresh) await sessions.logout(refresh, userId)
-        return sessions.switchTo(deps.db, subject)
+        return sessions.signIn(deps.db, subject)
       },
     )
   }

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { DomainError } from '../../errors.ts'
@@ -40,16 +39,20 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
         schema: {
           tags: ['auth'],
           summary: 'Mail a sign-in link and code',
-          description: `Always the same answer, whether or not the address belongs to a user with an active profile; only then is mail sent. A new request does not cancel earlier links, but only the newest code is accepted.${rateNote}`,
+          description: `Always the same answer, in the same time, whether or not the address belongs to a user with an active profile: the address is looked up, and mail sent only to such a user, after the answer. A new request does not cancel earlier links, but only the newest code is accepted.${rateNote}`,
           body: z.object({ email: Email }),
           response: { 200: Message, 400: ErrorBody, ...limitedErrors },
         },
       },
       async (request) => {
         const to = mail()
-        const link = await links.create(request.body.email)
-        // Not awaited: an SMTP round trip only for known addresses would tell them apart by timing.
-        if (link) void deliver(to, link, deps.config.magicLinkBaseUrl, request.log)
+        const { email } = request.body
+        // After the answer: looking the address up, storing a link and mailing it take longer for an
+        // address with an account than for a stranger, and the answer's timing would tell them apart.
+        app.afterReply.run(request.log, 'sign-in link request', async () => {
+          const link = await links.create(email)
+          if (link) await deliver(to, link, deps.config.magicLinkBaseUrl)
+        })
         return { error: false as const, message: SENT }
       },
     )
@@ -93,7 +96,7 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 }
 
-async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string, log: FastifyBaseLogger): Promise<void> {
+async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string): Promise<void> {
   const url = new URL(baseUrl)
   url.searchParams.set('token', link.token)
   const text = [
@@ -103,9 +106,5 @@ async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: st
     '',
     `The link and the code work once and expire in ${MAGIC_LINK_TTL_MINUTES} minutes. If you did not ask to sign in, ignore this message.`,
   ].join('\n')
-  try {
-    await transport.send({ to: link.email, subject: 'Your sign-in link', text })
-  } catch (error) {
-    log.error({ err: error }, 'could not send the sign-in mail')
-  }
+  await transport.send({ to: link.email, subject: 'Your sign-in link', text })
 }

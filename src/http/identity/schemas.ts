@@ -17,7 +17,7 @@ export const Profile = z
         first_name: z.string(),
         last_name: z.string(),
         name: z.string().describe('First and last name; empty when the user has none'),
-        last_login: z.string().nullable().describe('When the user last signed in interactively (magic link or Google); null if never'),
+        last_login: z.string().nullable().describe('When the user last signed in interactively (magic link, Google, a switch of organization) into this organization; null if never. Sign-ins into other organizations do not show'),
       })
       .describe('The user behind the profile; email and name are shared by every organization the user belongs to'),
     role: RoleEnum,

@@ -88,7 +88,8 @@ export function usersRoutes({ db, clock }: Deps): FastifyPluginAsyncZod {
           summary: 'Add a user to the organization (admins)',
           description:
             'Creates the user when no user has this email (compared case-insensitively across the whole service) and gives them a profile here. ' +
-            'A user who already has a profile in this organization, active or not, is refused with 400 on `email`.',
+            'A user who already has a profile in this organization, active or not, is refused with 400 on `email`. ' +
+            'A user of another organization is given a profile here at once (an invitation they accept is decided but not built: docs/api-guide.md).',
           body: CreateUser,
           response: { 200: Created, 400: ErrorBody, ...authErrors },
         },

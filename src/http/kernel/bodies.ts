@@ -22,6 +22,10 @@ const genuineUploads = new WeakSet<object>()
 
 export const isUploadedFile = (value: unknown): value is UploadedFile => typeof value === 'object' && value !== null && genuineUploads.has(value)
 
+/** A multipart/form-data Content-Type without its required boundary (RFC 7578 §4.1): no part of the body can be found. */
+export const lacksBoundary = (contentType: string | undefined): boolean =>
+  contentType !== undefined && /^\s*multipart\/form-data\s*(;|$)/i.test(contentType) && !/;\s*boundary\s*=\s*("[^"]+"|[^";\s]+)/i.test(contentType)
+
 const hasNul = (text: string) => text.includes('\u0000')
 /** A UTF-16 surrogate without its pair: no Unicode character, and PostgreSQL's JSON refuses its escape. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -43,6 +47,10 @@ function holds(value: unknown, bad: (text: string) => boolean, depth = 0): boole
 export async function registerBodies(app: FastifyInstance, limits: BodyLimits): Promise<void> {
   await mkdir(limits.uploadDir, { recursive: true })
   await app.register(fastifyFormbody)
+  // Checked before the multipart parser runs: its busboy throws a plain Error (a 500) on such a header.
+  app.addHook('preParsing', async (request) => {
+    if (lacksBoundary(request.headers['content-type'])) throw new ValidationError('Malformed multipart/form-data body: the Content-Type header names no boundary')
+  })
   await app.register(fastifyMultipart, {
     attachFieldsToBody: 'keyValues',
     limits: { fileSize: limits.maxFileBytes, files: 5, fields: 200, fieldSize: 1024 * 1024 },

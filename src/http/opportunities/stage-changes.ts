@@ -18,6 +18,7 @@ import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { AnalyticsQuery, Funnel, FunnelItem, StageChangeList, StageChangeQuery, StageDurationItem, StageDurations } from './stage-change-schemas.ts'
 import type { StageChangeItem, StageMetrics } from './stage-change-schemas.ts'
 import { callerOf } from '../kernel/commands.ts'
+import { csvLine } from '../kernel/csv.ts'
 
 const TAGS = ['opportunities']
 const PAGE_SIZE = 1000
@@ -62,15 +63,6 @@ export const CSV_COLUMNS = [
   'position', 'event_type', 'deal_id', 'deal_name', 'pipeline_id', 'from_pipeline_id', 'from_stage', 'from_stage_id', 'from_kind',
   'to_stage', 'to_stage_id', 'to_kind', 'amount', 'currency', 'actor_id', 'at', 'days_in_previous_stage',
 ] as const
-
-/** RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled; null is empty. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return ''
-  const text = String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
-
-const csvLine = (values: readonly (string | number | null)[]) => `${values.map(csvField).join(',')}\r\n`
 
 const csvRow = (item: Item) => csvLine(CSV_COLUMNS.map((column) => (column === 'actor_id' ? (item.actor?.id ?? null) : item[column])))
 
@@ -127,7 +119,7 @@ export function stageChangeRoutes(deps: Deps): FastifyPluginAsyncZod {
       schema: {
         tags: TAGS,
         summary: 'Every stage change of the organization\'s deals, oldest first (creation included as the entry into the first stage)',
-        description: 'Representations by Accept: JSON (default) pages by limit (default 10) and offset; `application/x-ndjson` streams one JSON object per line and `text/csv` streams CSV with a header row, both the whole filtered set (limit/offset ignored), read in pages of 1000 by log position. A non-admin sees only deals they created or are assigned to (as of now); deleted deals are left out. Malformed filter values match nothing; blank ones are no filter.',
+        description: 'Representations by Accept: JSON (default) pages by limit (default 10) and offset; `application/x-ndjson` streams one JSON object per line and `text/csv` streams CSV with a header row (a cell that could start a spreadsheet formula is prefixed with `\'`), both the whole filtered set (limit/offset ignored), read in pages of 1000 by log position. A non-admin sees only deals they created or are assigned to (as of now); deleted deals are left out. Malformed filter values match nothing; blank ones are no filter.',
         querystring: StageChangeQuery,
         response: { 200: StageChangeList, ...authErrors },
       },
