@@ -1,26 +1,38 @@
 /**
- * `npm test`: runs the whole tap suite against DATABASE_URL, or, when it is unset, against one
- * embedded PostgreSQL started here for the whole run (under .data/test, apart from the dev cluster).
- * A second run started meanwhile attaches to that cluster and leaves it to the run that started it.
- * Each test file then creates its own fresh database on that server (test/helpers/db.ts).
+ * `npm test`: runs the whole tap suite against DATABASE_URL, or, when it is unset, against embedded
+ * PostgreSQL clusters started here for the whole run (under .data/test, apart from the dev cluster).
+ * A second run started meanwhile attaches to those clusters and leaves them to the run that started them.
+ * Each test file then creates its own fresh database on its cluster (test/helpers/db.ts).
+ *
+ * Files run in parallel (tap's default on a 2-core machine is one at a time), one embedded cluster
+ * per tap job: PostgreSQL's snapshot horizon is cluster-wide, so a file that holds a transaction
+ * open on purpose (the event store's visibility tests, crash tests) would otherwise stall the
+ * read-your-writes waits of every file running beside it. Against one given server (DATABASE_URL)
+ * the files share that horizon, so they run one at a time unless --jobs says otherwise.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 
 const log = { info: (m: string) => console.error(`[test] ${m}`), debug: () => {} }
-const cluster = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(resolve('.data/test'), 0, log, { owner: false, durable: false })
-const databaseUrl = process.env.DATABASE_URL ?? cluster!.url
-log.info(`tests use PostgreSQL at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}`)
+const args = process.argv.slice(2)
+const jobsGiven = args.some((a) => /^(-j|--jobs)/.test(a))
+// The suite waits on PostgreSQL, timers and child servers more than on this process: twice the cores keeps them busy.
+const jobs = process.env.DATABASE_URL ? 1 : Math.min(8, Math.max(2, 2 * availableParallelism()))
+const clusters = process.env.DATABASE_URL
+  ? []
+  : await Promise.all(Array.from({ length: jobs }, (_, job) => startEmbeddedPostgres(resolve(`.data/test/job-${job}`), 0, log, { owner: false, durable: false })))
+const databaseUrls = process.env.DATABASE_URL ? [process.env.DATABASE_URL] : clusters.map((c) => c.url)
+log.info(`tests use PostgreSQL at ${databaseUrls.map((url) => url.replace(/:[^:@/]*@/, ':***@')).join(', ')}${jobsGiven ? '' : `, ${jobs} files at a time`}`)
 
 // Each test process appends how many answers it checked against the OpenAPI document (kernel/document-conformance.ts).
 const answerCounts = await mkdtemp(join(tmpdir(), 'crm-answers-'))
 const started = Date.now()
-const tap = spawn('npx', ['tap', ...process.argv.slice(2)], {
+const tap = spawn('npx', ['tap', ...(jobsGiven ? [] : [`--jobs=${jobs}`]), ...args], {
   stdio: ['inherit', 'pipe', 'inherit'],
-  env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'test', ANSWER_COUNT_DIR: answerCounts },
+  env: { ...process.env, DATABASE_URL: databaseUrls[0], TEST_DATABASE_URLS: databaseUrls.join(' '), NODE_ENV: 'test', ANSWER_COUNT_DIR: answerCounts },
 })
 // tap's own summary is `# { total: N, pass: N, fail: N }`; CI reads the plain `N passed, N failed` line.
 let summary: Record<string, number> | undefined
@@ -44,5 +56,5 @@ if (summary) {
   const skipped = (summary.skip ?? 0) + (summary.todo ?? 0)
   console.log(`${summary.pass ?? 0} passed, ${summary.fail ?? 0} failed${skipped ? `, ${skipped} skipped` : ''}`)
 }
-await cluster?.stop()
+await Promise.all(clusters.map((c) => c.stop()))
 process.exit(code)

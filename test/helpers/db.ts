@@ -10,8 +10,10 @@ import { onTeardown } from './cleanup.ts'
 
 export type TestDatabase = { url: string; name: string; pool: pg.Pool; db: Db }
 
+/** The server of this file's tap job (test/run.ts starts one embedded cluster per job), else DATABASE_URL. */
 export function serverUrl(): string {
-  const url = process.env.DATABASE_URL
+  const perJob = process.env.TEST_DATABASE_URLS?.split(' ').filter(Boolean) ?? []
+  const url = perJob.length ? perJob[Number(process.env.TAP_JOB_ID ?? 0) % perJob.length] : process.env.DATABASE_URL
   if (!url) throw new Error('Expected DATABASE_URL: run the suite with `npm test`, which starts an embedded PostgreSQL when it is unset')
   return url
 }
