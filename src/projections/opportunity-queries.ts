@@ -5,6 +5,8 @@ import { isIsoDate } from '../db/date-range.ts'
 import { containsPattern } from '../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from './records.ts'
+import { visibleSql } from '../visibility/policy.ts'
+import type { Viewer } from '../visibility/policy.ts'
 import type { Timed } from './stamped-cache.ts'
 
 /**
@@ -34,8 +36,8 @@ export type DealFilter = {
   customFields?: CustomValues | null
 }
 
-/** Who is asking: a non-admin sees only deals they created or are assigned to (§4.3), in rows, counts and totals. */
-export type Viewer = { orgId: string; profileId: string | null; isAdmin: boolean }
+/** Who is asking: they see the deals the visibility policy shows them (§4.3), in rows, counts and totals. */
+export type { Viewer }
 
 const NOTHING = sql<boolean>`false`
 const isDecimal = (v: string) => /^-?\d{1,15}(\.\d{1,10})?$/.test(v)
@@ -92,8 +94,7 @@ const uncached: Memo = async (_part, load) => (await load()).value
 
 function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
   const conditions: (RawBuilder<boolean> | undefined)[] = [sql`o.org_id = ${viewer.orgId}`, sql`NOT o.is_deleted`]
-  // `assigned_to && {me}` is `me = ANY(assigned_to)` in the form the GIN index on assigned_to answers.
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql`(o.created_by = ${viewer.profileId} OR ${anyOf('o.assigned_to', [viewer.profileId])})`)
+  conditions.push(visibleSql('Opportunity', viewer, 'o'))
   for (const text of [filter.name, filter.search]) if (text) conditions.push(sql`o.name ILIKE ${containsPattern(text)}`)
   // Case-sensitive contains (§4.3): `stage=CLOSED` matches CLOSED_WON and CLOSED_LOST, `stage=closed` neither.
   if (filter.stage) conditions.push(sql`strpos(o.stage, ${filter.stage}) > 0`)

@@ -10,6 +10,7 @@ import { containsPattern } from '../db/like.ts'
 import { applyNoteEvent, createNoteTables, liveNote, noteTables } from './notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow } from './notes.ts'
 import type { Viewer } from './opportunity-queries.ts'
+import { visibleSql } from '../visibility/policy.ts'
 import { domainEventOf } from './projector.ts'
 import type { Projector } from './projector.ts'
 import { anyOf, liveRecordsTagged } from './records.ts'
@@ -145,7 +146,7 @@ const contains = (text: string) => sql<boolean>`t.title ILIKE ${containsPattern(
 /** The viewer's tasks (an admin sees the organization's, a member those they created or are assigned to), then each filter given. */
 export function taskConditions(viewer: Viewer, filter: TaskFilter): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [sql`t.org_id = ${viewer.orgId}`, sql`NOT t.is_deleted`]
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? sql`false` : sql`(t.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(t.assigned_to))`)
+  conditions.push(visibleSql('Task', viewer, 't'))
   for (const text of [filter.title, filter.search]) if (text) conditions.push(contains(text))
   if (filter.status) conditions.push(sql`t.status = ANY(${filter.status}::text[])`)
   if (filter.priority !== undefined) conditions.push(sql`t.priority = ${filter.priority}`)

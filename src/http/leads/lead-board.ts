@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { leadDecider, leadStreams, LEAD_STATUSES, CLOSED_LEAD_STATUSES } from '../../commands/lead/lead.ts'
 import { placeBetween } from '../../commands/opportunity/placement.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import { leadPipelines } from '../../commands/pipeline/kinds.ts'
 import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
@@ -77,7 +77,7 @@ export function leadBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
         stage_kind: stage?.kind ?? null,
         days_in_stage: days,
         aging_status: stage ? agingStatus(stage.kind, days, stage) : null,
-        can_move: mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
+        can_move: mayAccess('Lead', { createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
       }
     })
   }
