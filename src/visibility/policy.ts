@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
+import { isAdmin } from '../identity/identity.ts'
+import type { Identity } from '../identity/identity.ts'
 
 /**
  * Who may see a record: the one declaration every read path and every reference check derives
@@ -45,6 +47,9 @@ export const RECORD_VISIBILITY: Readonly<Record<VisibleKind, Readonly<Record<Cal
   Solution: { admin: 'all', member: 'all', apiKey: 'all' },
   Task: { admin: 'all', member: 'involved', apiKey: 'none' },
 }
+
+/** The caller of a request as the policy sees them: every read path takes its viewer from here. */
+export const viewerOfIdentity = (identity: Identity): Viewer => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) })
 
 export const callerKindOf = (seer: Seer): CallerKind => (seer.isAdmin ? 'admin' : seer.profileId === null ? 'apiKey' : 'member')
 

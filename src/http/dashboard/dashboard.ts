@@ -1,17 +1,14 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/aging.ts'
 import { recentActivity } from '../../projections/dashboard-activity.ts'
 import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
-import type { Viewer } from '../../projections/opportunity-queries.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { Activity, activityBody } from '../activities/activity-views.ts'
 import { addDays, dateIn, monthOf, moneyLine, weekday } from './dashboard-views.ts'
@@ -89,11 +86,6 @@ const Today = z.object({
   later: z.array(z.object({ id: z.string().describe('`deal-<id>` or `task-<id>`'), day: z.string().describe('Short weekday'), title: z.string(), meta: z.string() })).describe("Open deals expected to close (closed_on) and open tasks due from tomorrow to seven days ahead, in the organization's time zone; at most six, soonest first"),
   ...Coverage,
 })
-
-const viewerOf = (request: FastifyRequest): Viewer => {
-  const identity = identityOf(request)
-  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
-}
 
 const QUEUE_LIMIT = 8
 const SOURCE_LIMIT = 25

@@ -7,7 +7,7 @@ import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
 import { START, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { readCheckpoints } from '../../projections/checkpoints.ts'
 import { notificationsMadeAt, notificationsProjector } from '../../projections/notifications.ts'
@@ -189,8 +189,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
     }
 
     const watcherOf = (request: FastifyRequest): DealWatcher => {
-      const identity = identityOf(request)
-      return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
+      return viewerOfIdentity(identityOf(request))
     }
 
     app.get('/api/events/', { schema: { tags: ['events'], summary: "The organization's events in commit order (admins)", description: 'Follow `next` as `after` to see every event exactly once, even while writers commit out of order. Admins only: it shows every change, whoever may see the record.', querystring: FeedQuery, response: { 200: Feed, 400: ErrorBody, ...authErrors } } }, async (request) => {

@@ -6,7 +6,7 @@ import { placeBetween } from '../../commands/opportunity/placement.ts'
 import { mayAccess } from '../../visibility/policy.ts'
 import { leadPipelines } from '../../commands/pipeline/kinds.ts'
 import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { agingStatus, daysSince } from '../../projections/aging.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
 import { inColumns } from '../../projections/board.ts'
@@ -114,7 +114,7 @@ export function leadBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { pipeline: defaultPipeline } = await defaults(request)
       const pipeline = given === undefined ? (query.mode === 'status' ? null : defaultPipeline) : await orNotFound(pipelineOf(db, identity.orgId, given))
       const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
-      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
+      const conditions = leadConditions(viewerOfIdentity(identity), leadFilterOf(query, definitions))
       // Leads never moved show on the default pipeline's board only.
       const onBoard = pipeline && stageColumn(pipeline.is_default ? inboxOf(pipeline) : null)
       const stages = new Map((await listPipelines(db, identity.orgId)).flatMap((p) => p.stages.map((s) => [s.id, s] as const)))

@@ -16,7 +16,8 @@ import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { TaskBoard, TaskBoardQuery, TaskMoveAnswer, TaskMoveBody } from './schemas.ts'
 import { filterOf } from './task-filter.ts'
-import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf } from './task-views.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 
 const TAGS = ['tasks']
 /** As on the deal and lead boards: each column shows at most this many cards; task_count still counts them all. */

@@ -3,8 +3,6 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
 import { liveContacts } from '../../projections/contacts.ts'
 import { definitionsOf } from '../../projections/custom-fields.ts'
-import type { Identity } from '../../identity/identity.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import type { Viewer } from '../../projections/opportunity-queries.ts'
 import { listTasks, parentNames, taskConditions } from '../../projections/tasks.ts'
 import type { TaskFilter, TaskRow } from '../../projections/tasks.ts'
@@ -112,6 +110,3 @@ export async function taskLinks(db: Db, viewer: Viewer, link: NonNullable<TaskFi
   const { rows } = await listTasks(db, taskConditions(viewer, { parents: link }), { limit, offset: 0 })
   return rows.map(({ id, title, status, priority, due_date }) => ({ id, title, status, priority, due_date }))
 }
-
-/** The caller as the task list's visibility sees them. */
-export const viewerOfIdentity = (identity: Identity): Viewer => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) })

@@ -26,7 +26,8 @@ import { taskBoardRoutes } from './task-board.ts'
 import { filterOf } from './task-filter.ts'
 import { taskHistoryRoutes, taskRowThen } from './task-history.ts'
 import { taskNoteRoutes } from './task-notes.ts'
-import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf } from './task-views.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 
 const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
