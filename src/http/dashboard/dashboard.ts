@@ -131,7 +131,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
           other_currency_count: money.other_currency_count,
         },
         hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
-        tasks: await tasksOf(db, viewer.orgId, upcoming.rows, today),
+        tasks: await tasksOf(db, viewer, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({
           id: goal.id,

@@ -226,7 +226,8 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
     })
 
     app.get('/api/stream/notifications/', { exposeHeadRoute: false, schema: { tags: ['notifications'], summary: "The caller's new notifications, live", description: `\`notification\` frames, each a notification as GET /api/notifications/ lists it, once that list holds it; id: the position of the event that made it. Not in the spec's route index: the live counterpart of the list, which the web app polls. Without a resume point, starts at what the list holds now. The organization API key has no notifications: its stream stays quiet. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
-      const { orgId, profileId } = identityOf(request)
+      const viewer = viewerOfIdentity(identityOf(request))
+      const { orgId, profileId } = viewer
       const start = resumePosition(request.headers['last-event-id'], request.query.after) ?? (await readCheckpoints(db)).find((c) => c.name === notificationsProjector.name)?.position ?? START
       const stream = openSse(reply, closing.signal)
       await run(request, stream, start, async () => {
@@ -238,7 +239,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
         for await (const event of store.subscribeToAll({ after: start, eventTypes: notificationsProjector.eventTypes, signal: stream.signal })) {
           if (event.metadata.orgId != null && event.metadata.orgId !== orgId) continue
           if (!(await applied(event.position, stream.signal))) return
-          const made = await notificationsMadeAt(db, profileId, event.position)
+          const made = await notificationsMadeAt(db, { ...viewer, profileId }, event.position)
           for (const notification of await notificationBodies(db, orgId, made)) {
             if (!(await stream.send({ event: 'notification', id: formatPosition(event.position), data: notification }))) return
           }

@@ -10,7 +10,7 @@ import { taskPipelineModel } from '../../projections/pipelines.ts'
 import type { PipelineStageRow } from '../../projections/pipelines.ts'
 import { TASK_BOARD, taskConditions, taskStageColumn, taskStatusColumn } from '../../projections/tasks.ts'
 import type { TaskRow } from '../../projections/tasks.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { identityOf, viewerOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
@@ -52,7 +52,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const column = pipeline ? taskStageColumn : taskStatusColumn
       if (pipeline) conditions.push(inColumns(column, columns.map((c) => c.key)))
       const { rows, counts } = await boardCards<TaskRow>(db, TASK_BOARD, conditions, column, columns.map((c) => c.key), CARDS_PER_COLUMN)
-      const cards = await tasksOf(db, identity.orgId, rows, todayOf(clock()))
+      const cards = await tasksOf(db, viewerOfIdentity(identity), rows, todayOf(clock()))
       return {
         mode: pipeline ? ('pipeline' as const) : ('status' as const),
         pipeline: pipeline && { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default },
@@ -67,7 +67,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       await moveTask(deps, callerOf(request), request.params.id, { stageId: stage_id, status, kanbanOrder: kanban_order, aboveId: above_task_id, belowId: below_task_id }, commands.session)
       await commands.settle()
       const row = await visibleTask(db, callerOf(request), request.params.id)
-      const [task] = await tasksOf(db, identityOf(request).orgId, [row], todayOf(clock()))
+      const [task] = await tasksOf(db, viewerOf(request), [row], todayOf(clock()))
       return { error: false as const, message: 'Task moved successfully', task: task! }
     })
   }

@@ -52,10 +52,14 @@ const DAY_MS = 86_400_000
 /** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
 export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
 
-/** Task rows as response bodies; what they point at (and the active custom fields) is fetched once for the whole batch. `today`: YYYY-MM-DD. */
-export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
+/**
+ * Task rows as response bodies; what they point at (and the active custom fields) is fetched once
+ * for the whole batch. A parent the viewer may not see shows as none, as an unknown one would. `today`: YYYY-MM-DD.
+ */
+export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
+  const { orgId } = viewer
   const [parents, teams, tags, profiles, contacts, definitions] = await Promise.all([
-    parentNames(db, orgId, rows),
+    parentNames(db, viewer, rows),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),

@@ -76,7 +76,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         slim ? undefined : liveAccounts(db, identity.orgId),
         slim ? undefined : liveContacts(db, identity.orgId),
       ])
-      const tasks = await tasksOf(db, identity.orgId, rows, todayOf(now))
+      const tasks = await tasksOf(db, viewerOfIdentity(identity), rows, todayOf(now))
       return {
         count,
         offset,
@@ -107,7 +107,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const current = await visibleTask(db, callerOf(request), request.params.id)
       const asOf = request.query.as_of
       const row = asOf ? await orNotFound(taskRowThen(deps.store, identity.orgId, current.id, asOf)) : current
-      const [[task], notes, users, definitions] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity), activeTaskFields(db, identity.orgId)])
+      const [[task], notes, users, definitions] = await Promise.all([tasksOf(db, viewerOfIdentity(identity), [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity), activeTaskFields(db, identity.orgId)])
       return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })), custom_field_definitions: definitions.map(fieldBody) }
     })
 
