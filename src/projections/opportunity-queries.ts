@@ -5,7 +5,7 @@ import { isIsoDate } from '../db/date-range.ts'
 import { containsPattern } from '../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from './records.ts'
-import { visibleSql } from '../visibility/policy.ts'
+import { ruleFor, visibleSql } from '../visibility/policy.ts'
 import type { Viewer } from '../visibility/policy.ts'
 import type { Timed } from './stamped-cache.ts'
 
@@ -55,8 +55,9 @@ const nextDay = (date: string) => (isIsoDate(date) ? new Date(Date.parse(`${date
 
 /**
  * The filtered set a request reads: its SQL conditions; whether the rollups (deal_totals) can
- * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline and
- * open=true; the text of a stage filter, which the live read model narrows by index (liveConditions);
+ * answer counts and sums instead of a scan: a viewer who sees every deal (visibility/policy.ts:
+ * an admin) with no filter but, at most, the pipeline and open=true; the text of a stage filter,
+ * which the live read model narrows by index (liveConditions);
  * and whether the set itself depends on `now` (rotten=true), so no part of it may be kept.
  */
 export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: Rollup | null; stage: { orgId: string; text: string } | null; clocked: boolean }
@@ -65,7 +66,7 @@ type Rollup = { orgId: string; pipelines: string[] | undefined; openOnly: boolea
 export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
   const { pipeline, open, customFields, ...rest } = filter
   const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || customFields !== undefined
-  const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
+  const rollup = ruleFor('Opportunity', viewer) === 'all' && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
   return { conditions: dealConditions(viewer, filter, now), now, rollup, stage: filter.stage ? { orgId: viewer.orgId, text: filter.stage } : null, clocked: filter.rotten === true }
 }
 
