@@ -72,7 +72,7 @@ const AccountList = pageOf(AccountRecord)
 const AccountDetail = z.object({
   account_obj: AccountRecord,
   contacts: z.array(ContactRecord).describe("The account's contacts"),
-  opportunities: z.array(DealSummary).describe("The account's deals, newest first"),
+  opportunities: z.array(DealSummary).describe("The account's deals the caller may see, newest first"),
   opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
   invoices: z.array(z.object({ id: z.uuid() })).describe('Always empty until invoices exist'),

@@ -40,7 +40,7 @@ export const Rollups = z
     open_tickets: z.number().int().describe('Open cases: 0 until cases exist'),
     first_won_on: z.string().nullable().describe('Close date of the first deal won (YYYY-MM-DD)'),
   })
-  .describe('Computed at read time from the deals; amounts of every currency added together, as the original does')
+  .describe('Computed at read time from the deals the caller may see; amounts of every currency added together, as the original does')
 
 /** An account as the account routes answer it: today's fields, its assignees and tags as objects, the original's business fields and the rollups. */
 export const AccountRecord = Account.extend({

@@ -83,7 +83,7 @@ const ContactDetail = z.object({
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
   address_obj: z.object({ address_line: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postcode: z.string().nullable(), country: z.string().nullable() }),
-  opportunities: z.array(DealRef).describe('Deals naming the contact, newest first (at most 10)'),
+  opportunities: z.array(DealRef).describe('Deals naming the contact that the caller may see, newest first (at most 10)'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
   tasks: z.array(TaskLink).describe('The newest tasks linked to this contact that the caller may open (at most 20)'),
   colleagues: z.array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), title: z.string() })).describe('Other contacts of the same account, by name (at most 8)'),

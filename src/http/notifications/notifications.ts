@@ -32,7 +32,7 @@ const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 export function notificationRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
-    app.get('/api/notifications/', { schema: { tags: TAGS, summary: "The caller's notifications, newest first, with their unread count", description: 'A record assigned to the caller (by someone else), a comment mentioning them (`@` and the part of their email before the @), a task of theirs due today or overdue, a deal of theirs that turned red (§3.2). `GET /api/stream/notifications/` sends new ones live.', querystring: ListQuery, response: { 200: List, 400: ErrorBody, ...authErrors } } }, async (request) => {
+    app.get('/api/notifications/', { schema: { tags: TAGS, summary: "The caller's notifications, newest first, with their unread count", description: 'A record assigned to the caller (by someone else), a comment mentioning them (`@` and the part of their email before the @), a task of theirs due today or overdue, a deal of theirs that turned red (§3.2). Only those about records the caller may see now are listed and counted. `GET /api/stream/notifications/` sends new ones live.', querystring: ListQuery, response: { 200: List, 400: ErrorBody, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const { orgId, profileId } = viewer
       if (profileId === null) return { count: 0, unread_count: 0, results: [] }

@@ -24,7 +24,7 @@ export const Task = z.object({
   due_date: z.string().nullable().describe('YYYY-MM-DD'),
   description: z.string().nullable(),
   account: Ref.nullable(),
-  opportunity: Ref.nullable(),
+  opportunity: Ref.nullable().describe('Null also when the caller may not see the deal, as for the lead'),
   case: Ref.nullable().describe('Always null: cases are not built yet'),
   lead: Ref.nullable(),
   contacts: z.array(ContactRef),
