@@ -118,7 +118,8 @@ t.test('/api/accounts/ as the web app reads it', async (t) => {
 
   t.test('rollups and the detail come from the deals of the account', async (t) => {
     const deal = async (payload: object) => {
-      const res = await inject('POST', '/api/opportunities/', acme.admin.headers, { account: north, ...payload })
+      // Assigned to Alice, who reads the rollups: a member's rollups sum only the deals she may see (visibility/policy.ts).
+      const res = await inject('POST', '/api/opportunities/', acme.admin.headers, { account: north, assigned_to: [alice.profileId], ...payload })
       t.equal(res.statusCode, 200, JSON.stringify(res.json()))
       return res.json().id as string
     }

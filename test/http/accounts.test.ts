@@ -160,7 +160,7 @@ t.test('/api/accounts/', async (t) => {
   t.test('the OpenAPI document describes the routes', async (t) => {
     const doc = (await app.inject({ url: '/schema/' })).json()
     t.ok(doc.paths['/api/accounts/'] && doc.paths['/api/accounts/{id}/'])
-    t.match(JSON.stringify(doc.paths['/api/accounts/{id}/']), /The account's deals, newest first/)
+    t.match(JSON.stringify(doc.paths['/api/accounts/{id}/']), /The account's deals the caller may see, newest first/)
   })
 
   t.test('the read model rebuilt from the log is identical', async (t) => {

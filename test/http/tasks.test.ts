@@ -17,7 +17,8 @@ t.test('tasks: /api/tasks/ as the original and its web app use it', async (t) =>
     return res.json().id as string
   }
   const account = (await inject('POST', '/api/accounts/', admin, { name: 'Initech' })).json().id as string
-  const lead = (await inject('POST', '/api/leads/', admin, { first_name: 'Ada', last_name: 'Lovelace' })).json().id as string
+  // Alice's: a member links a task only to a lead she may see (visibility/policy.ts).
+  const lead = (await inject('POST', '/api/leads/', admin, { first_name: 'Ada', last_name: 'Lovelace', assigned_to: [alice.profileId] })).json().id as string
   const theirAccount = (await inject('POST', '/api/accounts/', globex.admin.headers, { name: 'Theirs' })).json().id as string
 
   // What the web app's new-task form sends.

@@ -10,7 +10,7 @@ import { actorOfCaller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
 import type { DealDeps } from '../opportunity/create-opportunity.ts'
-import { mayAccess } from '../opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import { withRenamedClaim } from '../unique-name.ts'
 import { runLeadCommand } from './convert-lead.ts'
 import { LEAD_EMAIL_SCOPE } from './create-lead.ts'
@@ -19,7 +19,7 @@ import type { Conversion, LeadCommand, LeadInput } from './lead.ts'
 /** A live lead of the caller's organization (404 otherwise) that the caller may see: admin, creator or assignee (403 otherwise). */
 export async function visibleLead(db: Db, caller: Caller, id: string): Promise<LeadRow> {
   const row = await orNotFound(leadOf(db, caller.orgId, id))
-  if (!mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actorOfCaller(caller))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
+  if (!mayAccess('Lead', { createdBy: row.created_by, assignedTo: row.assigned_to }, actorOfCaller(caller))) throw new ForbiddenError('Only an admin, the creator or an assignee may see or change this lead')
   return row
 }
 

@@ -6,7 +6,7 @@ import { decideLeadMove } from './move.ts'
 import type { LeadMoved, LeadPlacement, MoveLead } from './move.ts'
 import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
 import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
-import { mayAccess } from '../opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import type { Actor } from '../caller.ts'
 import { changedFields, replacing } from '../record.ts'
 import { streamCategory } from '../streams.ts'
@@ -149,7 +149,7 @@ function visible(state: LeadState, orgId: string): void {
   if (!state.exists || state.orgId !== orgId || state.deleted) throw new NotFoundError('Lead not found')
 }
 
-export const mayAccessLead = (state: Pick<LeadState, 'createdBy' | 'fields'>, actor: Actor) => mayAccess({ createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
+export const mayAccessLead = (state: Pick<LeadState, 'createdBy' | 'fields'>, actor: Actor) => mayAccess('Lead', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
 
 function assertMayAccessLead(state: LeadState, actor: Actor): void {
   if (!mayAccessLead(state, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this lead')

@@ -2,18 +2,14 @@ import { ForbiddenError, ValidationError } from '../../errors.ts'
 import type { Stage, StageKind } from '../pipeline/stage-rules.ts'
 import type { DealFields, OpportunityState } from './opportunity.ts'
 import type { Actor } from '../caller.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 
 /** The pure rules of a deal (§2.1, §3.1, §4.4) that more than one command checks. */
 
 
-/** Who may read, edit and move a deal: an admin, its creator or an assignee (§4.4, §4.7). */
-export function mayAccess(deal: { createdBy: string | null; assignedTo: readonly string[] }, actor: Actor): boolean {
-  if (actor.isAdmin) return true
-  return actor.profileId !== null && (deal.createdBy === actor.profileId || deal.assignedTo.includes(actor.profileId))
-}
-
+/** Who may read, edit and move a deal: whoever may see it (visibility/policy.ts; §4.4, §4.7). */
 export function assertMayAccess(state: OpportunityState, actor: Actor): void {
-  if (!mayAccess({ createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this opportunity')
+  if (!mayAccess('Opportunity', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this opportunity')
 }
 
 /** Who may delete: an admin, a superuser or the creator (§4.4.4); an assignee may not. */

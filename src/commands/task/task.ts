@@ -5,7 +5,7 @@ import type { CustomValues, CustomValuesInput, CustomValuesMode, Definition } fr
 import type { Decider } from '../decider.ts'
 import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
 import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
-import { mayAccess } from '../opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import { changedFields, replacing } from '../record.ts'
 import { streamCategory } from '../streams.ts'
 import { decideTaskMove } from './move.ts'
@@ -80,7 +80,7 @@ function visible(state: TaskState, orgId: string): void {
 }
 
 /** Who may read, edit, move and comment: an admin, the creator or an assignee (the original's tasks/access.py). */
-export const mayAccessTask = (state: Pick<TaskState, 'createdBy' | 'fields'>, actor: Actor): boolean => mayAccess({ createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
+export const mayAccessTask = (state: Pick<TaskState, 'createdBy' | 'fields'>, actor: Actor): boolean => mayAccess('Task', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
 
 function assertMayAccess(state: TaskState, actor: Actor): void {
   if (!mayAccessTask(state, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this task')

@@ -15,6 +15,8 @@ import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
 import type { TaskParent } from './fields.ts'
 import { mayAccessTask, taskDecider, taskStream } from './task.ts'
+import { mayAccess } from '../../visibility/policy.ts'
+import type { VisibleKind } from '../../visibility/policy.ts'
 import type { TaskCommand, TaskInput } from './task.ts'
 
 type TaskDeps = Pick<Deps, 'db' | 'store' | 'clock'>
@@ -26,27 +28,38 @@ export async function visibleTask(db: Deps['db'], caller: Caller, id: string): P
   return row
 }
 
-const parentLookups: Record<Exclude<TaskParent, 'case'>, (db: Deps['db'], orgId: string, id: string) => Promise<unknown>> = {
-  account: accountOf,
-  opportunity: opportunityOf,
-  lead: leadOf,
+type Parent = { created_by: string | null; assigned_to: string[] }
+
+// Each parent's read model row and its kind in the visibility policy.
+const parentLookups: Record<Exclude<TaskParent, 'case'>, { kind: VisibleKind; rowOf: (db: Deps['db'], orgId: string, id: string) => Promise<Parent | undefined> }> = {
+  account: { kind: 'Account', rowOf: accountOf },
+  opportunity: { kind: 'Opportunity', rowOf: opportunityOf },
+  lead: { kind: 'Lead', rowOf: leadOf },
+}
+
+/** Whether the parent is a live record of the caller's organization that the caller may see (visibility/policy.ts). */
+async function mayLinkTo(db: Deps['db'], caller: Caller, parent: keyof typeof parentLookups, id: string): Promise<boolean> {
+  const { kind, rowOf } = parentLookups[parent]
+  const row = await rowOf(db, caller.orgId, id)
+  return row !== undefined && mayAccess(kind, { createdBy: row.created_by, assignedTo: row.assigned_to }, caller)
 }
 
 /**
- * 400 naming each parent or relation that is not a live record of the caller's organization; what
+ * 400 naming each parent or relation that is not a live record of the caller's organization, or
+ * one the caller may not see (the same answer, so the route tells no one which ids exist); what
  * the task already holds (`current`) may stay. Cases are not built yet, so no case can be checked:
  * a case link is refused (400 on `case`) rather than stored unchecked.
  */
-async function checkLinks(db: Deps['db'], orgId: string, input: TaskInput, current?: TaskRow): Promise<void> {
+async function checkLinks(db: Deps['db'], caller: Caller, input: TaskInput, current?: TaskRow): Promise<void> {
   const errors: Record<string, string[]> = {}
   if (input.case) errors.case = ['Cases are not available on this server yet; a task cannot be linked to one.']
   await Promise.all(
     (Object.keys(parentLookups) as (keyof typeof parentLookups)[]).map(async (parent) => {
       const id = input[parent]
-      if (id && id !== current?.[parent] && !(await parentLookups[parent](db, orgId, id))) errors[parent] = [`Expected ${parent === 'account' ? 'an' : 'a'} ${parent} of this organization.`]
+      if (id && id !== current?.[parent] && !(await mayLinkTo(db, caller, parent, id))) errors[parent] = [`Expected ${parent === 'account' ? 'an' : 'a'} ${parent} of this organization.`]
     }),
   )
-  await checkRelations(db, orgId, input, errors, current)
+  await checkRelations(db, caller.orgId, input, errors, current)
 }
 
 /** The organization's custom field definitions for tasks, inactive ones included: what the decider checks values against. */
@@ -54,7 +67,7 @@ const taskDefinitions = (db: Deps['db'], orgId: string) => definitionsOf(db, org
 
 /** Creates a task: its links checked, then one command with the custom field definitions. POST /api/tasks/ comes here. */
 export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
-  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller.orgId, input)])
+  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller, input)])
   const id = randomUUID()
   await session.run(taskDecider, taskStream(id), { type: 'CreateTask', taskId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, at: deps.clock().toISOString() })
   return { id, position: session.position() }
@@ -63,7 +76,7 @@ export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInpu
 /** Changes a task the caller may see (PUT replaces every field, PATCH the named ones), its links checked. */
 export async function changeTask(deps: TaskDeps, caller: Caller, id: string, change: { input: TaskInput; replace: boolean }, session: CommandSession = commandSession(deps.store, caller)): Promise<{ position: Position | null }> {
   const current = await visibleTask(deps.db, caller, id)
-  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller.orgId, change.input, current)])
+  const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller, change.input, current)])
   await session.run(taskDecider, taskStream(id), { type: 'UpdateTask', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, customFields, at: deps.clock().toISOString() })
   return { position: session.position() }
 }

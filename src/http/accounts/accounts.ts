@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { TaskLink, taskLinks, viewerOfIdentity } from '../tasks/task-views.ts'
+import { TaskLink, taskLinks } from '../tasks/task-views.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
@@ -9,7 +10,7 @@ import { contactPicker, contactsOfAccount } from '../../projections/contact/cont
 import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
 import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/record/relations.ts'
@@ -71,7 +72,7 @@ const AccountList = pageOf(AccountRecord)
 const AccountDetail = z.object({
   account_obj: AccountRecord,
   contacts: z.array(ContactRecord).describe("The account's contacts"),
-  opportunities: z.array(DealSummary).describe("The account's deals, newest first"),
+  opportunities: z.array(DealSummary).describe("The account's deals the caller may see, newest first"),
   opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
   invoices: z.array(z.object({ id: z.uuid() })).describe('Always empty until invoices exist'),
@@ -96,7 +97,8 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
     const found = (orgId: string, id: string) => orNotFound(accountOf(db, orgId, id))
 
     app.get('/api/accounts/', { schema: { tags: ['accounts'], summary: 'Accounts of the organization, by name: active and inactive apart, with the form pickers', querystring: ListQuery, response: { 200: AccountList, ...authErrors } } }, async (request) => {
-      const { orgId } = identityOf(request)
+      const viewer = viewerOf(request)
+      const { orgId } = viewer
       const { limit, offset, name, search, city, industry, tags, assigned_to, created_at__gte, created_at__lte } = request.query
       const filter = { limit, offset, name, search, city, industry, tags, assignedTo: assigned_to, createdFrom: created_at__gte, createdTo: created_at__lte }
       const [all, active, inactive, orgTags, contacts, users, teams] = await Promise.all([
@@ -109,7 +111,7 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         teamChoices(db, orgId),
       ])
       // The three pages often share rows: their bodies (rollups, assignees, tags) are made in one batch.
-      const bodies = new Map((await accountRecords(db, orgId, [...new Map([all, active, inactive].flatMap(({ rows }) => rows.map((row) => [row.id, row] as const))).values()])).map((body) => [body.id, body]))
+      const bodies = new Map((await accountRecords(db, viewer, [...new Map([all, active, inactive].flatMap(({ rows }) => rows.map((row) => [row.id, row] as const))).values()])).map((body) => [body.id, body]))
       const [results, open, closed] = [all, active, inactive].map(({ rows }) => rows.map((row) => bodies.get(row.id)!))
       return {
         count: all.count,
@@ -131,13 +133,14 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
     })
 
     app.get('/api/accounts/:id/', { schema: { tags: ['accounts'], summary: 'One account with its contacts, deals, tags and assignees', params: IdParams, response: { 200: AccountDetail, ...authErrors } } }, async (request) => {
-      const { orgId } = identityOf(request)
+      const viewer = viewerOf(request)
+      const { orgId } = viewer
       const account = await found(orgId, request.params.id)
       const now = deps.clock()
       const [[record], contacts, deals, notes, users, teams] = await Promise.all([
-        accountRecords(db, orgId, [account]),
+        accountRecords(db, viewer, [account]),
         contactsOfAccount(db, orgId, account.id).then((rows) => contactRecords(db, orgId, rows)),
-        dealsOf(db, orgId, { account: account.id }),
+        dealsOf(db, viewer, { account: account.id }),
         notesView(db, orgId, ACCOUNT_NOTES, 'accounts', account.id),
         userChoices(db, orgId),
         teamChoices(db, orgId),
@@ -150,7 +153,7 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         opportunity_list: opportunities,
         cases: [],
         invoices: [],
-        tasks: await taskLinks(db, viewerOfIdentity(identityOf(request)), { account: account.id }),
+        tasks: await taskLinks(db, viewer, { account: account.id }),
         tags: record!.tags,
         assigned_to: record!.assigned_to,
         users,
@@ -178,13 +181,13 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
 }
 
 /** A live account as the account routes answer it (`account_obj`), or undefined. */
-async function accountBody(db: Deps['db'], orgId: string, id: string): Promise<AccountRecordBody | undefined> {
-  const row = await accountOf(db, orgId, id)
-  return row && (await accountRecords(db, orgId, [row]))[0]
+async function accountBody(db: Deps['db'], viewer: Viewer, id: string): Promise<AccountRecordBody | undefined> {
+  const row = await accountOf(db, viewer.orgId, id)
+  return row && (await accountRecords(db, viewer, [row]))[0]
 }
 
 /** An account's comments and attachments (note-routes.ts), the file in `account_attachment`; events on the account's stream. The answer's `account_obj` is the detail's. */
 export const accountNoteRoutes = (deps: Deps, files: FileStore) =>
-  memberNoteRoutes<AccountRecordBody>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: AccountRecord, bodyOf: (body) => body, rowOf: (orgId, id) => accountBody(deps.db, orgId, id) }, (commands, id, command) =>
+  memberNoteRoutes<AccountRecordBody>(deps, files, { singular: 'account', tables: ACCOUNT_NOTES, schema: AccountRecord, bodyOf: (body) => body, rowOf: (viewer, id) => accountBody(deps.db, viewer, id) }, (commands, id, command) =>
     commands.run(accountDecider, accountStream(id), command),
   )

@@ -4,6 +4,7 @@ import { isCurrency } from '../../identity/organizations.ts'
 import { activeMembers } from '../../identity/users.ts'
 import { agingStatus, daysSince } from '../../projections/opportunity/aging.ts'
 import { accountRollups } from '../../projections/account/accounts.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 import type { AccountDealRow, AccountRow } from '../../projections/account/accounts.ts'
 import { allTeams } from '../../projections/team/teams.ts'
 import { IdList } from '../kernel/relations.ts'
@@ -39,7 +40,7 @@ export const Rollups = z
     open_tickets: z.number().int().describe('Open cases: 0 until cases exist'),
     first_won_on: z.string().nullable().describe('Close date of the first deal won (YYYY-MM-DD)'),
   })
-  .describe('Computed at read time from the deals; amounts of every currency added together, as the original does')
+  .describe('Computed at read time from the deals the caller may see; amounts of every currency added together, as the original does')
 
 /** An account as the account routes answer it: today's fields, its assignees and tags as objects, the original's business fields and the rollups. */
 export const AccountRecord = Account.extend({
@@ -52,9 +53,9 @@ export const AccountRecord = Account.extend({
 })
 export type AccountRecordBody = z.infer<typeof AccountRecord>
 
-/** Accounts as response bodies, their rollups, assignees and tags looked up once for the whole batch. */
-export async function accountRecords(db: Db, orgId: string, rows: readonly AccountRow[]): Promise<AccountRecordBody[]> {
-  const [rollups, refsOf] = await Promise.all([accountRollups(db, orgId, rows.map((row) => row.id)), recordRefs(db, orgId, rows)])
+/** Accounts as response bodies, their rollups (of the deals the viewer may see), assignees and tags looked up once for the whole batch. */
+export async function accountRecords(db: Db, viewer: Viewer, rows: readonly AccountRow[]): Promise<AccountRecordBody[]> {
+  const [rollups, refsOf] = await Promise.all([accountRollups(db, viewer, rows.map((row) => row.id)), recordRefs(db, viewer.orgId, rows)])
   return rows.map((row) => ({ ...recordBody(row), ...refsOf(row), country_display: countryDisplay(row.country), rollups: rollups.get(row.id)! }))
 }
 

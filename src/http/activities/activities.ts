@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { listActivities } from '../../projections/activity/dashboard-activity.ts'
 import { ENTITY_TYPES } from '../../projections/record/record-kinds.ts'
 import type { Deps } from '../../deps.ts'
@@ -37,7 +37,7 @@ export function activityRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.get('/api/activities/', { schema: { tags: ['activities'], summary: "The organization's activity: who did what to which record, newest first", description: 'One entry per change of an account, contact, lead, deal or task (created, changed, moved, converted, deleted, a comment or file added, edited or removed), read off the event log. A member sees entries about the records their lists show them: every account and contact, and the leads, deals and tasks they created or are assigned to; an admin sees all.', querystring: ActivityQuery, response: { 200: ActivityPage, 400: ErrorBody, ...authErrors } } }, async (request) => {
       const identity = identityOf(request)
       const { limit, offset, entity_type, entity_id, actor } = request.query
-      const viewer = { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
+      const viewer = viewerOfIdentity(identity)
       // One more than the page: whether another page follows, without counting the whole feed.
       const rows = await listActivities(db, viewer, { entityType: entity_type, entityId: entity_id, actorId: actor, limit: limit + 1, offset })
       const page = rows.slice(0, limit)

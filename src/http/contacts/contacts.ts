@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { TaskLink, taskLinks, viewerOfIdentity } from '../tasks/task-views.ts'
+import { TaskLink, taskLinks } from '../tasks/task-views.ts'
 import { CONTACT_EMAIL_SCOPE, contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
 import type { RecordModule } from '../../commands/record-create.ts'
 import type { Db } from '../../db/database.ts'
@@ -12,7 +12,7 @@ import { CONTACT_NOTES, colleaguesOf, contactOf, countContactsByActivity, listCo
 import type { Deps } from '../../deps.ts'
 import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { identityOf, viewerOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
 import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/record/relations.ts'
@@ -83,7 +83,7 @@ const ContactDetail = z.object({
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
   address_obj: z.object({ address_line: z.string().nullable(), city: z.string().nullable(), state: z.string().nullable(), postcode: z.string().nullable(), country: z.string().nullable() }),
-  opportunities: z.array(DealRef).describe('Deals naming the contact, newest first (at most 10)'),
+  opportunities: z.array(DealRef).describe('Deals naming the contact that the caller may see, newest first (at most 10)'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
   tasks: z.array(TaskLink).describe('The newest tasks linked to this contact that the caller may open (at most 20)'),
   colleagues: z.array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), title: z.string() })).describe('Other contacts of the same account, by name (at most 8)'),
@@ -146,14 +146,15 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
     })
 
     app.get('/api/contacts/:id/', { schema: { tags: ['contacts'], summary: 'One contact with its account, deals, colleagues, tags and assignees', params: IdParams, response: { 200: ContactDetail, ...authErrors } } }, async (request) => {
-      const { orgId } = identityOf(request)
+      const viewer = viewerOf(request)
+      const { orgId } = viewer
       const contact = await found(orgId, request.params.id)
       const now = deps.clock()
       const [[record], account, notes, deals, colleagues] = await Promise.all([
         contactRecords(db, orgId, [contact]),
-        contact.account ? accountOf(db, orgId, contact.account).then((row) => row && accountRecords(db, orgId, [row])) : undefined,
+        contact.account ? accountOf(db, orgId, contact.account).then((row) => row && accountRecords(db, viewer, [row])) : undefined,
         notesView(db, orgId, CONTACT_NOTES, 'contacts', contact.id),
-        dealsOf(db, orgId, { contact: contact.id }, 10),
+        dealsOf(db, viewer, { contact: contact.id }, 10),
         colleaguesOf(db, orgId, contact, 8),
       ])
       const { address_line, city, state, postcode, country } = contact
@@ -165,7 +166,7 @@ export function contactRoutes(deps: Deps): FastifyPluginAsyncZod {
         address_obj: { address_line, city, state, postcode, country },
         opportunities: deals.map((deal) => dealSummary(deal, now)),
         cases: [],
-        tasks: await taskLinks(db, viewerOfIdentity(identityOf(request)), { contact: contact.id }),
+        tasks: await taskLinks(db, viewer, { contact: contact.id }),
         colleagues: colleagues.map(({ id, first_name, last_name, title }) => ({ id, first_name, last_name, title: title ?? '' })),
         countries: countryChoices(),
         ...notes,
@@ -184,6 +185,6 @@ async function contactBody(db: Db, orgId: string, id: string): Promise<ContactRe
 
 /** A contact's comments and attachments (note-routes.ts), the file in `contact_attachment`; events on the contact's stream. The answer's `contact_obj` is the detail's. */
 export const contactNoteRoutes = (deps: Deps, files: FileStore) =>
-  memberNoteRoutes<ContactRecordBody>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: ContactRecord, bodyOf: (body) => body, rowOf: (orgId, id) => contactBody(deps.db, orgId, id) }, (commands, id, command) =>
+  memberNoteRoutes<ContactRecordBody>(deps, files, { singular: 'contact', tables: CONTACT_NOTES, schema: ContactRecord, bodyOf: (body) => body, rowOf: (viewer, id) => contactBody(deps.db, viewer.orgId, id) }, (commands, id, command) =>
     commands.run(contactDecider, contactStream(id), command),
   )

@@ -1,17 +1,14 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/opportunity/aging.ts'
 import { recentActivity } from '../../projections/activity/dashboard-activity.ts'
 import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
-import type { Viewer } from '../../projections/opportunity/queries.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/task/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { Activity, activityBody } from '../activities/activity-views.ts'
 import { addDays, dateIn, monthOf, moneyLine, weekday } from './dashboard-views.ts'
@@ -90,11 +87,6 @@ const Today = z.object({
   ...Coverage,
 })
 
-const viewerOf = (request: FastifyRequest): Viewer => {
-  const identity = identityOf(request)
-  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
-}
-
 const QUEUE_LIMIT = 8
 const SOURCE_LIMIT = 25
 
@@ -139,7 +131,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
           other_currency_count: money.other_currency_count,
         },
         hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
-        tasks: await tasksOf(db, viewer.orgId, upcoming.rows, today),
+        tasks: await tasksOf(db, viewer, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({
           id: goal.id,

@@ -7,7 +7,7 @@ import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { NotFoundError, ProjectionLagError, orNotFound } from '../../errors.ts'
 import { START, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { readCheckpoints } from '../../projections/kernel/checkpoints.ts'
 import { notificationsMadeAt, notificationsProjector } from '../../projections/notification/notifications.ts'
@@ -188,8 +188,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
     }
 
     const watcherOf = (request: FastifyRequest): DealWatcher => {
-      const identity = identityOf(request)
-      return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
+      return viewerOfIdentity(identityOf(request))
     }
 
     app.get('/api/events/', { schema: { tags: ['events'], summary: "The organization's events in commit order (admins)", description: 'Follow `next` as `after` to see every event exactly once, even while writers commit out of order. Admins only: it shows every change, whoever may see the record.', querystring: FeedQuery, response: { 200: Feed, 400: ErrorBody, ...authErrors } } }, async (request) => {
@@ -226,7 +225,8 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
     })
 
     app.get('/api/stream/notifications/', { exposeHeadRoute: false, schema: { tags: ['notifications'], summary: "The caller's new notifications, live", description: `\`notification\` frames, each a notification as GET /api/notifications/ lists it, once that list holds it; id: the position of the event that made it. Not in the spec's route index: the live counterpart of the list, which the web app polls. Without a resume point, starts at what the list holds now. The organization API key has no notifications: its stream stays quiet. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
-      const { orgId, profileId } = identityOf(request)
+      const viewer = viewerOfIdentity(identityOf(request))
+      const { orgId, profileId } = viewer
       const start = resumePosition(request.headers['last-event-id'], request.query.after) ?? (await readCheckpoints(db)).find((c) => c.name === notificationsProjector.name)?.position ?? START
       const stream = openSse(reply, closing.signal)
       await run(request, stream, start, async () => {
@@ -238,7 +238,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
         for await (const event of store.subscribeToAll({ after: start, eventTypes: notificationsProjector.eventTypes, signal: stream.signal })) {
           if (event.metadata.orgId != null && event.metadata.orgId !== orgId) continue
           if (!(await applied(event.position, stream.signal))) return
-          const made = await notificationsMadeAt(db, profileId, event.position)
+          const made = await notificationsMadeAt(db, { ...viewer, profileId }, event.position)
           for (const notification of await notificationBodies(db, orgId, made)) {
             if (!(await stream.send({ event: 'notification', id: formatPosition(event.position), data: notification }))) return
           }

@@ -3,6 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { ForbiddenError, UnauthorizedError } from '../../errors.ts'
 import type { Identity } from '../../identity/identity.ts'
 import { actionOf, resourceOf, scopesAllow } from '../../identity/scopes.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,6 +51,9 @@ export function identityOf(request: FastifyRequest): Identity {
   if (!request.identity) throw new UnauthorizedError()
   return request.identity
 }
+
+/** The caller as the visibility policy sees them (what read paths filter by). */
+export const viewerOf = (request: FastifyRequest): Viewer => viewerOfIdentity(identityOf(request))
 
 export function requireAdmin(request: FastifyRequest): Identity {
   const identity = identityOf(request)

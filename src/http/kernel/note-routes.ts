@@ -14,7 +14,8 @@ import type { Deps } from '../../deps.ts'
 import { requestCommands } from './commands.ts'
 import type { RequestCommands } from './commands.ts'
 import { actorOf } from './commands.ts'
-import { identityOf } from './auth.ts'
+import { identityOf, viewerOf } from './auth.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 import { isUploadedFile } from './bodies.ts'
 import { notesView } from './note-views.ts'
 import { ErrorBody, IdParams, Message, authErrors } from './schemas/common.ts'
@@ -175,8 +176,8 @@ export type MemberRecord<Row extends { id: string }> = {
   /** `account`: paths under `/api/accounts/`, the file in `account_attachment`, the record under `account_obj`. */
   singular: string
   tables: NoteTables
-  /** The live record of the organization, and its response body and schema. */
-  rowOf: (orgId: string, id: string) => Promise<Row | undefined>
+  /** The live record of the viewer's organization (its body showing what the viewer may see), and its response body and schema. */
+  rowOf: (viewer: Viewer, id: string) => Promise<Row | undefined>
   bodyOf: (row: Row) => unknown
   schema: z.ZodType
 }
@@ -188,7 +189,7 @@ export type MemberRecord<Row extends { id: string }> = {
 export function memberNoteRoutes<Row extends { id: string }>(deps: Deps, files: FileStore, record: MemberRecord<Row>, run: NoteModule<unknown>['run']): FastifyPluginAsyncZod {
   const { singular, tables } = record
   const plural = `${singular}s`
-  const found = (request: FastifyRequest, id: string) => orNotFound(record.rowOf(identityOf(request).orgId, id))
+  const found = (request: FastifyRequest, id: string) => orNotFound(record.rowOf(viewerOf(request), id))
   return noteRoutes(deps, files, {
     plural,
     noun: { indefinite: `${article(singular)} ${singular}`, adders: 'any member' },

@@ -3,10 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { leadDecider, leadStreams, LEAD_STATUSES, CLOSED_LEAD_STATUSES } from '../../commands/lead/lead.ts'
 import { placeBetween } from '../../commands/opportunity/placement.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import { leadPipelines } from '../../commands/pipeline/kinds.ts'
 import { NotFoundError, ValidationError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { agingStatus, daysSince } from '../../projections/opportunity/aging.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import { inColumns } from '../../projections/kernel/record-board.ts'
@@ -77,7 +77,7 @@ export function leadBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
         stage_kind: stage?.kind ?? null,
         days_in_stage: days,
         aging_status: stage ? agingStatus(stage.kind, days, stage) : null,
-        can_move: mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
+        can_move: mayAccess('Lead', { createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
       }
     })
   }
@@ -114,7 +114,7 @@ export function leadBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { pipeline: defaultPipeline } = await defaults(request)
       const pipeline = given === undefined ? (query.mode === 'status' ? null : defaultPipeline) : await orNotFound(pipelineOf(db, identity.orgId, given))
       const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
-      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
+      const conditions = leadConditions(viewerOfIdentity(identity), leadFilterOf(query, definitions))
       // Leads never moved show on the default pipeline's board only.
       const onBoard = pipeline && stageColumn(pipeline.is_default ? inboxOf(pipeline) : null)
       const stages = new Map((await listPipelines(db, identity.orgId)).flatMap((p) => p.stages.map((s) => [s.id, s] as const)))

@@ -5,6 +5,7 @@ import { withReleasedName } from '../../commands/unique-name.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import { leadConditions, leadOf, leadSection, leadTotals } from '../../projections/lead/leads.ts'
@@ -74,7 +75,7 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const query = request.query
       const { limit, offset } = query
       const definitions = await definitionsOf(db, identity.orgId, 'leads', { activeOnly: true })
-      const conditions = leadConditions({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, leadFilterOf(query, definitions))
+      const conditions = leadConditions(viewerOfIdentity(identity), leadFilterOf(query, definitions))
       const now = clock()
       const [open, closed, totals] = await Promise.all([leadSection(db, conditions, false, { limit, offset }), leadSection(db, conditions, true, { limit, offset }), leadTotals(db, conditions, now)])
       const [openLeads, closeLeads] = await Promise.all([leadsOf(db, identity.orgId, open.rows, now), leadsOf(db, identity.orgId, closed.rows, now)])

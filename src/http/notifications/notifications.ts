@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { deleteNotification, readAllNotifications, readNotification } from '../../commands/notification/recipient-actions.ts'
 import { listNotifications } from '../../projections/notification/notifications.ts'
 import type { Deps } from '../../deps.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { callerOf, settle } from '../kernel/commands.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { Notification, notificationBodies } from './notification-views.ts'
@@ -32,11 +32,12 @@ const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 export function notificationRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
-    app.get('/api/notifications/', { schema: { tags: TAGS, summary: "The caller's notifications, newest first, with their unread count", description: 'A record assigned to the caller (by someone else), a comment mentioning them (`@` and the part of their email before the @), a task of theirs due today or overdue, a deal of theirs that turned red (§3.2). `GET /api/stream/notifications/` sends new ones live.', querystring: ListQuery, response: { 200: List, 400: ErrorBody, ...authErrors } } }, async (request) => {
-      const { orgId, profileId } = identityOf(request)
+    app.get('/api/notifications/', { schema: { tags: TAGS, summary: "The caller's notifications, newest first, with their unread count", description: 'A record assigned to the caller (by someone else), a comment mentioning them (`@` and the part of their email before the @), a task of theirs due today or overdue, a deal of theirs that turned red (§3.2). Only those about records the caller may see now are listed and counted. `GET /api/stream/notifications/` sends new ones live.', querystring: ListQuery, response: { 200: List, 400: ErrorBody, ...authErrors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const { orgId, profileId } = viewer
       if (profileId === null) return { count: 0, unread_count: 0, results: [] }
       const { limit, unread, since } = request.query
-      const list = await listNotifications(db, profileId, { unread: unread?.toLowerCase() === 'true', since: since === undefined ? undefined : new Date(since), limit })
+      const list = await listNotifications(db, { ...viewer, profileId }, { unread: unread?.toLowerCase() === 'true', since: since === undefined ? undefined : new Date(since), limit })
       return { count: list.count, unread_count: list.unread_count, results: await notificationBodies(db, orgId, list.rows) }
     })
 

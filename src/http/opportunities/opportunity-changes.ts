@@ -4,6 +4,8 @@ import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts
 import type { Db } from '../../db/database.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import type { OpportunityView } from '../../projections/opportunity/opportunities.ts'
+import { mayAccess } from '../../visibility/policy.ts'
+import type { Involvement } from '../../visibility/policy.ts'
 
 /**
  * What a deal event means to one watcher of the deals read model (the list or one pipeline's board):
@@ -24,25 +26,21 @@ export type DealWatcher = { orgId: string; profileId: string | null; isAdmin: bo
 
 export type DealChange = { kind: 'upsert'; row: OpportunityView } | { kind: 'delete'; id: string } | null
 
-const has = (ids: readonly string[] | null | undefined, id: string | null) => id !== null && (ids ?? []).includes(id)
-
-/** Whether the watcher may see the deal as the row has it: its visibility rule, then the board's pipeline. */
+/** Whether the watcher may see the deal as the row has it: the visibility policy, then the board's pipeline. */
 function inView(row: OpportunityView, watcher: DealWatcher): boolean {
   if (row.is_deleted || row.org_id !== watcher.orgId) return false
-  if (!watcher.isAdmin && row.created_by !== watcher.profileId && !has(row.assigned_to, watcher.profileId)) return false
+  if (!mayAccess('Opportunity', { createdBy: row.created_by, assignedTo: row.assigned_to }, watcher)) return false
   return watcher.pipelineId === undefined || row.pipeline_id === watcher.pipelineId
 }
 
 /** Whether the deal may have been in the watcher's view around this event (so its removal must be told). */
 function mayHaveBeenInView(row: OpportunityView, recorded: RecordedEvent, watcher: DealWatcher): boolean {
   const event = recorded as unknown as OpportunityEvent
-  const me = watcher.profileId
-  const related =
-    watcher.isAdmin ||
-    row.created_by === me ||
-    has(row.assigned_to, me) ||
-    (event.type === 'OpportunityUpdated' && (has(event.data.changes.assigned_to?.from, me) || has(event.data.changes.assigned_to?.to, me))) ||
-    (event.type === 'OpportunityCreated' && (event.data.created_by === me || has(event.data.assigned_to, me)))
+  // The deal as the policy judged it now, before and after this event's reassignment, and at its creation.
+  const then: Involvement[] = [{ createdBy: row.created_by, assignedTo: row.assigned_to }]
+  if (event.type === 'OpportunityUpdated') for (const assignedTo of [event.data.changes.assigned_to?.from, event.data.changes.assigned_to?.to]) then.push({ createdBy: row.created_by, assignedTo: assignedTo ?? [] })
+  if (event.type === 'OpportunityCreated') then.push({ createdBy: event.data.created_by, assignedTo: event.data.assigned_to })
+  const related = then.some((involvement) => mayAccess('Opportunity', involvement, watcher))
   if (!related || watcher.pipelineId === undefined) return related
   const pipeline = watcher.pipelineId
   return (

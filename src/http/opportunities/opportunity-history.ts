@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { opportunityDecider, opportunityStreams } from '../../commands/opportunity/opportunity.ts'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import { pipelineDecider, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
 import { dealHistory, pipelineHistory, stageIntervals } from '../../projections/opportunity/opportunity-history.ts'
 import { stageOf } from '../../projections/pipeline/pipelines.ts'
@@ -28,7 +28,7 @@ export function opportunityHistoryRoutes(deps: Deps): FastifyPluginAsyncZod {
     readableStream(store, request, opportunityStreams.stream(id), opportunityDecider, {
       what: 'Opportunity',
       deletedToAdmins,
-      mayRead: { rule: (deal, actor) => mayAccess({ createdBy: deal.createdBy, assignedTo: deal.fields.assigned_to }, actor), refusal: 'Only an admin, the creator or an assignee may see this opportunity' },
+      mayRead: { rule: (deal, actor) => mayAccess('Opportunity', { createdBy: deal.createdBy, assignedTo: deal.fields.assigned_to }, actor), refusal: 'Only an admin, the creator or an assignee may see this opportunity' },
     })
 
   /** The pipeline's events for any member; a deleted pipeline's for admins only (404 otherwise). */

@@ -1,15 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { CF_PREFIX, customFieldFilter } from '../../commands/custom-field/values.ts'
 import type { Definition } from '../../commands/custom-field/values.ts'
 import { NotFoundError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { liveAccounts } from '../../projections/account/accounts.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity/queries.ts'
-import type { DealFilter, Memo, Viewer } from '../../projections/opportunity/queries.ts'
+import type { DealFilter, Memo } from '../../projections/opportunity/queries.ts'
 import { readStamps, stampedCache } from '../../projections/kernel/stamped-cache.ts'
 import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
 import type { Deps } from '../../deps.ts'
@@ -18,7 +17,7 @@ import { opportunitiesOf } from './opportunity-views.ts'
 import { CARDS_PER_COLUMN, boardObject, liveBoardText } from './board-answer.ts'
 import { listJson, writeAccounts, writeContacts, writeStages, writeTags, written } from './list-answer.ts'
 import { dealsAsOf, pipelineAsOf, withDealsTable } from './board-as-of.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { isUuid, tagRefs } from '../kernel/relations.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { Board, BoardQuery, DealList, DealListQuery } from './schemas.ts'
@@ -62,11 +61,6 @@ function dealFilter(query: z.infer<typeof DealFilterQuery>, pipeline: string[] |
     rotten: isTrue(query.rotten),
     customFields,
   }
-}
-
-const viewerOf = (request: FastifyRequest): Viewer => {
-  const identity = identityOf(request)
-  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
 }
 
 /** The read models a list answer is made of, whose checkpoints stamp what it keeps (stamped-cache.ts). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { mayAccess } from '../../commands/opportunity/rules.ts'
+import { mayAccess } from '../../visibility/policy.ts'
 import type { Actor } from '../../commands/caller.ts'
 import type { Db } from '../../db/database.ts'
 import type { Deps } from '../../deps.ts'
@@ -96,7 +96,7 @@ function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date, lineItems: 
     ...aging(row, now),
     stage_changed_at: row.stage_changed_at.toISOString(),
     next_activity: null,
-    can_move: mayAccess({ createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
+    can_move: mayAccess('Opportunity', { createdBy: row.created_by, assignedTo: row.assigned_to }, actor),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }

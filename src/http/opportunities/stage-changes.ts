@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { z } from 'zod'
 import { NotFoundError, orNotFound } from '../../errors.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import type { Viewer } from '../../projections/opportunity/queries.ts'
 import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
 import type { PipelineWithStages } from '../../projections/pipeline/pipelines.ts'
@@ -12,7 +11,7 @@ import type { StageChangeFilter } from '../../projections/opportunity/stage-chan
 import type { StageChangeRow } from '../../projections/opportunity/stage-changes.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { identityOf, viewerOf } from '../kernel/auth.ts'
 import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { AnalyticsQuery, Funnel, FunnelItem, StageChangeList, StageChangeQuery, StageDurationItem, StageDurations } from './stage-change-schemas.ts'
@@ -65,11 +64,6 @@ export const CSV_COLUMNS = [
 ] as const
 
 const csvRow = (item: Item) => csvLine(CSV_COLUMNS.map((column) => (column === 'actor_id' ? (item.actor?.id ?? null) : item[column])))
-
-const viewerOf = (request: FastifyRequest): Viewer => {
-  const identity = identityOf(request)
-  return { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }
-}
 
 const round = (value: number | null, places: number) => (value === null ? null : Math.round(value * 10 ** places) / 10 ** places)
 

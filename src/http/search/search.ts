@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Deps } from '../../deps.ts'
-import { isAdmin } from '../../identity/identity.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { SEARCH_KINDS } from '../../projections/search/search-documents.ts'
 import { MIN_QUERY, searchRecords } from '../../projections/search/queries.ts'
 import { identityOf } from '../kernel/auth.ts'
@@ -42,7 +42,7 @@ export function searchRoutes(deps: Deps): FastifyPluginAsyncZod {
         const identity = identityOf(request)
         const query = (request.query.q ?? '').trim()
         if (query.length < MIN_QUERY) return { query, results: [] }
-        const hits = await searchRecords(deps.db, { orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) }, query, request.query.limit)
+        const hits = await searchRecords(deps.db, viewerOfIdentity(identity), query, request.query.limit)
         return { query, results: hits.map(({ type, id, title, subtitle }) => ({ type, id, title, subtitle })) }
       },
     )

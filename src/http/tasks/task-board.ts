@@ -10,13 +10,14 @@ import { taskPipelineModel } from '../../projections/pipeline/pipelines.ts'
 import type { PipelineStageRow } from '../../projections/pipeline/pipelines.ts'
 import { TASK_BOARD, taskConditions, taskStageColumn, taskStatusColumn } from '../../projections/task/tasks.ts'
 import type { TaskRow } from '../../projections/task/tasks.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { identityOf, viewerOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { TaskBoard, TaskBoardQuery, TaskMoveAnswer, TaskMoveBody } from './schemas.ts'
 import { filterOf } from './task-filter.ts'
-import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf } from './task-views.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 
 const TAGS = ['tasks']
 /** As on the deal and lead boards: each column shows at most this many cards; task_count still counts them all. */
@@ -51,7 +52,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const column = pipeline ? taskStageColumn : taskStatusColumn
       if (pipeline) conditions.push(inColumns(column, columns.map((c) => c.key)))
       const { rows, counts } = await boardCards<TaskRow>(db, TASK_BOARD, conditions, column, columns.map((c) => c.key), CARDS_PER_COLUMN)
-      const cards = await tasksOf(db, identity.orgId, rows, todayOf(clock()))
+      const cards = await tasksOf(db, viewerOfIdentity(identity), rows, todayOf(clock()))
       return {
         mode: pipeline ? ('pipeline' as const) : ('status' as const),
         pipeline: pipeline && { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default },
@@ -66,7 +67,7 @@ export function taskBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       await moveTask(deps, callerOf(request), request.params.id, { stageId: stage_id, status, kanbanOrder: kanban_order, aboveId: above_task_id, belowId: below_task_id }, commands.session)
       await commands.settle()
       const row = await visibleTask(db, callerOf(request), request.params.id)
-      const [task] = await tasksOf(db, identityOf(request).orgId, [row], todayOf(clock()))
+      const [task] = await tasksOf(db, viewerOf(request), [row], todayOf(clock()))
       return { error: false as const, message: 'Task moved successfully', task: task! }
     })
   }

@@ -4,7 +4,7 @@ import { visibleTask } from '../../commands/task/write-task.ts'
 import type { Deps } from '../../deps.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { TASK_NOTES } from '../../projections/task/tasks.ts'
-import { identityOf } from '../kernel/auth.ts'
+import { viewerOf } from '../kernel/auth.ts'
 import { callerOf } from '../kernel/commands.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { noteLookups, noteRoutes } from '../kernel/note-routes.ts'
@@ -27,9 +27,9 @@ export function taskNoteRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
     ...noteLookups(db, TASK_NOTES),
     answer: TaskNoteAnswer,
     answerOf: async (request, id) => {
-      const { orgId } = identityOf(request)
+      const viewer = viewerOf(request)
       const row = await visibleTask(db, callerOf(request), id)
-      const [[task], notes] = await Promise.all([tasksOf(db, orgId, [row], todayOf(clock())), notesView(db, orgId, TASK_NOTES, 'tasks', id)])
+      const [[task], notes] = await Promise.all([tasksOf(db, viewer, [row], todayOf(clock())), notesView(db, viewer.orgId, TASK_NOTES, 'tasks', id)])
       return { task_obj: task!, ...notes }
     },
   })

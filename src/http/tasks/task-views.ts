@@ -3,8 +3,6 @@ import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
-import type { Identity } from '../../identity/identity.ts'
-import { isAdmin } from '../../identity/identity.ts'
 import type { Viewer } from '../../projections/opportunity/queries.ts'
 import { listTasks, parentNames, taskConditions } from '../../projections/task/tasks.ts'
 import type { TaskFilter, TaskRow } from '../../projections/task/tasks.ts'
@@ -26,7 +24,7 @@ export const Task = z.object({
   due_date: z.string().nullable().describe('YYYY-MM-DD'),
   description: z.string().nullable(),
   account: Ref.nullable(),
-  opportunity: Ref.nullable(),
+  opportunity: Ref.nullable().describe('Null also when the caller may not see the deal, as for the lead'),
   case: Ref.nullable().describe('Always null: cases are not built yet'),
   lead: Ref.nullable(),
   contacts: z.array(ContactRef),
@@ -54,10 +52,14 @@ const DAY_MS = 86_400_000
 /** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
 export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
 
-/** Task rows as response bodies; what they point at (and the active custom fields) is fetched once for the whole batch. `today`: YYYY-MM-DD. */
-export async function tasksOf(db: Db, orgId: string, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
+/**
+ * Task rows as response bodies; what they point at (and the active custom fields) is fetched once
+ * for the whole batch. A parent the viewer may not see shows as none, as an unknown one would. `today`: YYYY-MM-DD.
+ */
+export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
+  const { orgId } = viewer
   const [parents, teams, tags, profiles, contacts, definitions] = await Promise.all([
-    parentNames(db, orgId, rows),
+    parentNames(db, viewer, rows),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
@@ -112,6 +114,3 @@ export async function taskLinks(db: Db, viewer: Viewer, link: NonNullable<TaskFi
   const { rows } = await listTasks(db, taskConditions(viewer, { parents: link }), { limit, offset: 0 })
   return rows.map(({ id, title, status, priority, due_date }) => ({ id, title, status, priority, due_date }))
 }
-
-/** The caller as the task list's visibility sees them. */
-export const viewerOfIdentity = (identity: Identity): Viewer => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) })

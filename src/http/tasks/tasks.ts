@@ -25,7 +25,8 @@ import { taskBoardRoutes } from './task-board.ts'
 import { filterOf } from './task-filter.ts'
 import { taskHistoryRoutes, taskRowThen } from './task-history.ts'
 import { taskNoteRoutes } from './task-notes.ts'
-import { activeTaskFields, tasksOf, todayOf, viewerOfIdentity } from './task-views.ts'
+import { activeTaskFields, tasksOf, todayOf } from './task-views.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
 
 const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -74,7 +75,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         slim ? undefined : liveAccounts(db, identity.orgId),
         slim ? undefined : liveContacts(db, identity.orgId),
       ])
-      const tasks = await tasksOf(db, identity.orgId, rows, todayOf(now))
+      const tasks = await tasksOf(db, viewerOfIdentity(identity), rows, todayOf(now))
       return {
         count,
         offset,
@@ -105,7 +106,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const current = await visibleTask(db, callerOf(request), request.params.id)
       const asOf = request.query.as_of
       const row = asOf ? await orNotFound(taskRowThen(deps.store, identity.orgId, current.id, asOf)) : current
-      const [[task], notes, users, definitions] = await Promise.all([tasksOf(db, identity.orgId, [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity), activeTaskFields(db, identity.orgId)])
+      const [[task], notes, users, definitions] = await Promise.all([tasksOf(db, viewerOfIdentity(identity), [row], todayOf(asOf ?? clock())), notesView(db, identity.orgId, TASK_NOTES, 'tasks', row.id), assignable(deps, identity), activeTaskFields(db, identity.orgId)])
       return { task_obj: task!, ...notes, users, assigned_data: task!.assigned_to.map((p) => ({ id: p.id, user__email: p.email })), custom_field_definitions: definitions.map(fieldBody) }
     })
 

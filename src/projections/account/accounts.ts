@@ -6,6 +6,8 @@ import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
+import { visibleSql } from '../../visibility/policy.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 
 /** The accounts read model: one row per account, soft-deleted rows kept but hidden from every query. */
 export type AccountRow = AccountFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
@@ -89,8 +91,8 @@ export type AccountRollups = {
 
 export const noRollups = (): AccountRollups => ({ won_amount: '0.00', won_count: 0, open_pipeline: '0.00', open_deal_count: 0, overdue_amount: '0.00', open_tickets: 0, first_won_on: null })
 
-/** The rollups of these accounts of the organization, by account id (every id answered, zeroes when it has no deal). */
-export async function accountRollups(db: Kysely<any>, orgId: string, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
+/** The rollups of these accounts of the viewer's organization, by account id (every id answered, zeroes when it has no deal), over the deals the viewer may see. */
+export async function accountRollups(db: Kysely<any>, viewer: Viewer, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
   const result = new Map(accountIds.map((id) => [id, noRollups()]))
   if (!accountIds.length) return result
   const { rows } = await sql<{ account: string; won_amount: string; won_count: string; open_pipeline: string; open_deal_count: string; first_won_on: string | null }>`
@@ -100,7 +102,7 @@ export async function accountRollups(db: Kysely<any>, orgId: string, accountIds:
       coalesce(sum(amount) FILTER (WHERE stage_kind = 'open'), 0)::numeric(15, 2)::text AS open_pipeline,
       count(*) FILTER (WHERE stage_kind = 'open') AS open_deal_count,
       (min(closed_on) FILTER (WHERE stage_kind = 'won'))::text AS first_won_on
-    FROM opportunities WHERE org_id = ${orgId} AND account = any(${sql.val([...accountIds])}::uuid[]) AND NOT is_deleted GROUP BY account`.execute(db)
+    FROM opportunities WHERE org_id = ${viewer.orgId} AND account = any(${sql.val([...accountIds])}::uuid[]) AND NOT is_deleted AND ${visibleSql('Opportunity', viewer)} GROUP BY account`.execute(db)
   for (const row of rows) {
     result.set(row.account, { ...noRollups(), won_amount: row.won_amount, won_count: Number(row.won_count), open_pipeline: row.open_pipeline, open_deal_count: Number(row.open_deal_count), first_won_on: row.first_won_on })
   }
@@ -124,14 +126,14 @@ export type AccountDealRow = {
   created_at: Date
 }
 
-/** The live deals of the organization pointing at an account, or naming a contact (`contacts`), newest first. */
-export async function dealsOf(db: Kysely<any>, orgId: string, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
+/** The live deals of the viewer's organization pointing at an account, or naming a contact (`contacts`), that the viewer may see, newest first. */
+export async function dealsOf(db: Kysely<any>, viewer: Viewer, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
   const match = 'account' in of ? sql`o.account = ${of.account}` : sql`${of.contact}::uuid = any(o.contacts)`
   const { rows } = await sql<AccountDealRow>`
     SELECT o.id, o.name, o.stage, o.stage_kind, s.label AS stage_label, o.amount::text AS amount, o.currency, o.probability, o.closed_on::text AS closed_on,
       o.stage_changed_at, s.expected_days, s.warning_days, o.created_at
     FROM opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id
-    WHERE o.org_id = ${orgId} AND NOT o.is_deleted AND ${match}
+    WHERE o.org_id = ${viewer.orgId} AND NOT o.is_deleted AND ${match} AND ${visibleSql('Opportunity', viewer, 'o')}
     ORDER BY o.created_at DESC, o.id ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`.execute(db)
   return rows
 }

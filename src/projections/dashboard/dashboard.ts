@@ -6,6 +6,7 @@ import type { GoalView } from '../goal/goals.ts'
 import { leadConditions } from '../lead/leads.ts'
 import { dealQuery, stalled } from '../opportunity/queries.ts'
 import type { Viewer } from '../opportunity/queries.ts'
+import { visibleSql } from '../../visibility/policy.ts'
 
 /**
  * The dashboard's numbers (the original's home and Today views), read from the deals, leads,
@@ -31,8 +32,8 @@ export type RecordCounts = { accounts: number; contacts: number; open_leads: num
 /** The counts the lists answer: accounts and contacts (every member reads them all), open leads and deals as the caller's lists show them. */
 export async function recordCounts(db: Kysely<any>, viewer: Viewer, now: Date): Promise<RecordCounts> {
   const { rows } = await sql<Record<keyof RecordCounts, string>>`SELECT
-      (SELECT count(*) FROM accounts WHERE org_id = ${viewer.orgId} AND NOT is_deleted) AS accounts,
-      (SELECT count(*) FROM contacts WHERE org_id = ${viewer.orgId} AND NOT is_deleted) AS contacts,
+      (SELECT count(*) FROM accounts WHERE org_id = ${viewer.orgId} AND NOT is_deleted AND ${visibleSql('Account', viewer)}) AS accounts,
+      (SELECT count(*) FROM contacts WHERE org_id = ${viewer.orgId} AND NOT is_deleted AND ${visibleSql('Contact', viewer)}) AS contacts,
       (SELECT count(*) FROM opportunities o WHERE ${where(dealConditions(viewer, now))}) AS opportunities,
       l.open_leads, l.all_leads, l.converted_leads, l.hot_leads
     FROM (SELECT count(*) FILTER (WHERE ${OPEN_LEAD}) AS open_leads, count(*) AS all_leads, count(*) FILTER (WHERE l.status = 'converted') AS converted_leads,

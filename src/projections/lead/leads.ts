@@ -9,6 +9,7 @@ import { containsPattern } from '../../db/like.ts'
 import { applyNoteEvent, createNoteTables, liveNote, noteTables } from '../kernel/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow } from '../kernel/notes.ts'
 import type { Viewer } from '../opportunity/queries.ts'
+import { visibleSql } from '../../visibility/policy.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
@@ -168,7 +169,7 @@ const anyContains = (columns: string[], text: string) => sql<boolean>`(${sql.joi
 /** The filtered set's conditions: the viewer's visibility (a non-admin sees leads they created or are assigned to), then each filter given. */
 export function leadConditions(viewer: Viewer, filter: LeadFilter): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [sql`l.org_id = ${viewer.orgId}`, sql`NOT l.is_deleted`]
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? sql`false` : sql`(l.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(l.assigned_to))`)
+  conditions.push(visibleSql('Lead', viewer, 'l'))
   if (filter.name) conditions.push(anyContains(['l.first_name', 'l.last_name'], filter.name))
   if (filter.search) conditions.push(anyContains(['l.first_name', 'l.last_name', 'l.company_name', 'l.email'], filter.search))
   for (const [column, text] of [['l.salutation', filter.salutation], ['l.city', filter.city], ['l.email', filter.email]] as const) if (text) conditions.push(contains(column, text))

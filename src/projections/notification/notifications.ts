@@ -6,7 +6,8 @@ import type { NotificationEvent } from '../../commands/notification/notification
 import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
-import { ENTITY_TYPES, recordLink, recordNameSql } from '../record/record-kinds.ts'
+import { ENTITY_TYPES, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 import type { EntityType } from '../record/record-kinds.ts'
 
 /**
@@ -151,7 +152,11 @@ export type NotificationView = NotificationRow & { entity_name: string | null; l
 /** The original's list filters: unread only, and (the web app's poll) only those created after `since`. */
 export type NotificationFilter = { unread: boolean; since?: Date; limit: number }
 
-const live = (recipientId: string) => sql<boolean>`n.recipient_id = ${recipientId} AND NOT n.is_deleted`
+/** A member reading their notifications: their profile is the recipient. */
+export type Recipient = Viewer & { profileId: string }
+
+/** The recipient's live notifications about records they may see now (visibility/policy.ts): one about a deal they were unassigned from no longer shows. */
+const live = (recipient: Recipient) => sql<boolean>`n.recipient_id = ${recipient.profileId} AND NOT n.is_deleted AND ${mayReadRecordSql('n', recipient)}`
 
 async function viewsWhere(db: Kysely<any>, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
   const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${recordNameSql('n')} AS entity_name FROM notifications n WHERE ${where}
@@ -164,15 +169,15 @@ async function viewsWhere(db: Kysely<any>, where: RawBuilder<boolean>, limit: nu
  * total (under `since`, how many arrived since), `unread_count` always the member's whole unread
  * count, so a poll refreshes the bell's badge too.
  */
-export async function listNotifications(db: Kysely<any>, recipientId: string, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
-  const conditions = [live(recipientId)]
+export async function listNotifications(db: Kysely<any>, recipient: Recipient, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
+  const conditions = [live(recipient)]
   if (filter.unread) conditions.push(sql<boolean>`n.read_at IS NULL`)
   if (filter.since) conditions.push(sql<boolean>`n.created_at > ${filter.since}`)
   const where = sql.join(conditions, sql` AND `) as RawBuilder<boolean>
   const [rows, counts] = await Promise.all([
     viewsWhere(db, where, filter.limit),
     sql<{ count: number; unread: number }>`SELECT (SELECT count(*)::int FROM notifications n WHERE ${where}) AS count,
-      (SELECT count(*)::int FROM notifications n WHERE ${live(recipientId)} AND n.read_at IS NULL) AS unread`.execute(db),
+      (SELECT count(*)::int FROM notifications n WHERE ${live(recipient)} AND n.read_at IS NULL) AS unread`.execute(db),
   ])
   return { count: counts.rows[0]!.count, unread_count: counts.rows[0]!.unread, rows }
 }
@@ -189,8 +194,8 @@ export async function unreadNotificationIds(db: Kysely<any>, recipientId: string
 }
 
 /** The member's live notifications made by the event at `position`: what the live stream sends for it. */
-export const notificationsMadeAt = (db: Kysely<any>, recipientId: string, position: Position): Promise<NotificationView[]> =>
-  viewsWhere(db, sql<boolean>`${live(recipientId)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
+export const notificationsMadeAt = (db: Kysely<any>, recipient: Recipient, position: Position): Promise<NotificationView[]> =>
+  viewsWhere(db, sql<boolean>`${live(recipient)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
 
 
 /** Which of these notification ids the read model holds (deleted ones too): causes already raised. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
+import { visibleSql } from '../../visibility/policy.ts'
 
 /**
  * A board card (§2.4) written as JSON by PostgreSQL, for the live board: 600 cards parsed into rows,
@@ -17,7 +18,7 @@ import type { RawBuilder } from 'kysely'
  * the organization's profiles in the deal's order, live line items by position), instants as
  * `toISOString()` writes them (UTC, milliseconds truncated, as node-postgres parses them), aging
  * from whole days since the stage change truncated to milliseconds (aging.ts), can_move by
- * rules.ts mayAccess. In tests the route also builds the board the object way and requires the
+ * the visibility policy (visibility/policy.ts). In tests the route also builds the board the object way and requires the
  * same bytes (opportunity-lists.ts), so the two cannot drift apart.
  */
 export type CardColumnRow = { stage_id: string; items: string; orders: number[] | null }
@@ -50,8 +51,8 @@ export function cardColumns(viewer: CardJsonViewer, now: Date): (limited: RawBui
 }
 
 function cardTail(viewer: CardJsonViewer, now: Date): RawBuilder<unknown> {
-  const { orgId, profileId } = viewer
-  const canMove = viewer.isAdmin ? sql`true` : profileId === null ? sql`false` : sql`coalesce(c.created_by = ${profileId}::uuid OR ${profileId}::uuid = ANY(c.assigned_to), false)`
+  const { orgId } = viewer
+  const canMove = sql`coalesce(${visibleSql('Opportunity', viewer, 'c')}, false)`
   const profile = sql`row_to_json(r)::text, a.n FROM unnest(c.assigned_to) WITH ORDINALITY AS a(id, n)
     JOIN profiles p ON p.id = a.id AND p.org_id = ${orgId} JOIN users u ON u.id = p.user_id
     CROSS JOIN LATERAL (SELECT p.id, u.email, u.first_name, u.last_name, p.role, p.is_active,

@@ -5,6 +5,8 @@ import { isIsoDate } from '../../db/date-range.ts'
 import { containsPattern } from '../../db/like.ts'
 import type { OpportunityView } from './opportunities.ts'
 import { anyOf } from '../kernel/records.ts'
+import { ruleFor, visibleSql } from '../../visibility/policy.ts'
+import type { Viewer } from '../../visibility/policy.ts'
 import type { Timed } from '../kernel/stamped-cache.ts'
 
 /**
@@ -34,8 +36,8 @@ export type DealFilter = {
   customFields?: CustomValues | null
 }
 
-/** Who is asking: a non-admin sees only deals they created or are assigned to (§4.3), in rows, counts and totals. */
-export type Viewer = { orgId: string; profileId: string | null; isAdmin: boolean }
+/** Who is asking: they see the deals the visibility policy shows them (§4.3), in rows, counts and totals. */
+export type { Viewer }
 
 const NOTHING = sql<boolean>`false`
 const isDecimal = (v: string) => /^-?\d{1,15}(\.\d{1,10})?$/.test(v)
@@ -53,8 +55,9 @@ const nextDay = (date: string) => (isIsoDate(date) ? new Date(Date.parse(`${date
 
 /**
  * The filtered set a request reads: its SQL conditions; whether the rollups (deal_totals) can
- * answer counts and sums instead of a scan: an admin with no filter but, at most, the pipeline and
- * open=true; the text of a stage filter, which the live read model narrows by index (liveConditions);
+ * answer counts and sums instead of a scan: a viewer who sees every deal (visibility/policy.ts:
+ * an admin) with no filter but, at most, the pipeline and open=true; the text of a stage filter,
+ * which the live read model narrows by index (liveConditions);
  * and whether the set itself depends on `now` (rotten=true), so no part of it may be kept.
  */
 export type DealQuery = { conditions: RawBuilder<boolean>[]; now: Date; rollup: Rollup | null; stage: { orgId: string; text: string } | null; clocked: boolean }
@@ -63,7 +66,7 @@ type Rollup = { orgId: string; pipelines: string[] | undefined; openOnly: boolea
 export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQuery {
   const { pipeline, open, customFields, ...rest } = filter
   const filtered = Object.values(rest).some((v) => v !== undefined && v !== false) || customFields !== undefined
-  const rollup = viewer.isAdmin && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
+  const rollup = ruleFor('Opportunity', viewer) === 'all' && !filtered && (pipeline === undefined || pipeline.length > 0) ? { orgId: viewer.orgId, pipelines: pipeline, openOnly: open === true } : null
   return { conditions: dealConditions(viewer, filter, now), now, rollup, stage: filter.stage ? { orgId: viewer.orgId, text: filter.stage } : null, clocked: filter.rotten === true }
 }
 
@@ -92,8 +95,7 @@ const uncached: Memo = async (_part, load) => (await load()).value
 
 function dealConditions(viewer: Viewer, filter: DealFilter, now: Date): RawBuilder<boolean>[] {
   const conditions: (RawBuilder<boolean> | undefined)[] = [sql`o.org_id = ${viewer.orgId}`, sql`NOT o.is_deleted`]
-  // `assigned_to && {me}` is `me = ANY(assigned_to)` in the form the GIN index on assigned_to answers.
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql`(o.created_by = ${viewer.profileId} OR ${anyOf('o.assigned_to', [viewer.profileId])})`)
+  conditions.push(visibleSql('Opportunity', viewer, 'o'))
   for (const text of [filter.name, filter.search]) if (text) conditions.push(sql`o.name ILIKE ${containsPattern(text)}`)
   // Case-sensitive contains (§4.3): `stage=CLOSED` matches CLOSED_WON and CLOSED_LOST, `stage=closed` neither.
   if (filter.stage) conditions.push(sql`strpos(o.stage, ${filter.stage}) > 0`)

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely, RawBuilder } from 'kysely'
 import type { Viewer } from './queries.ts'
+import { visibleSql } from '../../visibility/policy.ts'
 import type { StageChangeRow } from './stage-changes.ts'
 
 /**
@@ -46,7 +47,7 @@ const uuidIs = (column: RawBuilder<unknown>, value: string) => (UUID.test(value)
 /** The ledger rows of the organization's live deals the viewer may see (`c` the ledger, `o` the deal). */
 function visible(viewer: Viewer): RawBuilder<boolean>[] {
   const conditions = [sql<boolean>`c.org_id = ${viewer.orgId}`, sql<boolean>`o.org_id = ${viewer.orgId}`, sql<boolean>`NOT o.is_deleted`]
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? NOTHING : sql<boolean>`(o.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(o.assigned_to))`)
+  conditions.push(visibleSql('Opportunity', viewer, 'o'))
   return conditions
 }
 

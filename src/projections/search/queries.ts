@@ -4,6 +4,7 @@ import type { Viewer } from '../opportunity/queries.ts'
 import { hasTrigrams, partitionOf, viewerWord } from './search.ts'
 import { KIND_SPECS } from './search-documents.ts'
 import type { KindSpec, SearchKind } from './search-documents.ts'
+import { ruleFor, visibleSql } from '../../visibility/policy.ts'
 
 /**
  * Global search's query: a handful of the best matches of each kind, org-scoped and filtered by
@@ -48,12 +49,8 @@ export function wordQuery(text: string): string | null {
   return useful.length ? useful.map((w) => `'${w}':*`).join(' & ') : null
 }
 
-/** The list visibility of leads, deals and tasks (projections/lead/leads.ts, opportunity/queries.ts, task/tasks.ts); other kinds are org-wide. */
-function visibleTo(viewer: Viewer, spec: KindSpec): RawBuilder<boolean> {
-  if (!spec.restricted || viewer.isAdmin) return sql`true`
-  if (viewer.profileId === null) return sql`false`
-  return sql`(created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(assigned_to))`
-}
+/** The kind's list visibility (visibility/policy.ts), over the document's own created_by and assigned_to. */
+const visibleTo = (viewer: Viewer, spec: KindSpec): RawBuilder<boolean> => visibleSql(spec.visibility, viewer)
 
 /**
  * The same visibility as a word of the document (projections/search/search.ts `viewers`): a member's
@@ -62,7 +59,7 @@ function visibleTo(viewer: Viewer, spec: KindSpec): RawBuilder<boolean> {
  * of "acme corp" when none is the member's). Null when the kind needs no such word for the viewer.
  */
 function visibilityWord(viewer: Viewer, spec: KindSpec): RawBuilder<string> | null {
-  if (!spec.restricted || viewer.isAdmin || viewer.profileId === null) return null
+  if (ruleFor(spec.visibility, viewer) !== 'involved' || viewer.profileId === null) return null
   return sql<string>`quote_literal(${viewerWord(viewer.profileId)})::tsquery`
 }
 

@@ -5,6 +5,7 @@ import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { solutionStreams } from '../../commands/solution/solution.ts'
 import { taskStreams } from '../../commands/task/task.ts'
 import type { StreamCategory } from '../../commands/streams.ts'
+import type { VisibleKind } from '../../visibility/policy.ts'
 
 /**
  * What global search knows of each kind of record: which events keep its document, which fields
@@ -26,8 +27,8 @@ export type KindSpec = {
   events: { created: string; updated: string; deleted: string }
   /** The fields the document is derived from (a change to any other field changes nothing here). */
   keys: readonly string[]
-  /** Leads and deals: a member sees only those they created or are assigned to, as in their lists. */
-  restricted: boolean
+  /** Who may see a document: its record kind's rule in the visibility policy, as in its list. */
+  visibility: VisibleKind
   document(fields: Fields): DocumentText
 }
 
@@ -42,7 +43,7 @@ const lead: KindSpec = {
   streams: leadStreams,
   events: { created: 'LeadCreated', updated: 'LeadUpdated', deleted: 'LeadDeleted' },
   keys: ['title', 'first_name', 'last_name', 'email', 'company_name', 'assigned_to'],
-  restricted: true,
+  visibility: 'Lead',
   document: (f) => ({
     title: firstOf(f.title, words(f.first_name, f.last_name), f.email) || 'Untitled lead',
     subtitle: firstOf(f.company_name, f.email),
@@ -56,8 +57,8 @@ const deal: KindSpec = {
   streams: opportunityStreams,
   events: { created: 'OpportunityCreated', updated: 'OpportunityUpdated', deleted: 'OpportunityDeleted' },
   keys: ['name', 'description', 'account', 'stage', 'assigned_to'],
-  restricted: true,
-  // The subtitle is the stage; the answer shows the account's name instead when the deal has one (queries.ts).
+  visibility: 'Opportunity',
+  // The subtitle is the stage; the answer shows the account's name instead when the deal has one (search-queries.ts).
   document: (f) => ({ title: str(f.name), subtitle: str(f.stage), names: str(f.name), terms: str(f.description) }),
 }
 
@@ -66,7 +67,7 @@ const account: KindSpec = {
   streams: accountStreams,
   events: { created: 'AccountCreated', updated: 'AccountUpdated', deleted: 'AccountDeleted' },
   keys: ['name', 'email', 'website', 'industry'],
-  restricted: false,
+  visibility: 'Account',
   document: (f) => ({ title: str(f.name), subtitle: firstOf(f.email, f.industry), names: str(f.name), terms: words(email(f.email), f.website, f.industry) }),
 }
 
@@ -75,7 +76,7 @@ const contact: KindSpec = {
   streams: contactStreams,
   events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
   keys: ['first_name', 'last_name', 'email', 'organization'],
-  restricted: false,
+  visibility: 'Contact',
   document: (f) => ({
     title: firstOf(words(f.first_name, f.last_name), f.email) || 'Unnamed contact',
     subtitle: firstOf(f.organization, f.email),
@@ -89,7 +90,7 @@ const solution: KindSpec = {
   streams: solutionStreams,
   events: { created: 'SolutionCreated', updated: 'SolutionUpdated', deleted: 'SolutionDeleted' },
   keys: ['title', 'description', 'status'],
-  restricted: false,
+  visibility: 'Solution',
   document: (f) => ({ title: str(f.title), subtitle: str(f.status), names: str(f.title), terms: str(f.description) }),
 }
 
@@ -98,8 +99,7 @@ const task: KindSpec = {
   streams: taskStreams,
   events: { created: 'TaskCreated', updated: 'TaskUpdated', deleted: 'TaskDeleted' },
   keys: ['title', 'description', 'status', 'due_date', 'assigned_to'],
-  // As the task list: a member sees the tasks they created or are assigned to.
-  restricted: true,
+  visibility: 'Task',
   document: (f) => ({ title: str(f.title), subtitle: [str(f.status), str(f.due_date) && `due ${str(f.due_date)}`].filter(Boolean).join(' · '), names: str(f.title), terms: str(f.description) }),
 }
 

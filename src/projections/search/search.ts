@@ -8,6 +8,7 @@ import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { KIND_SPECS, SEARCH_KINDS, pick } from './search-documents.ts'
 import type { Fields, KindSpec } from './search-documents.ts'
+import { isRestricted } from '../../visibility/policy.ts'
 
 /**
  * Global search's read model (issue 19): one document per live lead, deal, account, contact,
@@ -104,13 +105,13 @@ async function createIndexes(db: Kysely<any>): Promise<void> {
 
 function documentColumns(spec: KindSpec, fields: Fields, createdBy: string | null) {
   const assignedTo = (fields.assigned_to as string[] | undefined) ?? []
-  return { ...spec.document(fields), account_id: (fields.account as string | null | undefined) ?? null, assigned_to: assignedTo, viewers: viewersOf(spec.restricted, createdBy, assignedTo) }
+  return { ...spec.document(fields), account_id: (fields.account as string | null | undefined) ?? null, assigned_to: assignedTo, viewers: viewersOf(isRestricted(spec.visibility), createdBy, assignedTo) }
 }
 
 function rowOf(spec: KindSpec, id: string, data: EventData): Record<string, unknown> {
   const fields = pick(spec, data)
   const createdBy = (data.created_by as string | undefined) ?? null
-  return { id, org_id: data.org_id, kind: spec.kind, ...documentColumns(spec, fields, createdBy), fields, account_name: null, created_by: createdBy, restricted: spec.restricted }
+  return { id, org_id: data.org_id, kind: spec.kind, ...documentColumns(spec, fields, createdBy), fields, account_name: null, created_by: createdBy, restricted: isRestricted(spec.visibility) }
 }
 
 /** Deals take the name of their account's document (null when it has none, or it was deleted). */

@@ -10,6 +10,7 @@ import { containsPattern } from '../../db/like.ts'
 import { applyNoteEvent, createNoteTables, liveNote, noteTables } from '../kernel/notes.ts'
 import type { NoteAttachmentRow, NoteCommentRow } from '../kernel/notes.ts'
 import type { Viewer } from '../opportunity/queries.ts'
+import { visibleSql } from '../../visibility/policy.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
@@ -145,7 +146,7 @@ const contains = (text: string) => sql<boolean>`t.title ILIKE ${containsPattern(
 /** The viewer's tasks (an admin sees the organization's, a member those they created or are assigned to), then each filter given. */
 export function taskConditions(viewer: Viewer, filter: TaskFilter): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [sql`t.org_id = ${viewer.orgId}`, sql`NOT t.is_deleted`]
-  if (!viewer.isAdmin) conditions.push(viewer.profileId === null ? sql`false` : sql`(t.created_by = ${viewer.profileId} OR ${viewer.profileId}::uuid = ANY(t.assigned_to))`)
+  conditions.push(visibleSql('Task', viewer, 't'))
   for (const text of [filter.title, filter.search]) if (text) conditions.push(contains(text))
   if (filter.status) conditions.push(sql`t.status = ANY(${filter.status}::text[])`)
   if (filter.priority !== undefined) conditions.push(sql`t.priority = ${filter.priority}`)
@@ -202,18 +203,19 @@ export const taskCommentOf = (db: Kysely<any>, orgId: string, id: string) => liv
 export const taskAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, TASK_NOTES.attachments, orgId, id)
 
 /**
- * The names of the parent records a batch of tasks points at, keyed by id (one query for the whole
- * batch): an account's or a deal's name, a lead's full name (or company, or email). A deleted parent
- * a task still points at keeps its name.
+ * The names of the parent records a batch of tasks points at that the viewer may see, keyed by id
+ * (one query for the whole batch): an account's or a deal's name, a lead's full name (or company, or
+ * email). A deleted parent a task still points at keeps its name; one the viewer may not see has none.
  */
-export async function parentNames(db: Kysely<any>, orgId: string, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, string>> {
+export async function parentNames(db: Kysely<any>, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, string>> {
+  const { orgId } = viewer
   const ids = (key: 'account' | 'opportunity' | 'lead') => [...new Set(rows.flatMap((row) => row[key] ?? []))]
   const [accounts, deals, leads] = [ids('account'), ids('opportunity'), ids('lead')]
   if (!accounts.length && !deals.length && !leads.length) return new Map()
   const { rows: named } = await sql<{ id: string; name: string }>`
-    SELECT id, name FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[])
-    UNION ALL SELECT id, name FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[])
-    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, '') FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[])`.execute(db)
+    SELECT id, name FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[]) AND ${visibleSql('Account', viewer)}
+    UNION ALL SELECT id, name FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[]) AND ${visibleSql('Opportunity', viewer)}
+    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, '') FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[]) AND ${visibleSql('Lead', viewer)}`.execute(db)
   return new Map(named.map((row) => [row.id, row.name]))
 }
 

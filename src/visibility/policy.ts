@@ -1,0 +1,84 @@
+import { sql } from 'kysely'
+import type { RawBuilder } from 'kysely'
+import { isAdmin } from '../identity/identity.ts'
+import type { Identity } from '../identity/identity.ts'
+
+/**
+ * Who may see a record: the one declaration every read path and every reference check derives
+ * from. Commands ask `mayAccess` (the single-record check); lists, search, boards, the dashboard,
+ * the activity and notification feeds and the rails on other records' pages add `visibleSql` (the
+ * same rule as a SQL predicate) to their WHERE. A new record kind is a line of RECORD_VISIBILITY; a
+ * new kind of caller (the customer portal's contact) is a CallerKind, its column in each line, and
+ * its rule's two derivations below: no read path changes.
+ */
+
+/** Who is asking, as the policy sees them: the member's profile (null for the organization API key) and their role. */
+export type Seer = { profileId: string | null; isAdmin: boolean }
+/** A seer within their organization: what the read models' queries take (every row is the organization's first). */
+export type Viewer = Seer & { orgId: string }
+
+/** The record kinds the policy speaks of, as the original names them (`entity_type`). */
+export const VISIBLE_KINDS = ['Account', 'Contact', 'Lead', 'Opportunity', 'Solution', 'Task'] as const
+export type VisibleKind = (typeof VISIBLE_KINDS)[number]
+
+/** The kinds of caller: an organization admin, a member, and the organization API key (no profile). */
+export type CallerKind = 'admin' | 'member' | 'apiKey'
+
+/**
+ * What a kind of caller sees of a kind of record:
+ * - `all`: every live record of the organization;
+ * - `involved`: those the caller created or is assigned to;
+ * - `none`: no record.
+ */
+export type Rule = 'all' | 'involved' | 'none'
+
+/**
+ * The declaration. Accounts and contacts are the organization's shared address book: every member
+ * sees them (this service's choice; the original limits them too), as every member reads the
+ * knowledge base's solutions. Leads, deals and tasks are
+ * a member's own work: they see those they created or are assigned to (§4.3, §4.4, §4.7). The API
+ * key has no profile to be involved with, so it sees the shared kinds only.
+ */
+export const RECORD_VISIBILITY: Readonly<Record<VisibleKind, Readonly<Record<CallerKind, Rule>>>> = {
+  Account: { admin: 'all', member: 'all', apiKey: 'all' },
+  Contact: { admin: 'all', member: 'all', apiKey: 'all' },
+  Lead: { admin: 'all', member: 'involved', apiKey: 'none' },
+  Opportunity: { admin: 'all', member: 'involved', apiKey: 'none' },
+  Solution: { admin: 'all', member: 'all', apiKey: 'all' },
+  Task: { admin: 'all', member: 'involved', apiKey: 'none' },
+}
+
+/** The caller of a request as the policy sees them: every read path takes its viewer from here. */
+export const viewerOfIdentity = (identity: Identity): Viewer => ({ orgId: identity.orgId, profileId: identity.profileId, isAdmin: isAdmin(identity) })
+
+export const callerKindOf = (seer: Seer): CallerKind => (seer.isAdmin ? 'admin' : seer.profileId === null ? 'apiKey' : 'member')
+
+/** The rule that applies to this caller for this kind. */
+export const ruleFor = (kind: VisibleKind, seer: Seer): Rule => RECORD_VISIBILITY[kind][callerKindOf(seer)]
+
+/** Whether some caller sees only part of the kind: its read models then keep who is involved with each record. */
+export const isRestricted = (kind: VisibleKind): boolean => Object.values(RECORD_VISIBILITY[kind]).some((rule) => rule !== 'all')
+
+/** What the policy reads of a record: its creator and assignees. */
+export type Involvement = { createdBy: string | null; assignedTo: readonly string[] }
+
+/** The single-record check: whether the caller may see (and so open, edit, move or link to) this record. */
+export function mayAccess(kind: VisibleKind, record: Involvement, seer: Seer): boolean {
+  const rule = ruleFor(kind, seer)
+  if (rule !== 'involved') return rule === 'all'
+  const me = seer.profileId
+  return me !== null && (record.createdBy === me || record.assignedTo.includes(me))
+}
+
+/**
+ * The same check as SQL over a read model row: `alias` names the row (its `created_by` and
+ * `assigned_to` columns); without one the columns are unqualified. In a WHERE; a select list wraps
+ * it in coalesce(…, false), as a record without a creator makes it null. `assigned_to && {me}` is
+ * `me = ANY(assigned_to)` in the form a GIN index on assigned_to answers.
+ */
+export function visibleSql(kind: VisibleKind, seer: Seer, alias?: string): RawBuilder<boolean> {
+  const rule = ruleFor(kind, seer)
+  if (rule !== 'involved') return rule === 'all' ? sql<boolean>`true` : sql<boolean>`false`
+  const column = (name: string) => (alias === undefined ? sql.ref(name) : sql.ref(`${alias}.${name}`))
+  return sql<boolean>`(${column('created_by')} = ${seer.profileId}::uuid OR ${column('assigned_to')} && ${sql.val([seer.profileId])}::uuid[])`
+}
