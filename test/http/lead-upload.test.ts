@@ -4,7 +4,8 @@ import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 
 t.test('POST /api/leads/upload/', async (t) => {
-  const { app, acme, globex, alice } = await givenTwoOrganizations(t, { env: { MAX_UPLOAD_BYTES: String(1024 * 1024) } })
+  // The thousand-row upload answers once its read models show every row; beside other test files that can pass the 5 s default.
+  const { app, acme, globex, alice } = await givenTwoOrganizations(t, { env: { MAX_UPLOAD_BYTES: String(1024 * 1024), READ_YOUR_WRITES_TIMEOUT_MS: '30000' } })
   const admin = acme.admin.headers
   const leads = collectionClient(app, '/api/leads/')
   const upload = (headers: Headers, csv: string, field = 'leads_file') => postCsv(app, '/api/leads/upload/', headers, csv, field)
