@@ -3,6 +3,7 @@ import type { Test } from 'tap'
 import type { DomainEvent } from '../../src/commands/decider.ts'
 import type { Db } from '../../src/db/database.ts'
 import type { EventStore, Position } from '../../src/eventstore/event-store.ts'
+import { currentVersion } from '../../src/events/versions.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { freshDatabase } from './db.ts'
@@ -60,7 +61,7 @@ export async function rebuildEqualsLive(t: Test, world: { db: Db; store: EventSt
   return live
 }
 
-/** Events of one stream, as a test gives them: typed domain events (see events.ts), their org in the metadata as a session writes it. */
+/** Events of one stream, as a test gives them: typed domain events (events.ts), their org in the metadata as a session writes it, at the version new events are written with unless `schemaVersion` names an older one. */
 export type GivenStream = { stream: string; events: readonly DomainEvent[]; orgId?: string; schemaVersion?: number }
 
 /**
@@ -80,7 +81,7 @@ export function readModel(t: Test, projector: Projector) {
         const runner = testRunner(t, database, store, [projector])
         let last: Position | null = null
         for (const { stream, events, orgId, schemaVersion } of streams) {
-          const written = events.map(({ type, data }) => ({ type, data, ...(orgId && { metadata: { orgId } }), ...(schemaVersion && { schemaVersion }) }))
+          const written = events.map(({ type, data }) => ({ type, data, metadata: orgId ? { orgId } : {}, schemaVersion: schemaVersion ?? currentVersion(type) }))
           last = (await store.appendToStream(stream, written)).position
         }
         runner.start()
