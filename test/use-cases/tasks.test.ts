@@ -18,9 +18,11 @@ t.test('tasks, without an HTTP app', async (t) => {
   const globex = await givenOrganization(deps, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
   const bob = await acme.addMember('bob@acme.test')
+  // Members always have a profile (only an API key calls with none).
+  const [aliceId, bobId] = [alice.profileId!, bob.profileId!]
 
   const adminsDeal = await givenDeal(deps, acme.admin, { name: "The admin's deal" })
-  const alicesDeal = await givenDeal(deps, acme.admin, { name: 'Assigned to Alice', assigned_to: [alice.profileId] })
+  const alicesDeal = await givenDeal(deps, acme.admin, { name: 'Assigned to Alice', assigned_to: [aliceId] })
   const alicesLead = await givenLead(deps, alice, { title: 'Her lead', first_name: 'Ada' })
   const adminsLead = await givenLead(deps, acme.admin, { title: "The admin's lead", first_name: 'Grace' })
   const globexLead = await givenLead(deps, globex.admin, { title: 'Elsewhere', first_name: 'Linus' })
@@ -70,11 +72,11 @@ t.test('tasks, without an HTTP app', async (t) => {
   })
 
   t.test('update: admin, creator or assignee; a parent already held may stay, a new one must be visible', async (t) => {
-    const task = await givenTask(deps, acme.admin, { title: 'Follow up', opportunity: adminsDeal, assigned_to: [alice.profileId] })
+    const task = await givenTask(deps, acme.admin, { title: 'Follow up', opportunity: adminsDeal, assigned_to: [aliceId] })
     const patched = await changeTask(deps, alice, task, { input: { status: 'In Progress' }, replace: false })
     await settled(deps, patched.position)
     t.match(await taskOf(deps.db, acme.orgId, task), { status: 'In Progress', opportunity: adminsDeal }, 'an assignee edits it')
-    const replaced = await changeTask(deps, alice, task, { input: { title: 'Follow up again', opportunity: adminsDeal, assigned_to: [alice.profileId] }, replace: true })
+    const replaced = await changeTask(deps, alice, task, { input: { title: 'Follow up again', opportunity: adminsDeal, assigned_to: [aliceId] }, replace: true })
     await settled(deps, replaced.position)
     t.match(await taskOf(deps.db, acme.orgId, task), { title: 'Follow up again', opportunity: adminsDeal, status: 'New' }, 'a PUT may name the parent the task holds, though she may not open it')
 
@@ -86,7 +88,7 @@ t.test('tasks, without an HTTP app', async (t) => {
   })
 
   t.test('delete: admin or creator, not an assignee; deleting twice appends nothing more', async (t) => {
-    const task = await givenTask(deps, alice, { title: 'Doomed', assigned_to: [bob.profileId] })
+    const task = await givenTask(deps, alice, { title: 'Doomed', assigned_to: [bobId] })
     t.type(await rejectionOf(deleteTask(deps, bob, task)), ForbiddenError, 'an assignee')
     t.type(await rejectionOf(deleteTask(deps, globex.admin, task)), NotFoundError, 'another organization')
     const { position } = await deleteTask(deps, alice, task)
