@@ -5,16 +5,14 @@ import type { CustomFieldCommand, CustomFieldEvent } from '../../src/commands/cu
 import { CustomFieldsError, customFieldFilter, customFilterValue, resolveCustomValues } from '../../src/commands/custom-field/values.ts'
 import type { CustomValuesInput, CustomValuesMode, Definition } from '../../src/commands/custom-field/values.ts'
 import { DomainError, NotFoundError, ValidationError } from '../../src/errors.ts'
+import { eventsOf } from '../helpers/events.ts'
 import { spec } from '../helpers/given-when-then.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
 const at = '2026-11-22T09:00:00.000Z'
 const define: CustomFieldCommand = { type: 'DefineCustomField', fieldId: 'f1', orgId: org, module: 'opportunities', key: 'tier', label: 'Tier', fieldType: 'select', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, isActive: true, actorId: 'p1', at }
-const defined: CustomFieldEvent = {
-  type: 'CustomFieldDefined',
-  data: { field_id: 'f1', org_id: org, module: 'opportunities', key: 'tier', label: 'Tier', type: 'select', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, is_filterable: false, display_order: 0, is_active: true, created_by: 'p1', at },
-}
+const defined = eventsOf<CustomFieldEvent>()('CustomFieldDefined', { field_id: 'f1', org_id: org, module: 'opportunities', key: 'tier', label: 'Tier', type: 'select', options: [{ value: 'Gold', label: 'Gold' }, { value: 'Silver', label: 'Silver' }], required: false, is_filterable: false, display_order: 0, is_active: true, created_by: 'p1', at })
 const removed: CustomFieldEvent = { type: 'CustomFieldRemoved', data: { at } }
 const change = (changes: Partial<Extract<CustomFieldCommand, { type: 'ChangeCustomField' }>>): CustomFieldCommand => ({ type: 'ChangeCustomField', orgId: org, at, ...changes })
 
@@ -29,7 +27,7 @@ t.test('custom field decider', async (t) => {
   field.given([]).when({ ...define, options: [{ value: 'gold', label: 'Gold' }, { value: 'gold', label: 'Golden' }] }).thenRejects(ValidationError, { errors: { options: [/Duplicate dropdown value/] } })
   field.given([]).when({ ...define, options: [{ value: ' ', label: 'Blank' }] }).thenRejects(ValidationError, { errors: { options: [/non-empty value and label/] } })
   field.given([]).when({ ...define, fieldType: 'text', options: [{ value: 'x', label: 'x' }] }).thenRejects(ValidationError, { errors: { options: [/only valid for dropdown/] } })
-  field.given([]).when({ ...define, fieldType: 'number', options: [] }).then([{ ...defined, data: { ...defined.data, type: 'number', options: [] } }] as CustomFieldEvent[])
+  field.given([]).when({ ...define, fieldType: 'number', options: [] }).then([{ ...defined, data: { ...defined.data, type: 'number', options: [] } }])
 
   field.given([defined]).when(change({ label: 'Level', required: true })).then([{ type: 'CustomFieldChanged', data: { label: 'Level', required: true, at } }])
   field.given([defined]).when(change({ options: [{ value: 'Gold', label: 'Gold' }, { value: 'Bronze', label: 'Bronze' }], isActive: false, displayOrder: 3, isFilterable: true })).then([{ type: 'CustomFieldChanged', data: { options: [{ value: 'Gold', label: 'Gold' }, { value: 'Bronze', label: 'Bronze' }], is_filterable: true, display_order: 3, is_active: false, at } }])

@@ -8,6 +8,7 @@ import { fold } from '../../src/commands/decider.ts'
 import type { Actor } from '../../src/commands/caller.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
+import { leadEvent } from '../helpers/events.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
@@ -22,7 +23,7 @@ const pipelineState = (id: string, ...events: PipelineEvent[]): PipelineState =>
   fold(leadPipelines.decider, [...leadPipelines.decider.decide({ type: 'CreatePipeline', pipelineId: id, orgId: org, name: id, isDefault: id === 'p1', stageIds: id === 'p1' ? stageIds : stageIds.map((s) => `${id}${s}`), actorId: null, at }, fold(leadPipelines.decider, [])), ...events])
 const p1 = { id: 'p1', state: pipelineState('p1') }
 
-const created: LeadEvent = { type: 'LeadCreated', data: { lead_id: 'l1', org_id: org, ...emptyLead(), first_name: 'Ann', created_by: 'creator', at } }
+const created = leadEvent('LeadCreated', { lead_id: 'l1', org_id: org, ...emptyLead(), first_name: 'Ann', created_by: 'creator', at })
 const move = (columnId: string, kanbanOrder: number | null = null, pipeline = p1, actor = creator, pipelineNamed = false): LeadCommand => ({ type: 'MoveLead', orgId: org, actor, at: later, pipeline, pipelineNamed, columnId, kanbanOrder })
 const place = (pipeline: string, stage: string, stage_id: string, stage_kind: LeadPlacement['stage_kind'] = 'open'): LeadPlacement => ({ pipeline_id: pipeline, stage, stage_id, stage_kind })
 const moved = (from: LeadPlacement | null, to: LeadPlacement, kanban_order: number, by = 'creator'): LeadEvent => ({ type: 'LeadMoved', data: { from, to, kanban_order, by, at: later } })
@@ -57,7 +58,7 @@ t.test('MoveLead: refusals', async (t) => {
   s.given([created]).when(move('NEW', null, p1, stranger)).thenRejects(ForbiddenError)
   s.given([created]).when(move('NEW', null, p1, admin)).then([moved(null, NEW, Date.parse(at), 'admin')], 'an admin may')
   s.given([]).when(move('NEW')).thenRejects(NotFoundError)
-  s.given([{ ...created, data: { ...created.data, org_id: otherOrg } } as LeadEvent]).when(move('NEW')).thenRejects(NotFoundError)
+  s.given([leadEvent('LeadCreated', { ...created.data, org_id: otherOrg })]).when(move('NEW')).thenRejects(NotFoundError)
   s.given([created, { type: 'LeadDeleted', data: { at } }]).when(move('NEW')).thenRejects(NotFoundError)
   const p2 = { id: 'p2', state: pipelineState('p2') }
   s.given([created, moved(null, NEW, 500)]).when(move('NEW', null, p2)).thenRejects(ConflictError)

@@ -4,6 +4,8 @@ import type { Conversion, LeadCommand, LeadEvent, LeadFields, LeadInput } from '
 import type { Actor } from '../../src/commands/caller.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
+import { leadEvent } from '../helpers/events.ts'
+import type { DataOf } from '../helpers/events.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
@@ -23,7 +25,7 @@ const fields = (changes: Partial<LeadFields> = {}): LeadFields => ({ ...emptyLea
 const createdWith = (changes: Partial<LeadFields> = {}): LeadEvent => ({ type: 'LeadCreated', data: { lead_id: 'l1', org_id: org, ...fields(changes), created_by: 'creator', at } })
 const created = createdWith()
 const converted = (by = 'creator', when = later): LeadEvent => ({ type: 'LeadConverted', data: { ...ids, by, at: when } })
-const updated = (changes: Record<string, { from: unknown; to: unknown }>): LeadEvent => ({ type: 'LeadUpdated', data: { changes, at: later } }) as LeadEvent
+const updated = (changes: DataOf<LeadEvent, 'LeadUpdated'>['changes']) => leadEvent('LeadUpdated', { changes, at: later })
 
 t.test('create: defaults, and created directly as converted', async (t) => {
   const s = spec(t, leadDecider)

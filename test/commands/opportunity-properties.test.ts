@@ -5,9 +5,9 @@ import { opportunityDecider } from '../../src/commands/opportunity/opportunity.t
 import type { DealInput, OpportunityCommand, OpportunityEvent, OpportunityState } from '../../src/commands/opportunity/opportunity.ts'
 import type { Actor } from '../../src/commands/caller.ts'
 import { evolvePipeline, initialPipelineState } from '../../src/commands/pipeline/pipeline.ts'
-import type { PipelineEvent } from '../../src/commands/pipeline/pipeline.ts'
 import { seededStages } from '../../src/commands/pipeline/stage-rules.ts'
 import { DomainError } from '../../src/errors.ts'
+import { pipelineEvent } from '../helpers/events.ts'
 
 /**
  * Given any history of accepted deal commands, when any further command is decided, the folded
@@ -20,7 +20,7 @@ const RUNS = Math.max(50, Number(process.env.FUZZ_RUNS ?? 25) * 8)
 const org = '00000000-0000-4000-8000-00000000000a'
 const at = '2026-11-22T09:00:00.000Z'
 const stages = seededStages(['s1', 's2', 's3', 's4', 's5', 's6'])
-const pipelineState = [{ type: 'PipelineCreated', data: { pipeline_id: 'p1', org_id: org, name: 'Default', is_default: true, stages, created_by: null, at } } as PipelineEvent].reduce(evolvePipeline, initialPipelineState())
+const pipelineState = [pipelineEvent('PipelineCreated', { pipeline_id: 'p1', org_id: org, name: 'Default', is_default: true, stages, created_by: null, at })].reduce(evolvePipeline, initialPipelineState())
 const pipeline = { id: 'p1', state: pipelineState }
 const codes = stages.map((s) => s.code)
 

@@ -8,6 +8,8 @@ import type { PipelineEvent, PipelineState } from '../../src/commands/pipeline/p
 import { seededStages } from '../../src/commands/pipeline/stage-rules.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
+import { opportunityEvent, pipelineEvent } from '../helpers/events.ts'
+import type { DataOf } from '../helpers/events.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
@@ -15,7 +17,7 @@ const at = '2026-11-22T09:00:00.000Z'
 const later = '2026-11-23T09:00:00.000Z'
 const stages = seededStages(['s1', 's2', 's3', 's4', 's5', 's6'])
 const pipelineOf = (id: string, events: PipelineEvent[] = [], orgId = org): PipelineState =>
-  [{ type: 'PipelineCreated', data: { pipeline_id: id, org_id: orgId, name: id, is_default: id === 'p1', stages: id === 'p1' ? stages : seededStages(['t1', 't2', 't3', 't4', 't5', 't6']), created_by: null, at } } as PipelineEvent, ...events].reduce(evolvePipeline, initialPipelineState())
+  [pipelineEvent('PipelineCreated', { pipeline_id: id, org_id: orgId, name: id, is_default: id === 'p1', stages: id === 'p1' ? stages : seededStages(['t1', 't2', 't3', 't4', 't5', 't6']), created_by: null, at }), ...events].reduce(evolvePipeline, initialPipelineState())
 const p1 = { id: 'p1', state: pipelineOf('p1') }
 const p2 = { id: 'p2', state: pipelineOf('p2') }
 
@@ -37,23 +39,21 @@ const place = (code: string, pipelineId = 'p1'): Placement => {
   return { pipeline_id: pipelineId, stage: stage.code, stage_id: stage.id, stage_kind: stage.kind }
 }
 const fieldsOf = (changes: Partial<DealFields>): DealFields => ({ ...emptyDeal(), currency: 'EUR', probability: 10, ...changes })
-const createdEvent = (changes: Partial<DealFields> = {}, code = 'PROSPECTING'): OpportunityEvent => ({
-  type: 'OpportunityCreated',
-  data: { opportunity_id: 'd1', org_id: org, ...fieldsOf({ name: 'Acme', assigned_to: ['assignee'], ...changes }), ...place(code), created_by: 'creator', kanban_order: Date.parse(at), at },
-})
+const createdEvent = (changes: Partial<DealFields> = {}, code = 'PROSPECTING') =>
+  opportunityEvent('OpportunityCreated', { opportunity_id: 'd1', org_id: org, ...fieldsOf({ name: 'Acme', assigned_to: ['assignee'], ...changes }), ...place(code), created_by: 'creator', kanban_order: Date.parse(at), at })
 const created = createdEvent()
-const updated = (changes: Record<string, { from: unknown; to: unknown }>): OpportunityEvent => ({ type: 'OpportunityUpdated', data: { changes, at: later } } as OpportunityEvent)
+const updated = (changes: DataOf<OpportunityEvent, 'OpportunityUpdated'>['changes']) => opportunityEvent('OpportunityUpdated', { changes, at: later })
 const stageChanged = (from: string, to: string, by = 'creator', pipelines: [string, string] = ['p1', 'p1']): OpportunityEvent => ({ type: 'OpportunityStageChanged', data: { from: place(from, pipelines[0]), to: place(to, pipelines[1]), by, at: later } })
 const won = { amount: '500.00', closed_on: '2026-11-20' }
 
 t.test('create: defaults (§2.1, §3.1 row 1)', async (t) => {
   const s = spec(t, opportunityDecider)
   s.given([]).when(create({ name: 'Acme', assigned_to: ['assignee'] })).then([created], 'default pipeline, first open stage, currency from the organization, probability from the stage')
-  s.given([]).when(create({ name: 'Acme', stage: 'PROPOSAL', probability: 0, currency: 'USD' })).then([{ type: 'OpportunityCreated', data: { ...(createdEvent({ probability: 50, currency: 'USD', assigned_to: [] }, 'PROPOSAL').data as object) } } as OpportunityEvent], 'probability 0 is auto-filled')
+  s.given([]).when(create({ name: 'Acme', stage: 'PROPOSAL', probability: 0, currency: 'USD' })).then([createdEvent({ probability: 50, currency: 'USD', assigned_to: [] }, 'PROPOSAL')], 'probability 0 is auto-filled')
   s.given([]).when(create({ name: 'Acme', probability: 33 })).then([createdEvent({ probability: 33, assigned_to: [] })], 'a given probability stays')
   s.given([created]).when(create({ name: 'Acme' })).then([], 'a repeated create decides nothing')
   s.given([]).when(create({ name: 'Acme', pipeline: 'p2', stage: 'PROPOSAL' }, creator, p2)).then([
-    { type: 'OpportunityCreated', data: { ...(createdEvent({ probability: 50, assigned_to: [] }).data as object), ...place('PROPOSAL', 'p2') } } as OpportunityEvent,
+    opportunityEvent('OpportunityCreated', { ...createdEvent({ probability: 50, assigned_to: [] }).data, ...place('PROPOSAL', 'p2') }),
   ], 'another pipeline of the organization')
 })
 

@@ -5,14 +5,16 @@ import { seededStages, stageCode } from '../../src/commands/pipeline/stage-rules
 import type { Stage } from '../../src/commands/pipeline/stage-rules.ts'
 import { NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
+import { pipelineEvent } from '../helpers/events.ts'
+import type { DataOf } from '../helpers/events.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
 const at = '2026-11-22T09:00:00.000Z'
 const ids = ['s1', 's2', 's3', 's4', 's5', 's6']
 const stages = seededStages(ids)
-const created: PipelineEvent = { type: 'PipelineCreated', data: { pipeline_id: 'p1', org_id: org, name: 'Sales', is_default: false, stages, created_by: 'a0', at } }
-const createdDefault: PipelineEvent = { type: 'PipelineCreated', data: { ...created.data, is_default: true } as Extract<PipelineEvent, { type: 'PipelineCreated' }>['data'] }
+const created = pipelineEvent('PipelineCreated', { pipeline_id: 'p1', org_id: org, name: 'Sales', is_default: false, stages, created_by: 'a0', at })
+const createdDefault = pipelineEvent('PipelineCreated', { ...created.data, is_default: true })
 const removed = (stage_id: string): PipelineEvent => ({ type: 'StageRemoved', data: { stage_id, at } })
 const locked = (stage_id: string): PipelineEvent => ({ type: 'StageLocked', data: { stage_id, at } })
 const pipelineLocked: PipelineEvent = { type: 'PipelineLocked', data: { at } }
@@ -78,7 +80,7 @@ t.test('add a stage', async (t) => {
 
 t.test('update a stage', async (t) => {
   const p = spec(t, pipelineDecider)
-  const stageUpdated = (data: object): PipelineEvent => ({ type: 'StageUpdated', data: { stage_id: 's1', ...data, at } }) as PipelineEvent
+  const stageUpdated = (data: Omit<DataOf<PipelineEvent, 'StageUpdated'>, 'stage_id' | 'at'>) => pipelineEvent('StageUpdated', { stage_id: 's1', ...data, at })
   p.given([created]).when(update('s1', { label: 'Discovery' })).then([stageUpdated({ label: 'Discovery' })], 'a relabel keeps the code (no code in the event)')
   p.given([created]).when(update('s1', { label: 'qualification' })).thenRejects(ValidationError, { errors: { label: [String] } })
   p.given([created]).when(update('s1', { label: 'PROSPECTING' })).then([stageUpdated({ label: 'PROSPECTING' })], "its own label in another case is no clash")

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { Db } from '../../src/db/database.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 
 /**
@@ -32,6 +33,13 @@ export function counterProjector(options: { name?: string; version?: number; fai
   }
 }
 
-export async function counterRows(db: { selectFrom: (t: 'counter') => any }): Promise<{ stream_name: string; events: number; total: string }[]> {
-  return db.selectFrom('counter').selectAll().orderBy('stream_name').execute()
+export type CounterRow = { stream_name: string; events: number; total: string }
+
+export async function counterRows(db: Db): Promise<CounterRow[]> {
+  return (await sql<CounterRow>`SELECT * FROM counter ORDER BY stream_name`.execute(db)).rows
+}
+
+/** Sets every total by hand, as no event would: a rebuild must recompute it. */
+export async function tamperCounter(db: Db): Promise<void> {
+  await sql`UPDATE counter SET total = 999`.execute(db)
 }

@@ -9,8 +9,14 @@ import { callerOfIdentity } from '../../src/commands/caller.ts'
 import { commandSession } from '../../src/commands/command-session.ts'
 import type { CommandSession } from '../../src/commands/command-session.ts'
 import { fold } from '../../src/commands/decider.ts'
+import { createLead } from '../../src/commands/lead/create-lead.ts'
+import type { LeadInput } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider, nameClaimStream } from '../../src/commands/name-claim.ts'
 import type { NameClaimEvent } from '../../src/commands/name-claim.ts'
+import { createDeal } from '../../src/commands/opportunity/create-opportunity.ts'
+import type { DealInput } from '../../src/commands/opportunity/opportunity.ts'
+import type { TaskInput } from '../../src/commands/task/task.ts'
+import { createTask } from '../../src/commands/task/write-task.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Role } from '../../src/db/database.ts'
 import type { Deps } from '../../src/deps.ts'
@@ -82,6 +88,27 @@ export async function givenAccount(deps: Deps, caller: Caller, name: string): Pr
   await session.run(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId: caller.orgId, fields: { ...emptyAccount(), name }, actorId: caller.profileId, at: deps.clock().toISOString() })
   await settled(deps, session.position())
   return accountId
+}
+
+/** A deal created by `caller` through createDeal (as POST /api/opportunities/), settled. */
+export async function givenDeal(deps: Deps, caller: Caller, input: DealInput): Promise<string> {
+  const { id, position } = await createDeal(deps, caller, { input })
+  await settled(deps, position)
+  return id
+}
+
+/** A lead created by `caller` through createLead (as POST /api/leads/), settled. */
+export async function givenLead(deps: Deps, caller: Caller, input: LeadInput): Promise<string> {
+  const { id, position } = await createLead(deps, caller, input)
+  await settled(deps, position)
+  return id
+}
+
+/** A task created by `caller` through createTask (as POST /api/tasks/), settled. */
+export async function givenTask(deps: Deps, caller: Caller, input: TaskInput): Promise<string> {
+  const { id, position } = await createTask(deps, caller, input)
+  await settled(deps, position)
+  return id
 }
 
 /** The end of the log as the store shows it now. */

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { customFieldsProjector, definitionsOf } from '../../src/projections/custom-field/custom-fields.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 const pairs = (...values: string[]) => values.map((value) => ({ value: value.toLowerCase(), label: value }))
 
@@ -137,12 +137,7 @@ t.test('/api/custom-fields/ (the original CustomFieldDefinition shape)', async (
   })
 
   t.test('the read model rebuilt from the log is identical, batched or one event at a time', async (t) => {
-    const rows = () => database.db.selectFrom('custom_field_definitions' as any).selectAll().orderBy('id').execute()
-    const before = await rows()
-    t.ok(before.length >= 8)
-    for (const projector of [customFieldsProjector, { ...customFieldsProjector, applyBatch: undefined }]) {
-      await rebuildProjection(database.db, store, projector)
-      t.same(await rows(), before, projector.applyBatch ? 'batched' : 'one by one')
-    }
+    const live = await rebuildEqualsLive(t, { db: database.db, store }, customFieldsProjector, { oneByOne: true })
+    t.ok(live.custom_field_definitions!.length >= 8)
   })
 })

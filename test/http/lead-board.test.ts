@@ -2,9 +2,9 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { leadPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { leadsProjector } from '../../src/projections/lead/leads.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type Card = { id: string; first_name: string; pipeline: string | null; stage: string | null; stage_label: string | null; stage_kind: string | null; kanban_order: number; stage_changed_at: string | null; can_move: boolean; status: string }
 type Column = { id: string; name: string; order: number; kind: string; item_count: number; items: Card[] }
@@ -113,11 +113,8 @@ t.test('the lead board: GET /api/leads/kanban/ and PATCH /api/leads/{id}/move/',
   })
 
   t.test('the leads read model rebuilt from the log gives the same board', async (t) => {
-    const before = [await board(), await board('?mode=status')]
-    // The creation-time orders set by hand above are not in the log: compare against what the log says.
-    await rebuildProjection(database.db, store, leadsProjector)
-    const after = [await board(), await board('?mode=status')]
+    // The creation-time orders set by hand above are not in the log: no rows compared, only the board's columns, cards and stages.
     const shape = (b: Board) => b.columns.map((c) => [c.id, c.item_count, c.items.map((i) => [i.id, i.stage, i.stage_changed_at])])
-    t.same(after.map(shape), before.map(shape))
+    await rebuildEqualsLive(t, { db: database.db, store }, leadsProjector, { tables: [], answers: async () => [shape(await board()), shape(await board('?mode=status'))] })
   })
 })

@@ -1,9 +1,8 @@
-import { sql } from 'kysely'
 import t from 'tap'
 import { leadPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { leadPipelinesProjector } from '../../src/projections/pipeline/pipelines.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type StageBody = { id: string; code: string; label: string; order: number; kind: string; expected_days: number | null; warning_days: number | null; probability: number | null }
 type PipelineBody = { id: string; name: string; is_default: boolean; stages: StageBody[] }
@@ -122,10 +121,7 @@ t.test('/api/leads/pipelines/ and /api/leads/stages/', async (t) => {
   })
 
   t.test('the lead pipelines read model rebuilt from the log is identical', async (t) => {
-    const rows = async (table: string) => (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)} ORDER BY id`.execute(database.db)).rows
-    const before = [await rows('lead_pipelines'), await rows('lead_pipeline_stages')]
-    t.ok(before[0]!.length >= 3)
-    await rebuildProjection(database.db, store, leadPipelinesProjector)
-    t.same([await rows('lead_pipelines'), await rows('lead_pipeline_stages')], before)
+    const live = await rebuildEqualsLive(t, { db: database.db, store }, leadPipelinesProjector, { tables: ['lead_pipelines', 'lead_pipeline_stages'] })
+    t.ok(live.lead_pipelines!.length >= 3)
   })
 })

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { defaultPipelineId, pipelineStreams } from '../../src/commands/pipeline/pipeline.ts'
 import { pipelinesProjector } from '../../src/projections/pipeline/pipelines.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type StageBody = { id: string; code: string; label: string; order: number; kind: string; expected_days: number | null; warning_days: number | null; probability: number | null }
 type PipelineBody = { id: string; name: string; is_default: boolean; stages: StageBody[] }
@@ -239,12 +239,8 @@ t.test('/api/opportunities/pipelines/', async (t) => {
   })
 
   t.test('the read model rebuilt from the log is identical', async (t) => {
-    const rows = (table: string) => database.db.selectFrom(table as any).selectAll().orderBy('id').execute()
-    const [pipelines, stages] = [await rows('pipelines'), await rows('pipeline_stages')]
-    t.ok(pipelines.length >= 10)
-    t.ok(stages.length >= 60)
-    await rebuildProjection(database.db, store, pipelinesProjector)
-    t.same(await rows('pipelines'), pipelines)
-    t.same(await rows('pipeline_stages'), stages)
+    const live = await rebuildEqualsLive(t, { db: database.db, store }, pipelinesProjector, { tables: ['pipelines', 'pipeline_stages'] })
+    t.ok(live.pipelines!.length >= 10)
+    t.ok(live.pipeline_stages!.length >= 60)
   })
 })

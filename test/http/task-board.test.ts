@@ -1,8 +1,8 @@
 import t from 'tap'
 import { taskPipelinesProjector, taskPipelineModel } from '../../src/projections/pipeline/pipelines.ts'
 import { tasksProjector } from '../../src/projections/task/tasks.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type Column = { id: string; name: string; maps_to_status: string; task_count: number; tasks: { id: string; status: string }[] }
 
@@ -89,11 +89,7 @@ t.test('task pipelines, the task board and card moves', async (t) => {
   })
 
   t.test('the read models rebuilt from the log are identical', async (t) => {
-    const rows = (table: string) => database.db.selectFrom(table as any).selectAll().orderBy('id').execute()
-    const before = [await rows('tasks'), await rows('task_pipeline_stages')]
-    await rebuildProjection(database.db, store, tasksProjector)
-    await rebuildProjection(database.db, store, taskPipelinesProjector)
-    t.same([await rows('tasks'), await rows('task_pipeline_stages')], before)
+    await rebuildEqualsLive(t, { db: database.db, store }, [tasksProjector, taskPipelinesProjector], { tables: ['tasks', 'task_pipeline_stages'] })
     t.ok(await taskPipelineModel.pipelineOf(database.db, acme.orgId, dev.id))
   })
 })

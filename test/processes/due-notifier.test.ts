@@ -2,10 +2,10 @@ import t from 'tap'
 import { createDueNotifier } from '../../src/processes/due-notifier.ts'
 import type { NotifyOutcome } from '../../src/processes/due-notifier.ts'
 import { notificationsProjector } from '../../src/projections/notification/notifications.ts'
-import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
 const DAY = 86_400_000
@@ -85,8 +85,7 @@ t.test('due notifier', async (t) => {
   })
 
   t.test('the raised notifications replay: rebuild = live', async (t) => {
-    const before = { alice: await ok('GET', '/api/notifications/', alice.headers), bob: await ok('GET', '/api/notifications/', bob.headers) }
-    await rebuildProjection(database.db, store, notificationsProjector)
-    t.same({ alice: await ok('GET', '/api/notifications/', alice.headers), bob: await ok('GET', '/api/notifications/', bob.headers) }, before)
+    const answers = async () => ({ alice: await ok('GET', '/api/notifications/', alice.headers), bob: await ok('GET', '/api/notifications/', bob.headers) })
+    await rebuildEqualsLive(t, { db: database.db, store }, notificationsProjector, { answers })
   })
 })

@@ -5,7 +5,7 @@ import { progressLine } from '../../src/projections/kernel/progress-line.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 import type { RebuildProgress } from '../../src/projections/kernel/rebuild.ts'
 import { projectionsStatus } from '../../src/projections/kernel/status.ts'
-import { counterProjector } from '../helpers/counter-projector.ts'
+import { counterProjector, counterRows, tamperCounter } from '../helpers/counter-projector.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { testRunner, testStore } from '../helpers/runner.ts'
 import { eventually } from '../helpers/webhook-receiver.ts'
@@ -34,7 +34,7 @@ t.test('blue-green: a new version builds beside the old tables, which serve unti
   await v1.waitFor(last!, 10_000)
   await v1.stop()
   // Tampered by hand: the old version's tables are what serves until the swap, and the rebuild recomputes them.
-  await database.db.updateTable('counter' as any).set({ total: '999' } as any).execute()
+  await tamperCounter(database.db)
 
   const v2 = testRunner(t, database, store, [slowCounter(8), counterProjector({ name: 'other' })])
   v2.start()
@@ -49,7 +49,7 @@ t.test('blue-green: a new version builds beside the old tables, which serve unti
     while (reading) {
       const started = performance.now()
       try {
-        const rows = await database.db.selectFrom('counter' as any).select(['stream_name', 'events', 'total'] as any).execute() as { stream_name: string; events: number; total: string }[]
+        const rows = await counterRows(database.db)
         latencies.push(performance.now() - started)
         for (const row of rows) {
           if (row.events < (seen.get(row.stream_name) ?? 0)) backwards++
@@ -82,7 +82,7 @@ t.test('blue-green: a new version builds beside the old tables, which serve unti
   t.same(failures, [], 'no read failed during the build or the swap')
   t.equal(backwards, 0, 'no count went backwards')
   t.ok(servedOld > 0, 'the old tables served while the new version built')
-  const rows = await database.db.selectFrom('counter' as any).selectAll().execute() as { stream_name: string; events: number; total: string }[]
+  const rows = await counterRows(database.db)
   t.equal(rows.reduce((n, r) => n + r.events, 0), 202, 'every event, those appended during the build too')
   t.ok(rows.every((r) => r.total === String(r.events)), 'recomputed by the new version')
   t.comment(`reads during the rebuild and swap: ${latencies.length}, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`)

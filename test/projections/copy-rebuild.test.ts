@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import t from 'tap'
 import { tagStream } from '../../src/commands/tag/tag.ts'
-import type { TagEvent } from '../../src/commands/tag/tag.ts'
 import { freshTables } from '../../src/db/copy-rows.ts'
 import { insertRowsOnce } from '../../src/db/insert-rows.ts'
 import type { Position } from '../../src/eventstore/event-store.ts'
@@ -10,6 +9,7 @@ import type { Projector } from '../../src/projections/kernel/projector.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { tagsProjector } from '../../src/projections/tag/tags.ts'
 import { freshDatabase } from '../helpers/db.ts'
+import { tagCreated, tagEvent } from '../helpers/events.ts'
 import { testRunner, testStore } from '../helpers/runner.ts'
 
 // What COPY's text and CSV formats treat specially (quotes, backslashes, delimiters, line ends, the
@@ -83,10 +83,10 @@ t.test('a rebuild (COPY into its fresh tables) leaves exactly the tags the live 
   let last: Position | undefined
   for (const [i, text] of AWKWARD.entries()) {
     const tagId = randomUUID()
-    const created: TagEvent = { type: 'TagCreated', data: { tag_id: tagId, org_id: orgId, name: text, color: i % 2 ? null : text, description: text, created_by: i % 3 ? randomUUID() : null, at: `2026-11-24T09:00:${String(i).padStart(2, '0')}.123+02:00` } }
+    const created = tagCreated({ tag_id: tagId, org_id: orgId, name: text, color: i % 2 ? null : text, description: text, created_by: i % 3 ? randomUUID() : null, at: `2026-11-24T09:00:${String(i).padStart(2, '0')}.123+02:00` })
     last = (await store.appendToStream(tagStream(tagId), [created])).position
     // Every third tag changed after its creation, in the same replay page: an UPDATE that must find the row COPY wrote.
-    if (i % 3 === 0) last = (await store.appendToStream(tagStream(tagId), [{ type: 'TagUpdated', data: { name: `${text}\\"\n`, color: null, at: '2026-11-24T10:00:00Z' } }])).position
+    if (i % 3 === 0) last = (await store.appendToStream(tagStream(tagId), [tagEvent('TagUpdated', { name: `${text}\\"\n`, color: null, at: '2026-11-24T10:00:00Z' })])).position
   }
   await runner.waitFor(last!, 10_000)
   await runner.stop()

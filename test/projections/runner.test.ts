@@ -5,7 +5,8 @@ import { readCheckpoints } from '../../src/projections/kernel/checkpoints.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { ProjectionLagError } from '../../src/errors.ts'
 import { projectionsStatus } from '../../src/projections/kernel/status.ts'
-import { counterProjector, counterRows } from '../helpers/counter-projector.ts'
+import { counterProjector, counterRows, tamperCounter } from '../helpers/counter-projector.ts'
+import { tableRows } from '../helpers/read-models.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { testRunner, testStore } from '../helpers/runner.ts'
 import { CHECKPOINT_CHANNEL, startNotifications } from '../../src/eventstore/postgres-notifications.ts'
@@ -27,7 +28,7 @@ t.test('catches up from the checkpoint, then follows live appends', async (t) =>
   runner.start()
   const position = await count(store, 'b', ['0.01'])
   await runner.waitFor(position, 5000)
-  t.same(await counterRows(database.db as any), [
+  t.same(await counterRows(database.db), [
     { stream_name: 'a', events: 3, total: '6.60' },
     { stream_name: 'b', events: 1, total: '0.01' },
   ])
@@ -48,7 +49,7 @@ t.test('a failure mid-batch rolls back the batch and its checkpoint; nothing is 
   const position = await count(store, 's', ['6'])
   await runner.waitFor(position, 5000)
   t.equal(failures, -1, 'the projector did fail once')
-  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 6, total: '21' }])
+  t.same(await counterRows(database.db), [{ stream_name: 's', events: 6, total: '21' }])
 })
 
 t.test('a projector that keeps failing holds back only itself; the others follow the log', async (t) => {
@@ -60,7 +61,7 @@ t.test('a projector that keeps failing holds back only itself; the others follow
   const runner = testRunner(t, database, store, [failing, healthy])
   runner.start()
   const position = await count(store, 's', ['1', '2'])
-  const rowsOf = (table: string) => database.db.selectFrom(table as any).selectAll().execute()
+  const rowsOf = (table: string) => tableRows(database.db, table)
   const both = [{ stream_name: 's', events: 2, total: '3' }]
   // The tables appear once the runner has prepared the projectors; the two appends may be applied apart.
   for (let tries = 0; JSON.stringify(await rowsOf('healthy').catch(() => [])) !== JSON.stringify(both) && tries < 200; tries++) await new Promise((r) => setTimeout(r, 50))
@@ -88,7 +89,7 @@ t.test('a runner stopped and restarted resumes from its checkpoint', async (t) =
   const second = testRunner(t, database, store, [counterProjector()])
   second.start()
   await second.waitFor(await count(store, 's', ['4']), 5000)
-  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 4, total: '10' }])
+  t.same(await counterRows(database.db), [{ stream_name: 's', events: 4, total: '10' }])
 })
 
 t.test('rebuild replays the log into fresh tables equal to the live ones', async (t) => {
@@ -99,7 +100,7 @@ t.test('rebuild replays the log into fresh tables equal to the live ones', async
   let position = START
   for (let i = 0; i < 20; i++) position = await count(store, `s${i % 4}`, [`${i}.5`])
   await runner.waitFor(position, 5000)
-  const live = await counterRows(database.db as any)
+  const live = await counterRows(database.db)
 
   t.test('while writes continue, the swap loses nothing', async (t) => {
     const writing = (async () => {
@@ -109,13 +110,13 @@ t.test('rebuild replays the log into fresh tables equal to the live ones', async
     await writing
     t.ok(result.events >= 20)
     await runner.waitFor(position, 5000)
-    const afterSwap = await counterRows(database.db as any)
+    const afterSwap = await counterRows(database.db)
     t.equal(afterSwap.reduce((n, r) => n + r.events, 0), 50, 'every event counted exactly once')
   })
   t.test('a quiet rebuild gives identical rows', async (t) => {
-    const before = await counterRows(database.db as any)
+    const before = await counterRows(database.db)
     await rebuildProjection(database.db, store, counterProjector())
-    t.same(await counterRows(database.db as any), before)
+    t.same(await counterRows(database.db), before)
     t.notSame(before, live, 'the rows did change since the first snapshot')
   })
 })
@@ -128,7 +129,7 @@ t.test('a rebuild failing mid-replay (the next page already being read) fails wh
   let position = START
   for (let i = 0; i < 12; i++) position = await count(store, `s${i % 3}`, [`${i}`])
   await runner.waitFor(position, 5000)
-  const live = await counterRows(database.db as any)
+  const live = await counterRows(database.db)
   let unhandled: unknown
   const onUnhandled = (reason: unknown) => (unhandled = reason)
   process.on('unhandledRejection', onUnhandled)
@@ -148,10 +149,10 @@ t.test('a rebuild failing mid-replay (the next page already being read) fails wh
   await t.rejects(rebuildProjection(database.db, failingReads, crashing, 2), /simulated crash/)
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(unhandled, undefined, 'the failed prefetch is not an unhandled rejection')
-  t.same(await counterRows(database.db as any), live)
+  t.same(await counterRows(database.db), live)
   const result = await rebuildProjection(database.db, store, counterProjector(), 2)
   t.equal(result.events, 12, 'a retry replays every counted event')
-  t.same(await counterRows(database.db as any), live)
+  t.same(await counterRows(database.db), live)
 })
 
 t.test('a new projector version is rebuilt from the log on start', async (t) => {
@@ -161,13 +162,13 @@ t.test('a new projector version is rebuilt from the log on start', async (t) => 
   v1.start()
   await v1.waitFor(await count(store, 's', ['1', '2']), 5000)
   await v1.stop()
-  await database.db.updateTable('counter' as any).set({ total: '999' } as any).execute()
+  await tamperCounter(database.db)
   const v2 = testRunner(t, database, store, [counterProjector({ version: 2 })])
   v2.start()
   const position = await count(store, 's', ['3'])
   await eventually('the new version swapped in', async () => (await readCheckpoints(database.db))[0]?.version === 2 && !v2.rebuilds.has('counter'))
   await v2.waitFor(position, 5000)
-  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 3, total: '6' }], 'rows recomputed, the tampered total is gone')
+  t.same(await counterRows(database.db), [{ stream_name: 's', events: 3, total: '6' }], 'rows recomputed, the tampered total is gone')
   t.equal((await readCheckpoints(database.db))[0]?.version, 2)
 })
 
@@ -192,7 +193,7 @@ t.test('two runners on one database: one applies, the other takes over when it s
   const takeoverMs = Date.now() - takeoverStarted
   t.ok(b.isLeader, 'the second runner leads')
   t.ok(takeoverMs < 2000, `took over within the bound (${takeoverMs} ms, retry interval 100 ms)`)
-  t.same(await counterRows(database.db as any), [{ stream_name: 's', events: 4, total: '10' }], 'each event applied once')
+  t.same(await counterRows(database.db), [{ stream_name: 's', events: 4, total: '10' }], 'each event applied once')
 })
 
 t.test("a follower hears of each page the leader commits (NOTIFY), instead of polling for it", async (t) => {
