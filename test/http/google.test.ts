@@ -55,6 +55,12 @@ t.test('POST /api/auth/google/ and /api/auth/google/callback/', async (t) => {
       t.match(pair, { token_type: 'Bearer', org_id: acme.orgId, profile_id: alice.profileId, refresh_token: /^svc_rt_/ })
       t.match((await app.inject({ url: '/api/auth/me/', headers: bearer(pair) })).json(), { user_id: alice.userId, org_id: acme.orgId })
     }
+    const phone = await app.inject({ method: 'POST', url: '/api/auth/google/', payload: { idToken: await idToken(alice.email) } })
+    t.equal(phone.statusCode, 200, 'the phone app posts idToken')
+    const answer = phone.json()
+    t.equal(answer.JWTtoken, answer.access_token, 'JWTtoken is the access token the phone app stores')
+    t.match(answer, { user: { id: alice.userId, name: 'alice', profileImage: '' }, organizations: [{ id: acme.orgId, name: 'Acme', default_currency: String }, { id: beta.orgId }] })
+    t.equal((await app.inject({ method: 'POST', url: '/api/auth/google/', payload: {} })).statusCode, 400, 'neither id_token nor idToken')
     t.equal((await signIn(idToken(alice.email, { issuer: 'accounts.google.com' }))).statusCode, 200, 'the issuer without scheme is Google too')
     t.equal((await signIn(idToken(alice.email, { audience: 'crm-ios.apps.googleusercontent.com' }))).statusCode, 200, 'any configured client id')
     t.equal((await signIn(idToken(alice.email, { claims: { email_verified: 'true' } }))).statusCode, 200, '"true" as a string')

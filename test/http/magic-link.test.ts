@@ -40,6 +40,16 @@ t.test('/api/auth/magic-link/', async (t) => {
     t.equal((await app.inject(post('request/', { email: 'not-an-email' }))).statusCode, 400)
   })
 
+  t.test('request/ with delivery "code" (the phone app) mails the code alone, which signs in', async (t) => {
+    t.equal((await app.inject(post('request/', { email: alice.email, delivery: 'code' }))).statusCode, 200)
+    const message = lastMailTo(mail, alice.email)
+    t.match(message, { subject: /^Your sign-in code: \d{6}$/, text: /^Your sign-in code: \d{6}\n/ })
+    t.notMatch(message.text, /token=/, 'no web link in a phone sign-in')
+    const code = /code: (\d{6})/.exec(message.text)![1]
+    t.equal((await app.inject(post('verify-code/', { email: alice.email, code }))).statusCode, 200)
+    t.equal((await app.inject(post('request/', { email: alice.email, delivery: 'sms' }))).statusCode, 400, 'an unknown delivery')
+  })
+
   t.test('link and code are stored only as hashes', async (t) => {
     const { token, code } = await requestLink(alice.email)
     const row = await db.selectFrom('magic_links').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirstOrThrow()

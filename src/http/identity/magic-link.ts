@@ -41,7 +41,13 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
           tags: ['auth'],
           summary: 'Mail a sign-in link and code',
           description: `Always the same answer, whether or not the address belongs to a user with an active profile; only then is mail sent. A new request does not cancel earlier links, but only the newest code is accepted.${rateNote}`,
-          body: z.object({ email: Email }),
+          body: z.object({
+            email: Email,
+            delivery: z
+              .enum(['link', 'code'])
+              .default('link')
+              .describe('`code` (the original\'s phone app): the mail carries only the 6-digit code, for POST /api/auth/magic-link/verify-code/; `link`: the link and the code'),
+          }),
           response: { 200: Message, 400: ErrorBody, ...limitedErrors },
         },
       },
@@ -49,7 +55,7 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
         const to = mail()
         const link = await links.create(request.body.email)
         // Not awaited: an SMTP round trip only for known addresses would tell them apart by timing.
-        if (link) void deliver(to, link, deps.config.magicLinkBaseUrl, request.log)
+        if (link) void deliver(to, link, request.body.delivery === 'code' ? undefined : deps.config.magicLinkBaseUrl, request.log)
         return { error: false as const, message: SENT }
       },
     )
@@ -93,18 +99,21 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 }
 
-async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string, log: FastifyBaseLogger): Promise<void> {
+function linkTo(baseUrl: string, token: string): string {
   const url = new URL(baseUrl)
-  url.searchParams.set('token', link.token)
-  const text = [
-    `Sign in: ${url.href}`,
-    '',
-    `Or enter this code: ${link.code}`,
-    '',
-    `The link and the code work once and expire in ${MAGIC_LINK_TTL_MINUTES} minutes. If you did not ask to sign in, ignore this message.`,
-  ].join('\n')
+  url.searchParams.set('token', token)
+  return url.href
+}
+
+/** The mail of a link; without `baseUrl` (code delivery: a phone app, where a web link would open the wrong place) only the code. */
+async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string | undefined, log: FastifyBaseLogger): Promise<void> {
+  const expiry = `expire${baseUrl ? '' : 's'} in ${MAGIC_LINK_TTL_MINUTES} minutes. If you did not ask to sign in, ignore this message.`
+  const text = baseUrl
+    ? [`Sign in: ${linkTo(baseUrl, link.token)}`, '', `Or enter this code: ${link.code}`, '', `The link and the code work once and ${expiry}`]
+    : [`Your sign-in code: ${link.code}`, '', `It works once and ${expiry}`]
+  const subject = baseUrl ? 'Your sign-in link' : `Your sign-in code: ${link.code}`
   try {
-    await transport.send({ to: link.email, subject: 'Your sign-in link', text })
+    await transport.send({ to: link.email, subject, text: text.join('\n') })
   } catch (error) {
     log.error({ err: error }, 'could not send the sign-in mail')
   }
