@@ -14,10 +14,11 @@ import type { Deps } from '../../deps.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { Activity, activityBody } from '../activities/activity-views.ts'
-import { addDays, dateIn, monthOf, moneyLine, weekday } from './dashboard-views.ts'
+import { addDays, dateIn, monthOf, moneyLine, moneyNumber, weekday } from './dashboard-views.ts'
 
 const TAGS = ['dashboard']
 const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
+const MoneyNumber = z.number().describe("Summed in SQL numeric, rounded exactly to the currency's decimals and written as a JSON number (the original's clients parse numbers here); 0 when nothing is priced")
 
 /** What the dashboard reads today, and what it cannot yet: those parts answer empty or zero. */
 const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'tasks', 'goals', 'activities'] as const
@@ -31,7 +32,7 @@ const NOT_BUILT_NOTE = 'Cases (tickets) and invoices are not built yet: their pa
 const VISIBILITY_NOTE =
   'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
 
-const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: Money.describe("Sum of the amounts in the organization's currency"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
+const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: MoneyNumber.describe("Sum of the amounts in the organization's currency (a JSON number)"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
 
 const GoalSummary = z.object({
   id: z.uuid(),
@@ -56,10 +57,10 @@ const Home = z.object({
   }),
   pipeline_by_stage: z.record(z.string(), StageEntry).describe("By stage code over every pipeline: the default pipeline's stages first (in order, with zero deals too), then other codes"),
   revenue_metrics: z.object({
-    pipeline_value: Money.describe("Deals in an open-kind stage, in the organization's currency"),
+    pipeline_value: MoneyNumber.describe("Deals in an open-kind stage, in the organization's currency"),
     open_opportunities_count: z.number().int().describe('Deals in an open-kind stage, any currency'),
-    weighted_pipeline: Money.describe('Σ amount × probability / 100 over the same deals as pipeline_value'),
-    won_this_month: Money.describe("Deals in a won-kind stage with closed_on in the current month (the organization's time zone), in its currency"),
+    weighted_pipeline: MoneyNumber.describe('Σ amount × probability / 100 over the same deals as pipeline_value'),
+    won_this_month: MoneyNumber.describe("Deals in a won-kind stage with closed_on in the current month (the organization's time zone), in its currency"),
     conversion_rate: z.number().describe('Converted leads / all leads the caller may see × 100, one decimal; 0 without leads'),
     currency: z.string().describe("The organization's default currency"),
     other_currency_count: z.number().int().describe('Deals in another currency, left out of the sums'),
@@ -105,7 +106,7 @@ const SOURCE_LIMIT = 25
 export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is decimal strings in the organization's default currency. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
+    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const org = await organizationById(db, viewer.orgId)
@@ -128,12 +129,12 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
         leads_count: counts.open_leads,
         opportunities_count: counts.opportunities,
         urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: 0, hot_leads: counts.hot_leads },
-        pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: s.value, label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
+        pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: moneyNumber(s.value, currency), label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
         revenue_metrics: {
-          pipeline_value: money.pipeline_value,
+          pipeline_value: moneyNumber(money.pipeline_value, currency),
           open_opportunities_count: money.open_count,
-          weighted_pipeline: money.weighted_pipeline,
-          won_this_month: money.won_this_month,
+          weighted_pipeline: moneyNumber(money.weighted_pipeline, currency),
+          won_this_month: moneyNumber(money.won_this_month, currency),
           conversion_rate: counts.all_leads ? Math.round((counts.converted_leads * 1000) / counts.all_leads) / 10 : 0,
           currency,
           other_currency_count: money.other_currency_count,
