@@ -7,6 +7,8 @@ import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { Column, ContactRef, DealFilterQuery, MoveBody, OpportunityBody } from '../opportunities/schemas.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { registerComponents } from '../kernel/schemas/components.ts'
+import { CustomField } from '../custom-fields/schemas.ts'
+import { Profile } from '../identity/schemas.ts'
 
 /** Request and response shapes of the lead routes (§2.5, §3.3, §4.1, §4.8; our field choices where the spec shows none). */
 
@@ -42,7 +44,9 @@ const LeadFieldsBody = z
         '§2.5 exact strings; `assigned` on create when absent, kept by a PUT that names none. `converted` converts the lead (§3.3): it needs an email, creates the account, contact and deal the lead describes and answers their ids; it cannot be undone (naming any status on a converted lead is 400 on status). A `closed` lead may be reopened to any other status',
       ),
     source: choice(LEAD_SOURCES).describe('§2.5 exact strings (lowercase; `compaign` as the spec spells it)'),
-    rating: choice(LEAD_RATINGS).describe('Our choice: hot, warm or cold'),
+    rating: z
+      .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), choice(LEAD_RATINGS))
+      .describe('hot, warm or cold, in any case (the original\'s clients send HOT, WARM, COLD); answered in lower case'),
     description: optionalText(10_000),
     opportunity_amount: deal.amount.describe("Expected deal size: non-negative decimal (string or number), answered as a string with 2 decimals; the converted deal's amount"),
     currency: deal.currency.describe("ISO 4217 code of opportunity_amount; the organization's default currency when an amount is set without one. The converted deal's currency"),
@@ -86,7 +90,7 @@ export const LeadListQuery = PageQuery.extend({
   tags: IdFilter('leads carrying a tag'),
   city: text('Case-insensitive contains'),
   email: text('Case-insensitive contains'),
-  rating: text(`Exact: one of ${LEAD_RATINGS.join(', ')}; any other value matches nothing`),
+  rating: text(`One of ${LEAD_RATINGS.join(', ')}, in any case (HOT as the original's clients send it); any other value matches nothing`),
   search: text('Case-insensitive contains on first_name, last_name, company_name or email (any of them)'),
   created_at__gte: text('YYYY-MM-DD (UTC day); malformed matches nothing'),
   created_at__lte: text('YYYY-MM-DD, the whole day included'),
@@ -164,6 +168,8 @@ export const LeadDetail = z.object({
   comments: z.array(CommentView).describe('Live comments, oldest first'),
   users_mention: z.array(z.object({ user__email: z.string() })).describe('Every active member for an admin; only the creator otherwise'),
   assigned_data: z.array(z.object({ id: z.uuid(), name: z.string() })).describe("The lead's assignees: profile id and email"),
+  users: z.array(Profile).describe('Active members, for the assignee picker (the original\'s phone app reads them here)'),
+  custom_field_definitions: z.array(CustomField).describe("The organization's active custom fields for leads, in display order"),
 })
 
 const ConvertedIds = z.object({ account_id: z.uuid(), contact_id: z.uuid(), opportunity_id: z.uuid() }).partial()
