@@ -125,8 +125,8 @@ t.test("the original phone app's calls against this API", async (t) => {
     },
     'GET /api/org/settings/': async () => check('GET /api/org/settings/', await send('GET', '/api/org/settings/'), [['OrgSettings']]),
     'PATCH /api/org/settings/': async () => check('PATCH /api/org/settings/', await send('PATCH', '/api/org/settings/', { name: 'Acme', default_currency: 'USD' })),
-    'GET /api/dashboard/': async () =>
-      check('GET /api/dashboard/', await send('GET', '/api/dashboard/'), [
+    'GET /api/dashboard/': async () => {
+      const body = await check('GET /api/dashboard/', await send('GET', '/api/dashboard/'), [
         ['DashboardData'],
         ['UrgentCounts', 'urgent_counts'],
         ['RevenueMetrics', 'revenue_metrics'],
@@ -134,7 +134,9 @@ t.test("the original phone app's calls against this API", async (t) => {
         ['HotLead', 'hot_leads'],
         ['DashboardTask', 'tasks'],
         ['DashboardActivity', 'activities'],
-      ]),
+      ])
+      if (at(body, 'urgent_counts.followups_today') !== 1 || at(body, 'hot_leads.0.next_follow_up') !== '2026-11-22') fail('GET /api/dashboard/', ": the hot lead's follow-up today is not shown")
+    },
     'GET /api/tags/': async () => check('GET /api/tags/', await send('GET', '/api/tags/?limit=100'), [['Tag', 'tags']]),
     'POST /api/tags/': async () => {
       ids.tag = created(await check('POST /api/tags/', await send('POST', '/api/tags/', { name: 'field' })))
@@ -175,12 +177,13 @@ t.test("the original phone app's calls against this API", async (t) => {
     'GET /api/contacts/{id}/': async () => check('GET /api/contacts/{id}/', await send('GET', `/api/contacts/${ids.contact}/`), [['Contact', 'contact_obj']]),
     'PUT /api/contacts/{id}/': async () => check('PUT /api/contacts/{id}/', await send('PUT', `/api/contacts/${ids.contact}/`, { first_name: 'Peter', last_name: 'Gibbons', email: 'peter@initech.test', account: ids.account, do_not_call: true, is_active: true })),
     'POST /api/leads/': async () => {
-      const body = { title: null, salutation: 'Mr', first_name: 'Sam', last_name: 'Hot', email: 'sam@lead.test', phone: null, job_title: 'CTO', website: null, linkedin_url: 'https://linkedin.com/in/sam', company_name: 'Hotco', status: 'assigned', source: 'call', rating: 'HOT', industry: null, opportunity_amount: 1200.5, currency: 'USD', probability: 50, close_date: null, address_line: null, city: null, state: null, postcode: null, country: null, last_contacted: null, next_follow_up: null, description: null, is_active: true, assigned_to: [], tags: [] }
+      const body = { title: null, salutation: 'Mr', first_name: 'Sam', last_name: 'Hot', email: 'sam@lead.test', phone: null, job_title: 'CTO', website: null, linkedin_url: 'https://linkedin.com/in/sam', company_name: 'Hotco', status: 'assigned', source: 'call', rating: 'HOT', industry: null, opportunity_amount: 1200.5, currency: 'USD', probability: 50, close_date: null, address_line: null, city: null, state: null, postcode: null, country: null, last_contacted: '2026-11-20', next_follow_up: '2026-11-22', description: null, is_active: true, assigned_to: [], tags: [] }
       ids.lead = created(await check('POST /api/leads/', await send('POST', '/api/leads/', body)))
     },
     'GET /api/leads/': async () => {
-      const body = await check('GET /api/leads/', await send('GET', '/api/leads/?rating=HOT&limit=20&offset=0'), [['Lead', 'open_leads.open_leads']])
-      if (!(at(body, 'open_leads.open_leads') as unknown[] | undefined)?.length) fail('GET /api/leads/', ': ?rating=HOT does not find the HOT lead')
+      const body = await check('GET /api/leads/', await send('GET', '/api/leads/?rating=HOT&next_follow_up=2026-11-22&limit=20&offset=0'), [['Lead', 'open_leads.open_leads']])
+      const [lead] = (at(body, 'open_leads.open_leads') as Json[] | undefined) ?? []
+      if (lead?.linkedin_url !== 'https://linkedin.com/in/sam' || lead.last_contacted !== '2026-11-20') fail('GET /api/leads/', `: ?rating=HOT&next_follow_up=2026-11-22 does not find the lead as it was sent: ${JSON.stringify(lead)?.slice(0, 200)}`)
     },
     'GET /api/leads/{id}/': async () => check('GET /api/leads/{id}/', await send('GET', `/api/leads/${ids.lead}/`), [['Lead', 'lead_obj'], ['CustomFieldDefinition', 'custom_field_definitions'], ['Comment', 'comments']]),
     'PUT /api/leads/{id}/': async () => check('PUT /api/leads/{id}/', await send('PUT', `/api/leads/${ids.lead}/`, { first_name: 'Sam', last_name: 'Hot', email: 'sam@lead.test', company_name: 'Hotco', status: 'in process', source: 'call', rating: 'WARM', opportunity_amount: 1200.5, currency: 'USD', probability: 50, tags: [], assigned_to: [] })),

@@ -6,7 +6,7 @@ import { isAdmin } from '../../identity/identity.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/aging.ts'
 import { recentActivity } from '../../projections/dashboard-activity.ts'
-import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
+import { currentGoals, dealsClosingSoon, followUpsOn, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard.ts'
 import type { Viewer } from '../../projections/opportunity-queries.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
@@ -52,7 +52,7 @@ const Home = z.object({
   urgent_counts: z.object({
     overdue_tasks: z.number().int().describe("Open tasks (New, In Progress) due before today (the organization's day) that the caller may see"),
     tasks_due_today: z.number().int().describe('Open tasks due today that the caller may see'),
-    followups_today: z.number().int().describe('0: leads have no follow-up date yet'),
+    followups_today: z.number().int().describe("Open leads the caller may see whose next_follow_up is today (the organization's day)"),
     hot_leads: z.number().int().describe('Open leads rated hot, status assigned or in process'),
   }),
   pipeline_by_stage: z.record(z.string(), StageEntry).describe("By stage code over every pipeline: the default pipeline's stages first (in order, with zero deals too), then other codes"),
@@ -66,7 +66,7 @@ const Home = z.object({
     other_currency_count: z.number().int().describe('Deals in another currency, left out of the sums'),
   }),
   hot_leads: z
-    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.null().describe('Always null: leads have no follow-up date yet'), last_contacted: z.null().describe('Always null: not recorded yet') }))
+    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
     .describe('The ten newest hot leads the caller may see'),
   tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
   activities: z.array(Activity).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
@@ -113,7 +113,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
       const currency = org.default_currency
       const today = dateIn(org.timezone, now)
       const tasks = taskConditions(viewer, {})
-      const [counts, stages, money, hot, activities, goals, taskCounts, upcoming] = await Promise.all([
+      const [counts, stages, money, hot, activities, goals, taskCounts, upcoming, followUps] = await Promise.all([
         recordCounts(db, viewer, now),
         pipelineByStage(db, viewer, now, currency),
         revenue(db, viewer, now, currency, monthOf(today)),
@@ -122,13 +122,14 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
         currentGoals(db, viewer, today, 3),
         taskTotals(db, tasks, today),
         openTasksDue(db, tasks, {}, 10),
+        followUpsOn(db, viewer, today),
       ])
       return {
         accounts_count: counts.accounts,
         contacts_count: counts.contacts,
         leads_count: counts.open_leads,
         opportunities_count: counts.opportunities,
-        urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: 0, hot_leads: counts.hot_leads },
+        urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: followUps, hot_leads: counts.hot_leads },
         pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: moneyNumber(s.value, currency), label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
         revenue_metrics: {
           pipeline_value: moneyNumber(money.pipeline_value, currency),
@@ -139,7 +140,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
           currency,
           other_currency_count: money.other_currency_count,
         },
-        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
+        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
         tasks: await tasksOf(db, viewer.orgId, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({

@@ -8,6 +8,6 @@ import type { LeadListQuery } from './schemas.ts'
 export function leadFilterOf(query: z.infer<typeof LeadListQuery>, definitions: readonly Definition[]): LeadFilter {
   return {
     name: query.name, salutation: query.salutation, source: query.source, status: query.status, assignedTo: query.assigned_to, tags: query.tags, city: query.city, email: query.email, rating: query.rating?.toLowerCase(), search: query.search,
-    createdFrom: query.created_at__gte, createdTo: query.created_at__lte, closeFrom: query.close_date__gte, closeTo: query.close_date__lte, customFields: customFieldFilters(query, definitions),
+    createdFrom: query.created_at__gte, createdTo: query.created_at__lte, closeFrom: query.close_date__gte, closeTo: query.close_date__lte, nextFollowUp: query.next_follow_up, customFields: customFieldFilters(query, definitions),
   }
 }

@@ -32,6 +32,7 @@ const LeadFieldsBody = z
     company_name: optionalText().describe('The company the lead works for: the name of the account (and deal) conversion creates'),
     industry: optionalText().describe('Free text; the web app offers ADVERTISING, AGRICULTURE, … VENTURE CAPITAL. Copied to the account conversion creates'),
     website: optionalText(),
+    linkedin_url: optionalText(500).describe("The person's LinkedIn profile URL"),
     address_line: optionalText(),
     city: optionalText(),
     state: optionalText(),
@@ -52,6 +53,8 @@ const LeadFieldsBody = z
     currency: deal.currency.describe("ISO 4217 code of opportunity_amount; the organization's default currency when an amount is set without one. The converted deal's currency"),
     probability: deal.probability.describe("0 to 100; the converted deal's probability"),
     close_date: deal.closed_on.describe('Expected close date, YYYY-MM-DD'),
+    last_contacted: deal.closed_on.describe('When the lead was last contacted, YYYY-MM-DD'),
+    next_follow_up: deal.closed_on.describe('When to follow up next, YYYY-MM-DD (the list filters by it; the dashboard counts those due today)'),
     contacts: IdList('contacts').optional(),
     tags: IdList('live tags').optional(),
     teams: IdList('teams').optional(),
@@ -96,6 +99,7 @@ export const LeadListQuery = PageQuery.extend({
   created_at__lte: text('YYYY-MM-DD, the whole day included'),
   close_date__gte: text('YYYY-MM-DD'),
   close_date__lte: text('YYYY-MM-DD'),
+  next_follow_up: text('YYYY-MM-DD: leads to follow up that day; malformed matches nothing'),
 })
   .catchall(z.union([z.string(), z.array(z.string())]))
   .describe("Also cf_<key>=value: the lead's custom field equals the value (read by its type); an unknown key or a malformed value matches nothing. Blank values are no filter")
@@ -118,6 +122,7 @@ export const Lead = z.object({
   company_name: z.string().nullable(),
   industry: z.string().nullable(),
   website: z.string().nullable(),
+  linkedin_url: z.string().nullable(),
   address_line: z.string().nullable(),
   city: z.string().nullable(),
   state: z.string().nullable(),
@@ -131,6 +136,8 @@ export const Lead = z.object({
   currency: z.string().nullable().describe('ISO 4217 code of opportunity_amount'),
   probability: z.number().int().nullable(),
   close_date: z.string().nullable(),
+  last_contacted: z.string().nullable().describe('YYYY-MM-DD'),
+  next_follow_up: z.string().nullable().describe('YYYY-MM-DD'),
   account: Ref.nullable().describe('The account conversion created (output-only)'),
   contacts: z.array(ContactRef),
   tags: z.array(TagRef),
