@@ -91,6 +91,9 @@ t.test("the original phone app's calls against this API", async (t) => {
       ['Organization', 'current_org'],
     ])
     t.type(signedIn.access_token, 'string', 'access_token: what the app stores')
+    // ApiService refreshes ahead of expiry by JwtDecoder.getExpirationDate: the token must carry `exp`.
+    const claims = JSON.parse(Buffer.from(String(signedIn.access_token).split('.')[1]!, 'base64url').toString())
+    t.type(claims.exp, 'number', 'the access token says when it expires (exp)')
     t.type(signedIn.refresh_token, 'string')
     session.access = signedIn.access_token as string
     session.refresh = signedIn.refresh_token as string
@@ -109,6 +112,16 @@ t.test("the original phone app's calls against this API", async (t) => {
     t.type(refreshed.access, 'string', 'refreshAccessToken reads access')
     await check('POST /api/auth/logout/', await google.send('POST', '/api/auth/logout/', { refresh: refreshed.refresh }, false))
   })
+
+  /** attachment_upload.dart: a multipart POST of a file in the record kind's field, with the session's headers; the new attachment's id. */
+  async function upload(plural: string, id: string, field: string): Promise<string> {
+    const form = await multipartBody({ [field]: { name: 'route.txt', type: 'text/plain', content: 'Second floor' } })
+    const res = await app.inject({ method: 'POST', url: `/api/${plural}/${id}/`, headers: { authorization: `Bearer ${session.access}`, 'x-organization-id': session.orgId!, 'content-type': form.contentType }, payload: form.payload })
+    const body = await check(`POST /api/${plural}/{id}/`, { status: res.statusCode, body: res.json() }, [['Attachment', 'attachments']])
+    const attachments = (at(body, 'attachments') as Json[] | undefined) ?? []
+    if (!attachments.some((a) => a.file_name === 'route.txt' || JSON.stringify(a).includes('route.txt'))) fail(`POST /api/${plural}/{id}/`, ': the uploaded file is not among the attachments')
+    return String(attachments.at(-1)?.id ?? '')
+  }
 
   // What the scenarios create, for the calls that name a record.
   const ids: Record<string, string> = {}
@@ -233,11 +246,9 @@ t.test("the original phone app's calls against this API", async (t) => {
       ids.taskComment = String((at(body, 'comments') as Json[] | undefined)?.at(-1)?.id ?? '')
     },
     'POST /api/tasks/{id}/ (attachment)': async () => {
-      // attachment_upload.dart: a multipart POST with the record kind's field (task_attachment), the session's headers.
-      const form = await multipartBody({ task_attachment: { name: 'route.txt', type: 'text/plain', content: 'Second floor' } })
-      const res = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { authorization: `Bearer ${session.access}`, 'x-organization-id': session.orgId!, 'content-type': form.contentType }, payload: form.payload })
-      const body = await check('POST /api/tasks/{id}/', { status: res.statusCode, body: res.json() }, [['Attachment', 'attachments']])
-      ids.taskAttachment = String((at(body, 'attachments') as Json[] | undefined)?.at(-1)?.id ?? '')
+      ids.taskAttachment = await upload('tasks', ids.task!, 'task_attachment')
+      await upload('leads', ids.lead!, 'lead_attachment')
+      await upload('opportunities', ids.deal!, 'opportunity_attachment')
     },
     'GET /api/attachments/{id}/download/': async () => {
       const answer = await send('GET', `/api/attachments/${ids.taskAttachment}/download/`)
