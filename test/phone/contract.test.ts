@@ -287,7 +287,9 @@ t.test("the original phone app's calls against this API", async (t) => {
       const assigned = await app.inject({ method: 'POST', url: '/api/leads/', headers: bob.headers, payload: { first_name: 'For', last_name: 'Admin', assigned_to: [acme.admin.profileId] } })
       if (assigned.statusCode !== 200) throw new Error(assigned.body)
       const body = await check('GET /api/notifications/', await send('GET', '/api/notifications/?limit=50'), [['AppNotification', 'results']])
-      ids.notification = String((at(body, 'results') as Json[] | undefined)?.[0]?.id ?? randomUUID())
+      const [first] = (at(body, 'results') as Json[] | undefined) ?? []
+      if (first?.verb !== 'lead.assigned') fail('GET /api/notifications/', ': the lead Bob assigned to the signed-in admin is not in the feed')
+      ids.notification = String(first?.id ?? '')
     },
     'POST /api/notifications/{id}/read/': async () => check('POST /api/notifications/{id}/read/', await send('POST', `/api/notifications/${ids.notification}/read/`, {})),
     'POST /api/notifications/read-all/': async () => check('POST /api/notifications/read-all/', await send('POST', '/api/notifications/read-all/', {})),
