@@ -113,7 +113,7 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.same(names(adminHome).sort(), ['Hot Admin', 'Hot Alice'], 'rated hot and still worked (not the closed one)')
     t.equal(adminHome.urgent_counts.hot_leads, 2)
     t.same(adminHome.urgent_counts, { overdue_tasks: 0, tasks_due_today: 0, followups_today: 0, hot_leads: 2 })
-    t.match(adminHome.hot_leads.find((l: { last_name: string }) => l.last_name === 'Alice'), { company: 'Hotco', rating: 'hot', next_follow_up: null, last_contacted: null })
+    t.match(adminHome.hot_leads.find((l: { last_name: string }) => l.last_name === 'Alice'), { company: 'Hotco', rating: 'HOT', next_follow_up: null, last_contacted: null })
     t.same(names(await home(alice.headers)), ['Hot Alice'])
     t.same(names(await home(bob.headers)), [])
 

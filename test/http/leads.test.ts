@@ -43,7 +43,7 @@ t.test('leads: list envelope and every filter (§4.1)', async (t) => {
     t.match(body.close_leads, { leads_count: 1, offset: null, close_leads: [{ id: cid, status: 'closed' }] })
     t.same(body.totals, { count: 4, unworked_over_a_week: 1 }, 'Ann has seen no event for three weeks')
     t.same(body.open_leads.open_leads.map((l: { first_name: string }) => l.first_name), ['Dot', 'Ben', 'Ann'], 'newest first')
-    t.match(body.open_leads.open_leads[2], { id: ann, status: 'in process', source: 'call', rating: 'hot', tags: [{ id: tag, name: 'hot' }], assigned_to: [{ id: alice.profileId }], close_date: '2026-12-01', custom_fields: { tier: 'gold' }, conversion: null, account: null })
+    t.match(body.open_leads.open_leads[2], { id: ann, status: 'in process', source: 'call', rating: 'HOT', tags: [{ id: tag, name: 'hot' }], assigned_to: [{ id: alice.profileId }], close_date: '2026-12-01', custom_fields: { tier: 'gold' }, conversion: null, account: null })
     const page = await leads.list(admin, '?limit=2')
     t.match(page.open_leads, { leads_count: 3, offset: 2 })
     t.equal(page.open_leads.open_leads.length, 2)

@@ -140,7 +140,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
           currency,
           other_currency_count: money.other_currency_count,
         },
-        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
+        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating?.toUpperCase() ?? null, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
         tasks: await tasksOf(db, viewer.orgId, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({

@@ -10,6 +10,10 @@ import { registerComponents } from '../kernel/schemas/components.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
 import { Profile } from '../identity/schemas.ts'
 
+/** Ratings as answered: the original's upper-case values (stored lower case, the events' shape). */
+export const ANSWERED_RATINGS = ['HOT', 'WARM', 'COLD'] as const satisfies readonly Uppercase<(typeof LEAD_RATINGS)[number]>[]
+export const answeredRating = (rating: (typeof LEAD_RATINGS)[number] | null) => (rating ? (rating.toUpperCase() as (typeof ANSWERED_RATINGS)[number]) : null)
+
 /** Request and response shapes of the lead routes (§2.5, §3.3, §4.1, §4.8; our field choices where the spec shows none). */
 
 const blankIsNull = (v: unknown) => (v === '' ? null : v)
@@ -47,7 +51,7 @@ const LeadFieldsBody = z
     source: choice(LEAD_SOURCES).describe('§2.5 exact strings (lowercase; `compaign` as the spec spells it)'),
     rating: z
       .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), choice(LEAD_RATINGS))
-      .describe('hot, warm or cold, in any case (the original\'s clients send HOT, WARM, COLD); answered in lower case'),
+      .describe('HOT, WARM or COLD (the original\'s values), in any case'),
     description: optionalText(10_000),
     opportunity_amount: deal.amount.describe("Expected deal size: non-negative decimal (string or number), answered as a string with 2 decimals; the converted deal's amount"),
     currency: deal.currency.describe("ISO 4217 code of opportunity_amount; the organization's default currency when an amount is set without one. The converted deal's currency"),
@@ -130,7 +134,7 @@ export const Lead = z.object({
   country: z.string().nullable(),
   status: z.enum(LEAD_STATUSES),
   source: z.enum(LEAD_SOURCES).nullable(),
-  rating: z.enum(LEAD_RATINGS).nullable(),
+  rating: z.enum(ANSWERED_RATINGS).nullable().describe("The original's values (its web and phone apps compare them as written)"),
   description: z.string().nullable(),
   opportunity_amount: z.string().nullable(),
   currency: z.string().nullable().describe('ISO 4217 code of opportunity_amount'),
