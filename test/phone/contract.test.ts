@@ -137,7 +137,11 @@ t.test("the original phone app's calls against this API", async (t) => {
       ids.newOrg = (body.org as Json | undefined)?.id as string
     },
     'GET /api/org/settings/': async () => check('GET /api/org/settings/', await send('GET', '/api/org/settings/'), [['OrgSettings']]),
-    'PATCH /api/org/settings/': async () => check('PATCH /api/org/settings/', await send('PATCH', '/api/org/settings/', { name: 'Acme', default_currency: 'USD' })),
+    'PATCH /api/org/settings/': async () => {
+      // orgSettingsPayload: every field, blanks as empty text (csat_enabled and auto_close_children_on_parent_close are case settings).
+      const body = { name: 'Acme', company_name: 'Acme Inc.', address_line: '', city: 'Austin', state: '', postcode: '', country: 'US', phone: '', email: 'hello@acme.test', website: '', tax_id: '', default_currency: 'USD', default_country: 'US', timezone: 'America/Chicago', csat_enabled: false, auto_close_children_on_parent_close: false }
+      return check('PATCH /api/org/settings/', await send('PATCH', '/api/org/settings/', body))
+    },
     'GET /api/dashboard/': async () => {
       const body = await check('GET /api/dashboard/', await send('GET', '/api/dashboard/'), [
         ['DashboardData'],
