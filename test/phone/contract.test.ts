@@ -235,8 +235,10 @@ t.test("the original phone app's calls against this API", async (t) => {
     'PATCH /api/opportunities/comment/{id}/': async () => check('PATCH /api/opportunities/comment/{id}/', await send('PATCH', `/api/opportunities/comment/${ids.dealComment}/`, { comment: 'Sent the proposal (v2)' })),
     'DELETE /api/opportunities/comment/{id}/': async () => check('DELETE /api/opportunities/comment/{id}/', await send('DELETE', `/api/opportunities/comment/${ids.dealComment}/`)),
     'POST /api/tasks/': async () => {
-      ids.task = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', { title: 'Visit Initech', description: null, due_date: '2026-11-25', status: 'New', priority: 'High', account: ids.account, assigned_to: [] })))
-      ids.leadTask = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', { title: 'Call Sam', status: 'New', priority: 'Medium', lead: ids.lead })))
+      // task_form_screen.dart: one parent set, the others sent as null (case too).
+      const task = (parent: 'account' | 'lead', id: string, title: string) => ({ title, description: null, status: 'New', priority: 'High', due_date: '2026-11-25', assigned_to: [], custom_fields: {}, account: null, lead: null, opportunity: null, case: null, [parent]: id })
+      ids.task = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', task('account', ids.account!, 'Visit Initech'))))
+      ids.leadTask = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', task('lead', ids.lead!, 'Call Sam'))))
     },
     'GET /api/tasks/': async () => {
       const body = await check('GET /api/tasks/', await send('GET', '/api/tasks/?limit=20&offset=0'), [['Task', 'tasks|results']])
@@ -244,7 +246,12 @@ t.test("the original phone app's calls against this API", async (t) => {
       if (at(leadTask, 'lead.first_name') !== 'Sam') fail('GET /api/tasks/', ': a task linked to a lead does not carry the lead\'s first_name (the app shows "Unknown")')
     },
     'GET /api/tasks/{id}/': async () => check('GET /api/tasks/{id}/', await send('GET', `/api/tasks/${ids.task}/`), [['Task', 'task_obj']]),
-    'PATCH /api/tasks/{id}/': async () => check('PATCH /api/tasks/{id}/', await send('PATCH', `/api/tasks/${ids.task}/`, { status: 'In Progress', priority: 'High', title: 'Visit Initech', description: 'Bring the contract' })),
+    'PATCH /api/tasks/{id}/': async () => {
+      // updateTask sends the form's whole payload; the detail screen's quick edits send status or priority alone.
+      const body = { title: 'Visit Initech', description: 'Bring the contract', status: 'In Progress', priority: 'High', due_date: '2026-11-26', assigned_to: [], custom_fields: {}, account: ids.account, lead: null, opportunity: null, case: null }
+      await check('PATCH /api/tasks/{id}/', await send('PATCH', `/api/tasks/${ids.task}/`, body))
+      return check('PATCH /api/tasks/{id}/', await send('PATCH', `/api/tasks/${ids.task}/`, { status: 'In Progress' }))
+    },
     'POST /api/tasks/{id}/': async () => {
       const body = await check('POST /api/tasks/{id}/', await send('POST', `/api/tasks/${ids.task}/`, { comment: 'On my way' }), [['Comment', 'comments']])
       ids.taskComment = String((at(body, 'comments') as Json[] | undefined)?.at(-1)?.id ?? '')
