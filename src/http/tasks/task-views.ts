@@ -17,8 +17,8 @@ import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/re
  * `user_details`, tags and teams as objects, contacts with the original's `primary_email`.
  */
 const Ref = z.object({ id: z.uuid(), name: z.string() })
-/** A lead parent also by its person's names (the original's phone app labels the task with them, else the email). */
-const LeadRef = Ref.extend({ first_name: z.string(), last_name: z.string().nullable(), email: z.string().nullable() })
+/** A lead parent also by its person's names (the original's phone app labels the task with them; a lead always has one of the two). */
+const LeadRef = Ref.extend({ first_name: z.string(), last_name: z.string().nullable() })
 const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
 
 export const Task = z.object({
@@ -57,11 +57,11 @@ const DAY_MS = 86_400_000
 /** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
 export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
 
-type LeadPerson = { id: string; first_name: string; last_name: string | null; email: string | null }
+type LeadPerson = { id: string; first_name: string; last_name: string | null }
 
 async function leadPeople(db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, Omit<LeadPerson, 'id'>>> {
   if (!ids.length) return new Map()
-  const { rows } = await sql<LeadPerson>`SELECT id, first_name, last_name, email FROM leads WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[])`.execute(db)
+  const { rows } = await sql<LeadPerson>`SELECT id, first_name, last_name FROM leads WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[])`.execute(db)
   return new Map(rows.map(({ id, ...names }) => [id, names]))
 }
 
