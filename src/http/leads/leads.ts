@@ -113,7 +113,8 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         ...notes,
         users_mention: isAdmin(identity) ? members.map((m) => ({ user__email: m.email })) : creatorEmail ? [{ user__email: creatorEmail }] : [],
         assigned_data: assignees.map((p) => ({ id: p.id, name: p.email })),
-        users: members.map(profileBody),
+        // As the original: every active member for an admin, the admins for anyone else.
+        users: members.filter((m) => isAdmin(identity) || m.role === 'ADMIN').map(profileBody),
         custom_field_definitions: definitions.map(fieldBody),
       }
     })

@@ -179,7 +179,7 @@ export const LeadDetail = z.object({
   comments: z.array(CommentView).describe('Live comments, oldest first'),
   users_mention: z.array(z.object({ user__email: z.string() })).describe('Every active member for an admin; only the creator otherwise'),
   assigned_data: z.array(z.object({ id: z.uuid(), name: z.string() })).describe("The lead's assignees: profile id and email"),
-  users: z.array(Profile).describe('Active members, for the assignee picker (the original\'s phone app reads them here)'),
+  users: z.array(Profile).describe("For the assignee picker (the original's phone app reads them here): every active member for an admin, the active admins otherwise"),
   custom_field_definitions: z.array(CustomField).describe("The organization's active custom fields for leads, in display order"),
 })
 
