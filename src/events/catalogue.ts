@@ -159,7 +159,7 @@ const TaskSummary = z.strictObject({ title: taskShape.title, status: taskShape.s
 // Leads (lead-<id>).
 const leadShape = {
   first_name: z.string(),
-  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
   status: z.enum(LEAD_STATUSES),
   source: z.enum(LEAD_LEAD_SOURCES).nullable(),
   rating: z.enum(LEAD_RATINGS).nullable(),
@@ -167,6 +167,8 @@ const leadShape = {
   currency: z.string().nullable(),
   probability: z.number().min(0).max(100).nullable(),
   close_date: Day.nullable(),
+  last_contacted: Day.nullable(),
+  next_follow_up: Day.nullable(),
   account: Id.nullable(),
   contacts: Ids,
   tags: Ids,

@@ -55,6 +55,8 @@ const UPCASTERS: ReadonlyMap<string, readonly Upcaster[]> = new Map<string, read
       (data) => ({ ...data, industry: data.industry ?? null }),
       // v2 → v3: and the currency of their amount (issue 22); an older lead has none.
       (data) => ({ ...data, currency: data.currency ?? null }),
+      // v3 → v4: and the original's LinkedIn URL, last-contacted and next follow-up dates (issue 30); an older lead has none.
+      (data) => ({ linkedin_url: null, last_contacted: null, next_follow_up: null, ...data }),
     ],
   ],
 ])

@@ -26,10 +26,10 @@ export async function addProfile(db: Db, userId: string, orgId: string, role: Ro
 export type Bootstrapped = { org_id: string; user_id: string; profile_id: string }
 
 /** A new organization with its first admin, all or nothing. */
-export async function bootstrapOrganization(db: Db, input: { name: string; email: string; defaultCurrency?: string }): Promise<Bootstrapped> {
+export async function bootstrapOrganization(db: Db, input: { name: string; email: string; defaultCurrency?: string; timezone?: string }): Promise<Bootstrapped> {
   return db.transaction().execute(async (trx) => {
     const orgId = randomUUID()
-    await trx.insertInto('organizations').values({ id: orgId, name: input.name.trim(), default_currency: input.defaultCurrency ?? DEFAULT_CURRENCY, api_key_hash: null, api_key_prefix: null, api_key_created_at: null }).execute()
+    await trx.insertInto('organizations').values({ id: orgId, name: input.name.trim(), default_currency: input.defaultCurrency ?? DEFAULT_CURRENCY, ...(input.timezone && { timezone: input.timezone }), api_key_hash: null, api_key_prefix: null, api_key_created_at: null }).execute()
     const userId = await ensureUser(trx, input.email)
     const profileId = await addProfile(trx, userId, orgId, 'ADMIN')
     return { org_id: orgId, user_id: userId, profile_id: profileId }

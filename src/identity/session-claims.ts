@@ -29,7 +29,10 @@ export type CurrentOrg = OrgSettingsClaim & { id: string; name: string; timezone
 
 export type UserOrganization = { id: string; name: string; role: Role; is_organization_admin: boolean; has_sales_access: boolean; has_marketing_access: boolean }
 
-export type UserDetail = { id: string; email: string; profile_pic: string; is_active: boolean; organizations: UserOrganization[] }
+export type UserDetail = { id: string; email: string; name: string; profile_pic: string; is_active: boolean; organizations: UserOrganization[] }
+
+/** An organization as the original's sign-in answers list it (`_org_payload`): the phone app keeps it and prices with its currency. */
+export type SignInOrganization = CurrentOrg & { role: Role }
 
 /** `$` for USD, `€` for EUR …; `$` for a code Intl does not know, as the original defaults. */
 export function currencySymbol(code: string): string {
@@ -79,19 +82,27 @@ export async function sessionDisplay(db: Db, subject: SessionSubject): Promise<{
 
 /** The original's user detail: the user and every organization they are an active member of. */
 export async function userDetail(db: Db, userId: string): Promise<UserDetail | undefined> {
-  const user = await db.selectFrom('users').select(['id', 'email']).where('id', '=', userId).executeTakeFirst()
+  const user = await db.selectFrom('users').select(['id', 'email', 'first_name', 'last_name']).where('id', '=', userId).executeTakeFirst()
   if (!user) return undefined
-  const profiles = await db
+  const profiles = await activeOrganizationsOf(db, userId).select(['o.id', 'o.name', 'p.role']).execute()
+  // Sales and marketing access are not separate grants here: every active member has both.
+  const organizations = profiles.map((p) => ({ ...p, is_organization_admin: p.role === 'ADMIN', has_sales_access: true, has_marketing_access: true }))
+  return { id: user.id, email: user.email, name: displayName(user.first_name, user.last_name, user.email), profile_pic: '', is_active: true, organizations }
+}
+
+/** The user's active organizations, oldest membership first, with the settings a client prices with. */
+export async function signInOrganizations(db: Db, userId: string): Promise<SignInOrganization[]> {
+  const rows = await activeOrganizationsOf(db, userId).select(['o.id', 'o.name', 'p.role', 'o.default_currency', 'o.default_country', 'o.timezone']).execute()
+  return rows.map((o) => ({ ...o, currency_symbol: currencySymbol(o.default_currency) }))
+}
+
+function activeOrganizationsOf(db: Db, userId: string) {
+  return db
     .selectFrom('profiles as p')
     .innerJoin('organizations as o', 'o.id', 'p.org_id')
-    .select(['o.id', 'o.name', 'p.role'])
     .where('p.user_id', '=', userId)
     .where('p.is_active', '=', true)
     .where('o.is_active', '=', true)
     .orderBy('p.created_at')
     .orderBy('p.id')
-    .execute()
-  // Sales and marketing access are not separate grants here: every active member has both.
-  const organizations = profiles.map((p) => ({ ...p, is_organization_admin: p.role === 'ADMIN', has_sales_access: true, has_marketing_access: true }))
-  return { id: user.id, email: user.email, profile_pic: '', is_active: true, organizations }
 }

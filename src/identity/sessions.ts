@@ -6,9 +6,9 @@ import { ForbiddenError, UnauthorizedError } from '../errors.ts'
 import type { AccessClaims } from './jwt.ts'
 import { activeMembershipsOfUser, membershipOf } from './queries.ts'
 import { REFRESH_TOKEN_PREFIX, hashSecret, newSecret } from './secrets.ts'
-import { sessionDisplay, userDetail } from './session-claims.ts'
+import { sessionDisplay, signInOrganizations, userDetail } from './session-claims.ts'
 import { recordSignIn } from './users.ts'
-import type { CurrentOrg, SessionSubject, UserDetail } from './session-claims.ts'
+import type { CurrentOrg, SessionSubject, SignInOrganization, UserDetail } from './session-claims.ts'
 
 /** What every interactive sign-in answers: an access JWT and an opaque refresh token for one membership. */
 export type TokenPair = {
@@ -24,8 +24,17 @@ export type TokenPair = {
   current_org: CurrentOrg
 }
 
-/** What a sign-in answers beyond the pair: the user with their organizations and the profile acted as. */
-export type SignIn = TokenPair & { user: UserDetail; profile: { id: string; role: Role; is_organization_admin: boolean } }
+/**
+ * What a sign-in answers beyond the pair: the user with their organizations and the profile acted
+ * as; and the original's Google answer's names, which its phone app reads after every sign-in:
+ * `JWTtoken` (the access token it stores), `user.profileImage` and a top-level `organizations`.
+ */
+export type SignIn = TokenPair & {
+  JWTtoken: string
+  user: UserDetail & { profileImage: string }
+  organizations: SignInOrganization[]
+  profile: { id: string; role: Role; is_organization_admin: boolean }
+}
 
 export type { SessionSubject } from './session-claims.ts'
 
@@ -106,7 +115,8 @@ export function createSessions({ db, clock, config, jwt }: SessionDeps) {
     const pair = await issue(trx, subject)
     const user = (await userDetail(trx, subject.user_id))!
     const role = user.organizations.find((org) => org.id === subject.org_id)?.role ?? 'USER'
-    return { ...pair, user, profile: { id: subject.profile_id, role, is_organization_admin: role === 'ADMIN' } }
+    const organizations = await signInOrganizations(trx, subject.user_id)
+    return { ...pair, JWTtoken: pair.access_token, user: { ...user, profileImage: user.profile_pic }, organizations, profile: { id: subject.profile_id, role, is_organization_admin: role === 'ADMIN' } }
   }
 
   async function rotate(raw: string): Promise<TokenPair> {

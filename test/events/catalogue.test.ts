@@ -292,13 +292,15 @@ t.test('the upcaster: OpportunityCreated v1 (no custom_fields) reads as v2', asy
   t.equal(upcast('TagDeleted', 1, v1), v1, 'a type at version 1 is untouched')
 })
 
-t.test('the upcasters: LeadCreated v1 (no industry) and v2 (no currency) read as v3', async (t) => {
-  t.equal(currentVersion('LeadCreated'), 3)
+t.test('the upcasters: LeadCreated v1 (no industry), v2 (no currency) and v3 (no linkedin_url, last_contacted, next_follow_up) read as v4', async (t) => {
+  t.equal(currentVersion('LeadCreated'), 4)
   const v1 = { lead_id: 'l1', first_name: 'Old lead' }
-  t.same(upcast('LeadCreated', 1, v1), { ...v1, industry: null, currency: null })
-  t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
-  t.same(upcast('LeadCreated', 2, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null })
-  t.equal(upcast('LeadCreated', 3, v1), v1, 'the current version is read as stored')
+  const v4Fields = { linkedin_url: null, last_contacted: null, next_follow_up: null }
+  t.same(upcast('LeadCreated', 1, v1), { ...v1, industry: null, currency: null, ...v4Fields })
+  t.same(upcast('LeadCreated', 1, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null, ...v4Fields })
+  t.same(upcast('LeadCreated', 2, { ...v1, industry: 'SOFTWARE' }), { ...v1, industry: 'SOFTWARE', currency: null, ...v4Fields })
+  t.same(upcast('LeadCreated', 3, { ...v1, currency: 'EUR' }), { ...v1, currency: 'EUR', ...v4Fields })
+  t.equal(upcast('LeadCreated', 4, v1), v1, 'the current version is read as stored')
 })
 
 t.test('the upcaster: TaskCreated v1 (no custom_fields) reads as v2', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { dashboardActivityProjector } from '../../src/projections/activity/dashboard-activity.ts'
+import { moneyNumber, roundDecimal } from '../../src/http/dashboard/dashboard-views.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
@@ -78,27 +79,30 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.match(await home(globex.admin.headers), { opportunities_count: 2, leads_count: 0, accounts_count: 1, contacts_count: 0 }, 'Globex sees only its own')
   })
 
-  t.test('pipeline by stage and revenue: decimal strings in the organization\'s currency, open and won by stage kind', async (t) => {
+  t.test('pipeline by stage and revenue: JSON numbers (the original\'s clients parse numbers) in the organization\'s currency, open and won by stage kind', async (t) => {
     const dashboard = await home(admin)
     t.same(Object.keys(dashboard.pipeline_by_stage), ['PROSPECTING', 'QUALIFICATION', 'PROPOSAL', 'NEGOTIATION', 'CLOSED_WON', 'CLOSED_LOST'], 'the default pipeline\'s stages, in order')
-    t.same(dashboard.pipeline_by_stage.PROSPECTING, { count: 1, value: '1000.50', label: 'Prospecting', kind: 'open' })
-    t.same(dashboard.pipeline_by_stage.NEGOTIATION, { count: 1, value: '0', label: 'Negotiation', kind: 'open' }, 'a euro deal counts, its amount does not')
-    t.same(dashboard.pipeline_by_stage.CLOSED_WON, { count: 2, value: '570.00', label: 'Closed Won', kind: 'won' })
-    t.same(dashboard.pipeline_by_stage.CLOSED_LOST, { count: 0, value: '0', label: 'Closed Lost', kind: 'lost' })
+    t.same(dashboard.pipeline_by_stage.PROSPECTING, { count: 1, value: 1000.5, label: 'Prospecting', kind: 'open' })
+    t.same(dashboard.pipeline_by_stage.NEGOTIATION, { count: 1, value: 0, label: 'Negotiation', kind: 'open' }, 'a euro deal counts, its amount does not')
+    t.same(dashboard.pipeline_by_stage.CLOSED_WON, { count: 2, value: 570, label: 'Closed Won', kind: 'won' })
+    t.same(dashboard.pipeline_by_stage.CLOSED_LOST, { count: 0, value: 0, label: 'Closed Lost', kind: 'lost' })
     const open = await ok('GET', '/api/opportunities/?open=true&limit=0', admin)
     const usd = open.totals.by_currency.find((c: { currency: string }) => c.currency === 'USD')
     t.match(dashboard.revenue_metrics, {
-      pipeline_value: '43200.75',
+      pipeline_value: 43200.75,
       open_opportunities_count: open.opportunities_count,
-      weighted_pipeline: usd.weighted_sum,
-      won_this_month: '500.00',
+      weighted_pipeline: Number(usd.weighted_sum),
+      won_this_month: 500,
       currency: 'USD',
       other_currency_count: 1,
       conversion_rate: 0,
     })
     t.equal(usd.amount_sum, '43200.75', 'the same sum as the deal list\'s totals')
-    t.match((await home(alice.headers)).revenue_metrics, { pipeline_value: '1200.75', open_opportunities_count: 2, won_this_month: '500.00', other_currency_count: 0 }, 'Alice\'s own deals only')
-    t.match((await home(bob.headers)).revenue_metrics, { pipeline_value: '0', open_opportunities_count: 1, won_this_month: '0', other_currency_count: 1 })
+    t.match(usd.weighted_sum, /^\d+\.\d{2}$/, 'the deal list keeps decimal strings')
+    const text = (await app.inject({ url: '/api/dashboard/', headers: admin })).body
+    t.match(text, /"pipeline_value":43200\.75,/, 'written as a JSON number, the exact decimal')
+    t.match((await home(alice.headers)).revenue_metrics, { pipeline_value: 1200.75, open_opportunities_count: 2, won_this_month: 500, other_currency_count: 0 }, 'Alice\'s own deals only')
+    t.match((await home(bob.headers)).revenue_metrics, { pipeline_value: 0, open_opportunities_count: 1, won_this_month: 0, other_currency_count: 1 })
   })
 
   t.test('hot leads and goals: what the caller may see', async (t) => {
@@ -108,7 +112,7 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.same(names(adminHome).sort(), ['Hot Admin', 'Hot Alice'], 'rated hot and still worked (not the closed one)')
     t.equal(adminHome.urgent_counts.hot_leads, 2)
     t.same(adminHome.urgent_counts, { overdue_tasks: 0, tasks_due_today: 0, followups_today: 0, hot_leads: 2 })
-    t.match(adminHome.hot_leads.find((l: { last_name: string }) => l.last_name === 'Alice'), { company: 'Hotco', rating: 'hot', next_follow_up: null, last_contacted: null })
+    t.match(adminHome.hot_leads.find((l: { last_name: string }) => l.last_name === 'Alice'), { company: 'Hotco', rating: 'HOT', next_follow_up: null, last_contacted: null })
     t.same(names(await home(alice.headers)), ['Hot Alice'])
     t.same(names(await home(bob.headers)), [])
 
@@ -123,7 +127,7 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
   t.test('recent activity: newest first, the record\'s name and actor, filtered like the lists, per organization', async (t) => {
     const adminFeed = (await home(admin)).activities
     t.equal(adminFeed.length, 10, 'ten at most')
-    t.match(adminFeed[0], { action: 'CREATE', action_display: 'Created', entity_type: 'Contact', entity_name: 'Peter Gibbons', description: 'Created the contact', user: { id: bob.profileId, email: 'bob@acme.test', name: 'bob@acme.test', profile_pic: null }, timestamp: FIXED_NOW.toISOString(), humanized_time: 'just now' })
+    t.match(adminFeed[0], { action: 'CREATE', action_display: 'Created', entity_type: 'Contact', entity_name: 'Peter Gibbons', description: 'Created the contact', user: { id: bob.profileId, email: 'bob@acme.test', name: 'bob@acme.test', profile_pic: null }, timestamp: FIXED_NOW.toISOString(), humanized_time: 'just now', activity_type: 'create', created_at: FIXED_NOW.toISOString(), created_by: { user__email: 'bob@acme.test' } })
     t.match(adminFeed[1], { entity_type: 'Account', entity_name: 'Umbrella', user: { id: acme.admin.profileId } }, 'in log order within the same instant')
 
     // Bob sees accounts and contacts and his own leads and deals; not Alice's or the admin's.
@@ -191,9 +195,9 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
       t.notOk((await laterIds()).includes(`deal-${tomorrow}`), 'in Kiritimati it is today, no longer "later"')
     })
     // The last evening of November in UTC is December in Kiritimati: last month's win no longer counts.
-    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '0'))
+    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, 0))
     await ok('PATCH', `/api/org/${acme.orgId}/`, admin, { timezone: 'UTC' })
-    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, '500.00'))
+    await at(new Date('2026-11-30T20:00:00Z'), async () => t.equal((await home(admin)).revenue_metrics.won_this_month, 500))
   })
 
   t.test('tasks: the urgent counts, the soonest open tasks, and Today\'s queue, sources, later and cleared yesterday', async (t) => {
@@ -217,6 +221,15 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.equal(day.summary.cleared_yesterday, 1)
     t.match(day.later.find((l: { id: string }) => l.id === `task-${thisWeek}`), { day: 'Wed', title: 'Wednesday call', meta: 'Task · Low' })
     t.same((await today(alice.headers)).summary.sources.filter((s: { label: string }) => s.label === 'tasks due'), [], "another organization's tasks never show")
+  })
+
+  t.test('money as JSON numbers: rounded exactly to the currency\'s decimals', async (t) => {
+    t.equal(roundDecimal('1100.005', 2), '1100.01', 'half away from zero, in integer arithmetic')
+    t.equal(roundDecimal('-0.004', 2), '0')
+    t.equal(roundDecimal('12345678901.995', 2), '12345678902.00')
+    t.equal(moneyNumber('1500.50', 'JPY'), 1501, 'a currency without minor units')
+    t.equal(moneyNumber('1.2345', 'BHD'), 1.235, 'three decimals')
+    t.equal(JSON.stringify(moneyNumber('9999999999999.99', 'USD')), '9999999999999.99', '15 significant digits write back exactly')
   })
 
   t.test('anonymous callers are refused', async (t) => {

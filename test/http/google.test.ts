@@ -1,32 +1,16 @@
 /**
- * Google sign-in, offline: the test makes its own RSA key pair with jose and serves the public
- * key set from 127.0.0.1, as Google's JWKS endpoint would.
+ * Google sign-in, offline (test/helpers/google.ts: our own key pair, its key set served from
+ * 127.0.0.1 as Google's JWKS endpoint would).
  */
 import { createServer } from 'node:http'
-import { SignJWT, exportJWK, generateKeyPair } from 'jose'
-import type { JWTPayload } from 'jose'
+import { generateKeyPair } from 'jose'
 import t from 'tap'
-import type { Test } from 'tap'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
+import { GOOGLE_CLIENT_ID as CLIENT_ID, googleKeys } from '../helpers/google.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { bearer } from '../helpers/sign-in.ts'
 
-const CLIENT_ID = 'crm-web.apps.googleusercontent.com'
-const ISSUER = 'https://accounts.google.com'
 const nowSeconds = Math.floor(FIXED_NOW.getTime() / 1000)
-
-async function googleKeys(t: Test) {
-  const { publicKey, privateKey } = await generateKeyPair('RS256')
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }
-  const server = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })))
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
-  t.teardown(() => new Promise<void>((closed) => server.close(() => closed())))
-  const address = server.address()
-  if (!address || typeof address === 'string') throw new Error('Expected a TCP address')
-  return { jwksUrl: `http://127.0.0.1:${address.port}/oauth2/v3/certs`, privateKey }
-}
-
-type Overrides = { claims?: JWTPayload; audience?: string; issuer?: string; expires?: number; key?: CryptoKey }
 
 t.test('POST /api/auth/google/ and /api/auth/google/callback/', async (t) => {
   const keys = await googleKeys(t)
@@ -36,15 +20,7 @@ t.test('POST /api/auth/google/ and /api/auth/google/callback/', async (t) => {
   const beta = await givenOrganization(app, db, 'Beta')
   const alice = await acme.addMember('alice@acme.test')
   await beta.addMember('alice@acme.test')
-  const idToken = (email: string, o: Overrides = {}) =>
-    new SignJWT({ email, email_verified: true, name: 'Someone', ...o.claims })
-      .setProtectedHeader({ alg: 'RS256', kid: 'test-key', typ: 'JWT' })
-      .setIssuer(o.issuer ?? ISSUER)
-      .setAudience(o.audience ?? CLIENT_ID)
-      .setSubject('1122334455')
-      .setIssuedAt(nowSeconds - 60)
-      .setExpirationTime(o.expires ?? nowSeconds + 3600)
-      .sign(o.key ?? keys.privateKey)
+  const { idToken } = keys
   const signIn = async (token: string | Promise<string>, url = '/api/auth/google/', extra: object = {}) => app.inject({ method: 'POST', url, payload: { id_token: await token, ...extra } })
 
   t.test('a verified Google account of an existing user signs in, on both paths', async (t) => {
@@ -55,6 +31,12 @@ t.test('POST /api/auth/google/ and /api/auth/google/callback/', async (t) => {
       t.match(pair, { token_type: 'Bearer', org_id: acme.orgId, profile_id: alice.profileId, refresh_token: /^svc_rt_/ })
       t.match((await app.inject({ url: '/api/auth/me/', headers: bearer(pair) })).json(), { user_id: alice.userId, org_id: acme.orgId })
     }
+    const phone = await app.inject({ method: 'POST', url: '/api/auth/google/', payload: { idToken: await idToken(alice.email) } })
+    t.equal(phone.statusCode, 200, 'the phone app posts idToken')
+    const answer = phone.json()
+    t.equal(answer.JWTtoken, answer.access_token, 'JWTtoken is the access token the phone app stores')
+    t.match(answer, { user: { id: alice.userId, name: 'alice', profileImage: '' }, organizations: [{ id: acme.orgId, name: 'Acme', default_currency: String }, { id: beta.orgId }] })
+    t.equal((await app.inject({ method: 'POST', url: '/api/auth/google/', payload: {} })).statusCode, 400, 'neither id_token nor idToken')
     t.equal((await signIn(idToken(alice.email, { issuer: 'accounts.google.com' }))).statusCode, 200, 'the issuer without scheme is Google too')
     t.equal((await signIn(idToken(alice.email, { audience: 'crm-ios.apps.googleusercontent.com' }))).statusCode, 200, 'any configured client id')
     t.equal((await signIn(idToken(alice.email, { claims: { email_verified: 'true' } }))).statusCode, 200, '"true" as a string')

@@ -21,7 +21,7 @@ t.test('leads: list envelope and every filter (§4.1)', async (t) => {
   const tag = (await leads.inject('POST', '/api/tags/', admin, { name: 'hot' })).json().id as string
   const tag2 = (await leads.inject('POST', '/api/tags/', admin, { name: 'cold' })).json().id as string
   const ann = await create({ salutation: 'Dr', first_name: 'Ann', last_name: 'Archer', email: 'ann@initech.test', company_name: 'Initech', city: 'Austin', source: 'call', rating: 'hot', status: 'in process', tags: [tag], assigned_to: [alice.profileId], close_date: '2026-12-01', cf_tier: 'gold' })
-  const ben = await create({ salutation: 'Mr', first_name: 'Ben', last_name: 'Baker', email: 'ben@globo.test', company_name: 'Globo', city: 'Boston', source: 'compaign', rating: 'cold', tags: [tag2], assigned_to: [bob.profileId], close_date: '2027-01-15' })
+  const ben = await create({ salutation: 'Mr', first_name: 'Ben', last_name: 'Baker', email: 'ben@globo.test', company_name: 'Globo', city: 'Boston', source: 'compaign', rating: 'COLD', tags: [tag2], assigned_to: [bob.profileId], close_date: '2027-01-15' })
   const cid = await create({ first_name: 'Cid', last_name: 'Cole', status: 'closed', company_name: 'Acme Corp', source: 'other' })
   await create({ first_name: 'Dot', last_name: 'Dunn', status: 'recycled', email: 'dot@initech.test' }, alice.headers)
   await create({ first_name: 'Ext' }, globex.admin.headers)
@@ -43,7 +43,7 @@ t.test('leads: list envelope and every filter (§4.1)', async (t) => {
     t.match(body.close_leads, { leads_count: 1, offset: null, close_leads: [{ id: cid, status: 'closed' }] })
     t.same(body.totals, { count: 4, unworked_over_a_week: 1 }, 'Ann has seen no event for three weeks')
     t.same(body.open_leads.open_leads.map((l: { first_name: string }) => l.first_name), ['Dot', 'Ben', 'Ann'], 'newest first')
-    t.match(body.open_leads.open_leads[2], { id: ann, status: 'in process', source: 'call', rating: 'hot', tags: [{ id: tag, name: 'hot' }], assigned_to: [{ id: alice.profileId }], close_date: '2026-12-01', custom_fields: { tier: 'gold' }, conversion: null, account: null })
+    t.match(body.open_leads.open_leads[2], { id: ann, status: 'in process', source: 'call', rating: 'HOT', tags: [{ id: tag, name: 'hot' }], assigned_to: [{ id: alice.profileId }], close_date: '2026-12-01', custom_fields: { tier: 'gold' }, conversion: null, account: null })
     const page = await leads.list(admin, '?limit=2')
     t.match(page.open_leads, { leads_count: 3, offset: 2 })
     t.equal(page.open_leads.open_leads.length, 2)
@@ -85,7 +85,9 @@ t.test('leads: list envelope and every filter (§4.1)', async (t) => {
       ['?email=INITECH', ['Ann', 'Dot']],
       ['?email=nowhere', []],
       ['?rating=hot', ['Ann']],
-      ['?rating=HOT', []],
+      ['?rating=HOT', ['Ann']],
+      // Ben was created with rating COLD, as the original's clients send it.
+      ['?rating=cold', ['Ben']],
       ['?rating=lukewarm', []],
       ['?search=initech', ['Ann', 'Dot']],
       ['?search=acme', ['Cid']],
@@ -130,12 +132,14 @@ t.test('leads: create, detail, PUT, PATCH, DELETE; access rules like deals', asy
   }
   const globexTag = (await inject('POST', '/api/tags/', globex.admin.headers, { name: 'x' })).json().id as string
 
-  t.test('create answers {error, message, id}; detail is {lead_obj, attachments, comments, users_mention, assigned_data}', async (t) => {
+  t.test('create answers {error, message, id}; detail is {lead_obj, attachments, comments, users_mention, assigned_data, users, custom_field_definitions}', async (t) => {
     const res = await leads.create(alice.headers, { first_name: 'Ann', email: 'Ann@Initech.test', assigned_to: [bob.profileId], opportunity_amount: '1200.5', probability: 40, account: randomUUID(), id: randomUUID() })
     t.equal(res.statusCode, 200, res.body)
     t.same(Object.keys(res.json()).sort(), ['error', 'id', 'message'])
     const detail = await leads.detail(alice.headers, res.json().id)
-    t.same(Object.keys(detail).sort(), ['assigned_data', 'attachments', 'comments', 'lead_obj', 'users_mention'])
+    t.same(Object.keys(detail).sort(), ['assigned_data', 'attachments', 'comments', 'custom_field_definitions', 'lead_obj', 'users', 'users_mention'])
+    t.same(detail.users.map((u: { role: string; user_details: { email: string } }) => [u.role, u.user_details.email]), [['ADMIN', 'admin@acme.test']], 'a non-admin is offered the admins as assignees, as the original does')
+    t.same(detail.custom_field_definitions, [], 'no custom field for leads defined yet (the phone harness reads one back)')
     t.match(detail.lead_obj, { id: res.json().id, first_name: 'Ann', email: 'Ann@Initech.test', status: 'assigned', opportunity_amount: '1200.50', probability: 40, account: null, created_by: { id: alice.profileId }, created_on_arrow: 'just now' })
     t.same(detail.assigned_data, [{ id: bob.profileId, name: 'bob@acme.test' }])
     t.same(detail.users_mention, [{ user__email: 'alice@acme.test' }], 'a non-admin: only the creator')

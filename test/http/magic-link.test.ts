@@ -7,7 +7,7 @@ import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { silentLogger } from '../helpers/runner.ts'
 import { sql } from 'kysely'
-import { bearer, givenSignInWorld, requestSignInMail, secretsOf } from '../helpers/sign-in.ts'
+import { bearer, givenSignInWorld, lastMailTo, requestSignInMail, secretsOf } from '../helpers/sign-in.ts'
 import { fakeSmtpServer } from '../helpers/smtp-server.ts'
 
 type Kind = 'account' | 'stranger'
@@ -84,6 +84,17 @@ t.test('/api/auth/magic-link/', async (t) => {
     t.ok(Math.max(...times.account) >= Math.min(...times.stranger) && Math.max(...times.stranger) >= Math.min(...times.account), 'the two ranges overlap')
     // Before the fix (the link made before the answer) z was 4.8 and 6.4 in two runs; one distribution for both gives |z| > 3.29 once in a thousand.
     t.ok(Math.abs(z) <= 3.29, `neither kind is answered systematically later (Mann-Whitney z ${z.toFixed(2)}, limit 3.29: p < 0.001)`)
+  })
+
+  t.test('request/ with delivery "code" (the phone app) mails the code alone, which signs in', async (t) => {
+    t.equal((await app.inject(post('request/', { email: alice.email, delivery: 'code' }))).statusCode, 200)
+    await app.afterReply.settled()
+    const message = lastMailTo(mail, alice.email)
+    t.match(message, { subject: /^Your sign-in code: \d{6}$/, text: /^Your sign-in code: \d{6}\n/ })
+    t.notMatch(message.text, /token=/, 'no web link in a phone sign-in')
+    const code = /code: (\d{6})/.exec(message.text)![1]
+    t.equal((await app.inject(post('verify-code/', { email: alice.email, code }))).statusCode, 200)
+    t.equal((await app.inject(post('request/', { email: alice.email, delivery: 'sms' }))).statusCode, 400, 'an unknown delivery')
   })
 
   t.test('link and code are stored only as hashes', async (t) => {

@@ -27,10 +27,16 @@ t.test('organizations', async (t) => {
       t.equal((await app.inject({ url: '/api/users/', headers: alice.headers })).statusCode, 403, 'the old token still acts in the old organization')
     })
 
+    t.test('with the time zone the phone app sends', async (t) => {
+      const res = await app.inject({ method: 'POST', url: '/api/org/', headers: alice.headers, payload: { name: 'Alice Tokyo', timezone: 'Asia/Tokyo' } })
+      t.equal(res.statusCode, 200, res.body)
+      t.match(res.json().org, { name: 'Alice Tokyo', timezone: 'Asia/Tokyo' })
+    })
+
     t.test('invalid fields are 400 naming the field', async (t) => {
-      const res = await app.inject({ method: 'POST', url: '/api/org/', headers: alice.headers, payload: { name: '   ', default_currency: 'XYZ' } })
+      const res = await app.inject({ method: 'POST', url: '/api/org/', headers: alice.headers, payload: { name: '   ', default_currency: 'XYZ', timezone: 'Mars/Olympus' } })
       t.equal(res.statusCode, 400)
-      t.match(res.json(), { error: true, errors: { name: [String], default_currency: [String] } })
+      t.match(res.json(), { error: true, errors: { name: [String], default_currency: [String], timezone: [String] } })
     })
 
     t.test('needs an interactive sign-in', async (t) => {
@@ -45,7 +51,7 @@ t.test('organizations', async (t) => {
     const res = await app.inject({ url: '/api/org/', headers: { ...alice.headers, org: globex.orgId } })
     t.equal(res.statusCode, 200)
     const list = res.json().profile_org_list
-    t.same(list.map((m: { org: { name: string }; role: string; is_current: boolean }) => [m.org.name, m.role, m.is_current]), [['Acme', 'USER', true], ['Alice Labs', 'ADMIN', false]])
+    t.same(list.map((m: { org: { name: string }; role: string; is_current: boolean }) => [m.org.name, m.role, m.is_current]), [['Acme', 'USER', true], ['Alice Labs', 'ADMIN', false], ['Alice Tokyo', 'ADMIN', false]])
     t.equal(list[0].id, alice.profileId)
     t.equal((await app.inject({ url: '/api/org/', headers: { token: apiKey } })).statusCode, 403, 'the API key belongs to no user')
   })

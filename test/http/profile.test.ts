@@ -28,7 +28,24 @@ t.test('own profile', async (t) => {
         teams: [],
       },
     }, 'the profile of the credential, whatever the org header says')
-    t.same((await app.inject({ url: '/api/auth/profile/', headers: alice.headers })).json(), res.json(), 'both routes answer the same body')
+    const detail = (await app.inject({ url: '/api/auth/profile/', headers: alice.headers })).json()
+    t.same({ error: detail.error, user_obj: detail.user_obj }, res.json(), 'both routes answer the same user_obj')
+    t.same({ ...detail, error: undefined, user_obj: undefined }, {
+      error: undefined,
+      user_obj: undefined,
+      id: alice.profileId,
+      user: { id: alice.userId, email: 'alice@acme.test', name: 'alice', profile_pic: null },
+      org: { id: acme.orgId, name: 'Acme' },
+      role: 'USER',
+      is_organization_admin: false,
+      has_sales_access: true,
+      has_marketing_access: true,
+      phone: '',
+      date_of_joining: res.json().user_obj.created_at.slice(0, 10),
+      is_active: true,
+      teams: [],
+      last_login: null,
+    }, "/api/auth/profile/ is also the original's flat profile detail (the phone app's profile screen)")
     t.equal(aliceAtGlobex.userId, alice.userId, 'one user in two organizations')
     t.match((await app.inject({ url: '/api/profile/', headers: aliceAtGlobex.headers })).json(), { user_obj: { id: aliceAtGlobex.profileId, org: { id: globex.orgId, name: 'Globex' } } })
     t.equal((await app.inject({ url: '/api/profile/', headers: { token: apiKey } })).statusCode, 403, 'the API key belongs to no user')

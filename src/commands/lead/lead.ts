@@ -45,6 +45,8 @@ export type LeadFields = {
   /** Free text; the original offers its INDCHOICES list (e.g. "SOFTWARE"). */
   industry: string | null
   website: string | null
+  /** The person's LinkedIn profile (the original's field). */
+  linkedin_url: string | null
   address_line: string | null
   city: string | null
   state: string | null
@@ -61,6 +63,9 @@ export type LeadFields = {
   probability: number | null
   /** The expected close date, YYYY-MM-DD. */
   close_date: string | null
+  /** When the lead was last contacted and is next to be followed up, YYYY-MM-DD (the original's fields; its phone app shows and sets them). */
+  last_contacted: string | null
+  next_follow_up: string | null
   /** Output-only: the account conversion created. */
   account: string | null
   contacts: string[]
@@ -71,8 +76,8 @@ export type LeadFields = {
 }
 
 export const emptyLead = (): LeadFields => ({
-  salutation: null, first_name: '', last_name: null, title: null, email: null, phone: null, company_name: null, industry: null, website: null, address_line: null, city: null, state: null, postcode: null, country: null,
-  status: 'assigned', source: null, rating: null, description: null, opportunity_amount: null, currency: null, probability: null, close_date: null, account: null, contacts: [], tags: [], teams: [], assigned_to: [], custom_fields: {},
+  salutation: null, first_name: '', last_name: null, title: null, email: null, phone: null, company_name: null, industry: null, website: null, linkedin_url: null, address_line: null, city: null, state: null, postcode: null, country: null,
+  status: 'assigned', source: null, rating: null, description: null, opportunity_amount: null, currency: null, probability: null, close_date: null, last_contacted: null, next_follow_up: null, account: null, contacts: [], tags: [], teams: [], assigned_to: [], custom_fields: {},
 })
 
 /** What conversion created, recorded on the lead. */

@@ -21,7 +21,7 @@ import { AccountRecord, AnnualRevenue, Choices, CurrencyCode, DealSummary, Emplo
 import type { AccountRecordBody } from './schemas.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 
-const AccountBody = z.object({
+const AccountFields = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(255).describe('Unique per organization, case-insensitively'),
   email: optionalEmail(),
   phone: optionalText(50),
@@ -39,8 +39,13 @@ const AccountBody = z.object({
   is_active: formBoolean(z.boolean()).optional().describe('Default true; inactive accounts are listed under `closed_accounts`'),
   assigned_to: RelationList('active profiles').optional(),
   tags: RelationList('live tags').optional(),
+  // The original's account form fields this API does not keep on the account; its phone app sends them back as it read them.
+  contacts: z.array(z.unknown()).optional().describe("Accepted and ignored: a contact's account is set on the contact (PUT /api/contacts/{id}/ `account`)"),
+  custom_fields: z.record(z.string(), z.unknown()).optional().describe('Accepted and ignored: accounts keep no custom field values yet'),
 })
-const AccountPatch = AccountBody.partial()
+const withoutIgnored = <B extends { contacts?: unknown; custom_fields?: unknown }>({ contacts: _contacts, custom_fields: _customFields, ...fields }: B) => fields
+const AccountBody = AccountFields.transform(withoutIgnored)
+const AccountPatch = AccountFields.partial().transform(withoutIgnored)
 const Text = z.string().optional()
 const ListQuery = PageQuery.extend({
   name: Text.describe('Case-insensitive contains on the name'),
@@ -70,7 +75,12 @@ const AccountList = pageOf(AccountRecord)
   })
   .describe('`count` and `results` are one page of all the matching accounts (active or not), by name; the original\'s `active_accounts` / `closed_accounts` split it by is_active')
 const AccountDetail = z.object({
-  account_obj: AccountRecord,
+  account_obj: AccountRecord.extend({
+    contacts: z.array(ContactRecord),
+    opportunities: z.array(DealSummary),
+    cases: z.array(z.object({ id: z.uuid() })),
+    tasks: z.array(TaskLink),
+  }).describe('The account, with its contacts, deals, cases and tasks also inside it (where the original\'s phone app reads them)'),
   contacts: z.array(ContactRecord).describe("The account's contacts"),
   opportunities: z.array(DealSummary).describe("The account's deals the caller may see, newest first"),
   opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
@@ -146,14 +156,15 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         teamChoices(db, orgId),
       ])
       const opportunities = deals.map((deal) => dealSummary(deal, now))
+      const tasks = await taskLinks(db, viewer, { account: account.id })
       return {
-        account_obj: record!,
+        account_obj: { ...record!, contacts, opportunities, cases: [], tasks },
         contacts,
         opportunities,
         opportunity_list: opportunities,
         cases: [],
         invoices: [],
-        tasks: await taskLinks(db, viewer, { account: account.id }),
+        tasks,
         tags: record!.tags,
         assigned_to: record!.assigned_to,
         users,

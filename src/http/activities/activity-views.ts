@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES } from '../../projections/activity/dashboard-activity.ts'
-import type { ActivityView } from '../../projections/activity/dashboard-activity.ts'
+import type { ActivityAction, ActivityView } from '../../projections/activity/dashboard-activity.ts'
 import { humanizedTime } from '../dashboard/dashboard-views.ts'
 
 /** One entry of the activity feed, as the original's dashboard activity (GET /api/activities/ and the dashboard's `activities`). */
@@ -16,6 +16,9 @@ export const Activity = z.object({
   link: z.string().describe("The record's page in the web app (`/accounts/<id>`, `/contacts/<id>`, `/leads/<id>`, `/pipeline/<id>`, `/tasks/<id>`)"),
   timestamp: z.string().describe('ISO 8601'),
   humanized_time: z.string().describe('How long ago, in words ("5 minutes ago")'),
+  activity_type: z.enum(ACTIVITY_ACTIONS.map((a) => a.toLowerCase()) as [Lowercase<ActivityAction>]).describe('`action` in lower case (the key the original\'s phone app reads)'),
+  created_at: z.string().describe('Same as `timestamp` (the phone app\'s name)'),
+  created_by: z.object({ user__email: z.string() }).nullable().describe("The actor's email as the phone app reads it; null for system work"),
 })
 
 export const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activity> => ({
@@ -30,4 +33,7 @@ export const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activ
   link: row.link,
   timestamp: row.at.toISOString(),
   humanized_time: humanizedTime(row.at, now),
+  activity_type: row.action.toLowerCase() as Lowercase<ActivityAction>,
+  created_at: row.at.toISOString(),
+  created_by: row.actor_id && row.actor_email ? { user__email: row.actor_email } : null,
 })

@@ -6,16 +6,40 @@
 
 const SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', INR: '₹', AUD: 'A$', CAD: 'C$' }
 
-/** A decimal string rounded half away from zero to whole units, with thousands separators: "-42,001". */
-function wholeUnits(amount: string): string {
+/** A decimal string rounded half away from zero to `places` decimals, exactly (integer arithmetic): "1100.005" → "1100.01". */
+export function roundDecimal(amount: string, places: number): string {
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim())
   if (!match) return '0'
   const [, sign, whole, fraction = ''] = match
-  let units = BigInt(whole!)
-  if (fraction !== '' && Number(fraction[0]) >= 5) units += 1n
-  const text = units.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-  return units === 0n ? '0' : `${sign}${text}`
+  let units = BigInt(whole! + fraction.padEnd(places, '0').slice(0, places))
+  if (Number(fraction[places] ?? 0) >= 5) units += 1n
+  if (units === 0n) return '0'
+  const digits = units.toString().padStart(places + 1, '0')
+  return `${sign}${places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits}`
 }
+
+/** A decimal string rounded to whole units, with thousands separators: "-42,001". */
+function wholeUnits(amount: string): string {
+  return roundDecimal(amount, 0).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+/** The decimals of a currency's minor unit as Intl knows them (USD 2, JPY 0, BHD 3); 2 for a code it does not know. */
+export function currencyDecimals(code: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2
+  } catch {
+    return 2
+  }
+}
+
+/**
+ * A decimal sum as a JSON number, for clients that parse numbers (the original's phone app casts
+ * `as num`): rounded exactly to the currency's decimals first, so the number's shortest text, which
+ * JSON writes, is that decimal digit for digit while it has at most 15 significant digits (sums
+ * below 10^13 in a 2-decimal currency); past that a double cannot hold it and the decimal strings
+ * of the deal and goal routes are the exact figures.
+ */
+export const moneyNumber = (amount: string, currency: string): number => Number(roundDecimal(amount, currencyDecimals(currency)))
 
 /** Money for a human sentence, as the original writes it: "$42,000", or "CHF 42,000" for a currency without a symbol. */
 export function moneyLine(amount: string | null, currency: string | null): string {

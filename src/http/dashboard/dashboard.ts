@@ -4,17 +4,18 @@ import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/opportunity/aging.ts'
 import { recentActivity } from '../../projections/activity/dashboard-activity.ts'
-import { currentGoals, dealsClosingSoon, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
+import { currentGoals, dealsClosingSoon, followUpsOn, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/task/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { Activity, activityBody } from '../activities/activity-views.ts'
-import { addDays, dateIn, monthOf, moneyLine, weekday } from './dashboard-views.ts'
+import { addDays, dateIn, monthOf, moneyLine, moneyNumber, weekday } from './dashboard-views.ts'
 
 const TAGS = ['dashboard']
 const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
+const MoneyNumber = z.number().describe("Summed in SQL numeric, rounded exactly to the currency's decimals and written as a JSON number (the original's clients parse numbers here); 0 when nothing is priced")
 
 /** What the dashboard reads today, and what it cannot yet: those parts answer empty or zero. */
 const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'tasks', 'goals', 'activities'] as const
@@ -28,7 +29,7 @@ const NOT_BUILT_NOTE = 'Cases (tickets) and invoices are not built yet: their pa
 const VISIBILITY_NOTE =
   'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
 
-const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: Money.describe("Sum of the amounts in the organization's currency"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
+const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: MoneyNumber.describe("Sum of the amounts in the organization's currency (a JSON number)"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
 
 const GoalSummary = z.object({
   id: z.uuid(),
@@ -48,21 +49,21 @@ const Home = z.object({
   urgent_counts: z.object({
     overdue_tasks: z.number().int().describe("Open tasks (New, In Progress) due before today (the organization's day) that the caller may see"),
     tasks_due_today: z.number().int().describe('Open tasks due today that the caller may see'),
-    followups_today: z.number().int().describe('0: leads have no follow-up date yet'),
+    followups_today: z.number().int().describe("Open leads the caller may see whose next_follow_up is today (the organization's day)"),
     hot_leads: z.number().int().describe('Open leads rated hot, status assigned or in process'),
   }),
   pipeline_by_stage: z.record(z.string(), StageEntry).describe("By stage code over every pipeline: the default pipeline's stages first (in order, with zero deals too), then other codes"),
   revenue_metrics: z.object({
-    pipeline_value: Money.describe("Deals in an open-kind stage, in the organization's currency"),
+    pipeline_value: MoneyNumber.describe("Deals in an open-kind stage, in the organization's currency"),
     open_opportunities_count: z.number().int().describe('Deals in an open-kind stage, any currency'),
-    weighted_pipeline: Money.describe('Σ amount × probability / 100 over the same deals as pipeline_value'),
-    won_this_month: Money.describe("Deals in a won-kind stage with closed_on in the current month (the organization's time zone), in its currency"),
+    weighted_pipeline: MoneyNumber.describe('Σ amount × probability / 100 over the same deals as pipeline_value'),
+    won_this_month: MoneyNumber.describe("Deals in a won-kind stage with closed_on in the current month (the organization's time zone), in its currency"),
     conversion_rate: z.number().describe('Converted leads / all leads the caller may see × 100, one decimal; 0 without leads'),
     currency: z.string().describe("The organization's default currency"),
     other_currency_count: z.number().int().describe('Deals in another currency, left out of the sums'),
   }),
   hot_leads: z
-    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.null().describe('Always null: leads have no follow-up date yet'), last_contacted: z.null().describe('Always null: not recorded yet') }))
+    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
     .describe('The ten newest hot leads the caller may see'),
   tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
   activities: z.array(Activity).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
@@ -97,14 +98,14 @@ const SOURCE_LIMIT = 25
 export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is decimal strings in the organization's default currency. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
+    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const org = await organizationById(db, viewer.orgId)
       const currency = org.default_currency
       const today = dateIn(org.timezone, now)
       const tasks = taskConditions(viewer, {})
-      const [counts, stages, money, hot, activities, goals, taskCounts, upcoming] = await Promise.all([
+      const [counts, stages, money, hot, activities, goals, taskCounts, upcoming, followUps] = await Promise.all([
         recordCounts(db, viewer, now),
         pipelineByStage(db, viewer, now, currency),
         revenue(db, viewer, now, currency, monthOf(today)),
@@ -113,24 +114,25 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
         currentGoals(db, viewer, today, 3),
         taskTotals(db, tasks, today),
         openTasksDue(db, tasks, {}, 10),
+        followUpsOn(db, viewer, today),
       ])
       return {
         accounts_count: counts.accounts,
         contacts_count: counts.contacts,
         leads_count: counts.open_leads,
         opportunities_count: counts.opportunities,
-        urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: 0, hot_leads: counts.hot_leads },
-        pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: s.value, label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
+        urgent_counts: { overdue_tasks: taskCounts.overdue, tasks_due_today: taskCounts.due_today, followups_today: followUps, hot_leads: counts.hot_leads },
+        pipeline_by_stage: Object.fromEntries(stages.map((s) => [s.code, { count: s.count, value: moneyNumber(s.value, currency), label: s.label, kind: s.kind as 'open' | 'won' | 'lost' }])),
         revenue_metrics: {
-          pipeline_value: money.pipeline_value,
+          pipeline_value: moneyNumber(money.pipeline_value, currency),
           open_opportunities_count: money.open_count,
-          weighted_pipeline: money.weighted_pipeline,
-          won_this_month: money.won_this_month,
+          weighted_pipeline: moneyNumber(money.weighted_pipeline, currency),
+          won_this_month: moneyNumber(money.won_this_month, currency),
           conversion_rate: counts.all_leads ? Math.round((counts.converted_leads * 1000) / counts.all_leads) / 10 : 0,
           currency,
           other_currency_count: money.other_currency_count,
         },
-        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating, next_follow_up: null, last_contacted: null })),
+        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating?.toUpperCase() ?? null, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
         tasks: await tasksOf(db, viewer, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({

@@ -8,7 +8,15 @@ import type { Deps } from '../../deps.ts'
 import { ErrorBody } from '../kernel/schemas/common.ts'
 import { OptionalOrg, SignIn, signInErrors } from './session-schemas.ts'
 
-const GoogleSignIn = OptionalOrg.extend({ id_token: z.string().min(1).max(8192).describe('The ID token (JWT) Google Identity Services gave the client') })
+const IdToken = z.string().min(1).max(8192)
+
+/** `id_token` is ours (the web's Google Identity Services name); `idToken` is what the original's phone app posts. */
+const GoogleSignIn = OptionalOrg.extend({
+  id_token: IdToken.optional().describe('The ID token (JWT) Google Identity Services gave the client'),
+  idToken: IdToken.optional().describe('Same as `id_token` (the original\'s name, which its phone app sends)'),
+})
+  .refine((body) => body.id_token !== undefined || body.idToken !== undefined, { message: 'Required: id_token (or idToken)', path: ['id_token'] })
+  .transform(({ idToken, id_token, ...body }) => ({ ...body, id_token: (id_token ?? idToken)! }))
 
 const ROUTES = [
   { url: '/api/auth/google/', summary: 'Sign in with a Google ID token' },

@@ -40,18 +40,24 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
           tags: ['auth'],
           summary: 'Mail a sign-in link and code',
           description: `Always the same answer, in the same time, whether or not the address belongs to a user with an active profile: the address is looked up, and mail sent only to such a user, after the answer. A new request does not cancel earlier links, but only the newest code is accepted.${rateNote}`,
-          body: z.object({ email: Email }),
+          body: z.object({
+            email: Email,
+            delivery: z
+              .enum(['link', 'code'])
+              .default('link')
+              .describe('`code` (the original\'s phone app): the mail carries only the 6-digit code, for POST /api/auth/magic-link/verify-code/; `link`: the link and the code'),
+          }),
           response: { 200: Message, 400: ErrorBody, ...limitedErrors },
         },
       },
       async (request) => {
         const to = mail()
-        const { email } = request.body
+        const { email, delivery } = request.body
         // After the answer: looking the address up, storing a link and mailing it take longer for an
         // address with an account than for a stranger, and the answer's timing would tell them apart.
         app.afterReply.run(request.log, 'sign-in link request', async () => {
           const link = await links.create(email)
-          if (link) await deliver(to, link, deps.config.magicLinkBaseUrl)
+          if (link) await deliver(to, link, delivery === 'code' ? undefined : deps.config.magicLinkBaseUrl)
         })
         return { error: false as const, message: SENT }
       },
@@ -96,15 +102,18 @@ export function magicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 }
 
-async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string): Promise<void> {
+function linkTo(baseUrl: string, token: string): string {
   const url = new URL(baseUrl)
-  url.searchParams.set('token', link.token)
-  const text = [
-    `Sign in: ${url.href}`,
-    '',
-    `Or enter this code: ${link.code}`,
-    '',
-    `The link and the code work once and expire in ${MAGIC_LINK_TTL_MINUTES} minutes. If you did not ask to sign in, ignore this message.`,
-  ].join('\n')
-  await transport.send({ to: link.email, subject: 'Your sign-in link', text })
+  url.searchParams.set('token', token)
+  return url.href
+}
+
+/** The mail of a link; without `baseUrl` (code delivery: a phone app, where a web link would open the wrong place) only the code. */
+async function deliver(transport: MailTransport, link: NewMagicLink, baseUrl: string | undefined): Promise<void> {
+  const expiry = `expire${baseUrl ? '' : 's'} in ${MAGIC_LINK_TTL_MINUTES} minutes. If you did not ask to sign in, ignore this message.`
+  const text = baseUrl
+    ? [`Sign in: ${linkTo(baseUrl, link.token)}`, '', `Or enter this code: ${link.code}`, '', `The link and the code work once and ${expiry}`]
+    : [`Your sign-in code: ${link.code}`, '', `It works once and ${expiry}`]
+  const subject = baseUrl ? 'Your sign-in link' : `Your sign-in code: ${link.code}`
+  await transport.send({ to: link.email, subject, text: text.join('\n') })
 }

@@ -26,14 +26,14 @@ export function meRoutes(deps: Deps): FastifyPluginAsyncZod {
         schema: {
           tags: ['auth'],
           summary: 'The authenticated user and their organizations',
-          description: 'The user (`id, email, profile_pic, is_active`), every organization they are an active member of, and what the credential acts as (`org_id, role, credential, scopes`).',
+          description: 'The user (`id, email, name, profile_pic, is_active`), every organization they are an active member of, and what the credential acts as (`org_id, role, credential, scopes`).',
           response: { 200: Me, ...authErrors },
         },
       },
       async (request) => {
         const i = identityOf(request)
         const user = i.userId ? await userDetail(deps.db, i.userId) : undefined
-        const self = user ?? { id: null, email: i.email, profile_pic: '', is_active: true, organizations: [] }
+        const self = user ?? { id: null, email: i.email, name: '', profile_pic: '', is_active: true, organizations: [] }
         return { ...self, user_id: i.userId, profile_id: i.profileId, org_id: i.orgId, role: i.role, credential: i.credential, scopes: [...i.scopes] }
       },
     )

@@ -20,7 +20,7 @@ const Membership = z.object({
   org: Organization,
 })
 
-const CreateOrganization = z.object({ name: OrgName, default_currency: Currency.optional() })
+const CreateOrganization = z.object({ name: OrgName, default_currency: Currency.optional(), timezone: Timezone.optional().describe('The organization\'s time zone (default UTC), as the original\'s phone app sends it') })
 
 const blank = (v: unknown) => (v === null ? '' : v)
 /** A settings text: trimmed, blank (or null) clears it. */
@@ -165,7 +165,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncZod {
         const identity = identityOf(request)
         if (identity.credential !== 'jwt' || !identity.email) throw new ForbiddenError('Creating an organization requires an interactive sign-in')
         // The same all-or-nothing path as the bootstrap CLI; the email (unique) leads back to the caller's user.
-        const created = await bootstrapOrganization(db, { name: request.body.name, email: identity.email, defaultCurrency: request.body.default_currency })
+        const created = await bootstrapOrganization(db, { name: request.body.name, email: identity.email, defaultCurrency: request.body.default_currency, timezone: request.body.timezone })
         return { error: false as const, message: 'Organization created', org: organizationBody(await organizationById(db, created.org_id)) }
       },
     )

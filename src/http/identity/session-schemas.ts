@@ -11,6 +11,7 @@ export const CurrentOrg = OrgSettingsClaim.extend({ id: z.uuid(), name: z.string
 export const UserDetail = z.object({
   id: z.uuid(),
   email: z.string(),
+  name: z.string().describe('Display name: first and last name, else the local part of the email'),
   profile_pic: z.string(),
   is_active: z.boolean(),
   organizations: z.array(z.object({ id: z.uuid(), name: z.string(), role: Role, is_organization_admin: z.boolean(), has_sales_access: z.boolean(), has_marketing_access: z.boolean() })),
@@ -37,7 +38,9 @@ export const TokenPair = z.object({
 
 /** What a sign-in or an organization switch answers: the pair, the user with their organizations, and the profile acted as. */
 export const SignIn = TokenPair.extend({
-  user: UserDetail,
+  JWTtoken: z.string().describe('Same as `access_token` (the name the original\'s Google sign-in answers and its phone app stores)'),
+  user: UserDetail.extend({ profileImage: z.string().describe('Same as `profile_pic` (the original\'s Google sign-in name)') }),
+  organizations: z.array(CurrentOrg.extend({ role: Role })).describe('The user\'s active organizations to pick from, as the original lists them'),
   profile: z.object({ id: z.uuid(), role: Role, is_organization_admin: z.boolean() }),
 })
 

@@ -39,6 +39,21 @@ function holds(value: unknown, bad: (text: string) => boolean, depth = 0): boole
 }
 
 /**
+ * A request that says `Content-Type: application/json` but sends nothing has no body, not a broken
+ * one: the original's phone app sets that header on every call, bodiless DELETEs included, and
+ * fastify's own parser answers those 400. A route that needs a body still refuses the missing one
+ * through its schema; any other text goes through fastify's parser (prototype poisoning refused).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (text.length === 0) done(null, undefined)
+    else parseJson(request, text as string, done)
+  })
+}
+
+/**
  * Request bodies as JSON, `application/x-www-form-urlencoded` and `multipart/form-data` (§4.1),
  * all validated by the same route schema: form fields become the body's keys (repeated keys a
  * list), and a file field becomes an `UploadedFile` streamed to a temporary file, removed after
@@ -46,6 +61,7 @@ function holds(value: unknown, bad: (text: string) => boolean, depth = 0): boole
  */
 export async function registerBodies(app: FastifyInstance, limits: BodyLimits): Promise<void> {
   await mkdir(limits.uploadDir, { recursive: true })
+  acceptEmptyJsonBodies(app)
   await app.register(fastifyFormbody)
   // Checked before the multipart parser runs: its busboy throws a plain Error (a 500) on such a header.
   app.addHook('preParsing', async (request) => {

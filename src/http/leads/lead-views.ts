@@ -7,6 +7,7 @@ import { notesView } from '../kernel/note-views.ts'
 import type { LeadRow } from '../../projections/lead/leads.ts'
 import { timeAgo } from '../opportunities/opportunity-views.ts'
 import { nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { answeredRating } from './schemas.ts'
 import type { Lead } from './schemas.ts'
 
 /**
@@ -36,6 +37,7 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
     const { org_id: _org, is_deleted: _deleted, worked_at: _worked, pipeline_id, stage_id: _stage, stage_changed_at, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
     return {
       ...fields,
+      rating: answeredRating(fields.rating),
       job_title: fields.title,
       account: row.account ? (accounts.get(row.account) ?? null) : null,
       contacts: picked(contactsById, row.contacts),

@@ -15,6 +15,8 @@ import { actorOf, callerOf } from '../kernel/commands.ts'
 import { requestCommands } from '../kernel/commands.ts'
 import type { RequestCommands } from '../kernel/commands.ts'
 import { leadFilterOf } from './lead-filter.ts'
+import { fieldBody } from '../custom-fields/schemas.ts'
+import { profileBody } from '../identity/schemas.ts'
 import { LEAD_EMAIL_SCOPE, createLead } from '../../commands/lead/create-lead.ts'
 import { splitBody } from './lead-body.ts'
 import type { LeadBodyIn } from './lead-body.ts'
@@ -98,13 +100,22 @@ export function leadRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
     app.get('/api/leads/:id/', { schema: { tags: TAGS, summary: 'One lead, nested under lead_obj, with its notes (admin, creator or assignee)', params: IdParams, response: { 200: LeadDetail, ...errors } } }, async (request) => {
       const identity = identityOf(request)
       const row = await visibleLeadOf(deps, request, request.params.id)
-      const [[lead], notes, members, assignees] = await Promise.all([leadsOf(db, identity.orgId, [row], clock()), leadNotesView(db, identity.orgId, row.id), activeMembers(db, identity.orgId), profileRefs(db, identity.orgId, row.assigned_to)])
+      const [[lead], notes, members, assignees, definitions] = await Promise.all([
+        leadsOf(db, identity.orgId, [row], clock()),
+        leadNotesView(db, identity.orgId, row.id),
+        activeMembers(db, identity.orgId),
+        profileRefs(db, identity.orgId, row.assigned_to),
+        definitionsOf(db, identity.orgId, 'leads', { activeOnly: true }),
+      ])
       const creatorEmail = members.find((m) => m.id === row.created_by)?.email
       return {
         lead_obj: lead!,
         ...notes,
         users_mention: isAdmin(identity) ? members.map((m) => ({ user__email: m.email })) : creatorEmail ? [{ user__email: creatorEmail }] : [],
         assigned_data: assignees.map((p) => ({ id: p.id, name: p.email })),
+        // As the original: every active member for an admin, the admins for anyone else.
+        users: members.filter((m) => isAdmin(identity) || m.role === 'ADMIN').map(profileBody),
+        custom_field_definitions: definitions.map(fieldBody),
       }
     })
 

@@ -7,6 +7,12 @@ import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { Column, ContactRef, DealFilterQuery, MoveBody, OpportunityBody } from '../opportunities/schemas.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { registerComponents } from '../kernel/schemas/components.ts'
+import { CustomField } from '../custom-fields/schemas.ts'
+import { Profile } from '../identity/schemas.ts'
+
+/** Ratings as answered: the original's upper-case values (stored lower case, the events' shape). */
+export const ANSWERED_RATINGS = ['HOT', 'WARM', 'COLD'] as const satisfies readonly Uppercase<(typeof LEAD_RATINGS)[number]>[]
+export const answeredRating = (rating: (typeof LEAD_RATINGS)[number] | null) => (rating ? (rating.toUpperCase() as (typeof ANSWERED_RATINGS)[number]) : null)
 
 /** Request and response shapes of the lead routes (§2.5, §3.3, §4.1, §4.8; our field choices where the spec shows none). */
 
@@ -30,6 +36,7 @@ const LeadFieldsBody = z
     company_name: optionalText().describe('The company the lead works for: the name of the account (and deal) conversion creates'),
     industry: optionalText().describe('Free text; the web app offers ADVERTISING, AGRICULTURE, … VENTURE CAPITAL. Copied to the account conversion creates'),
     website: optionalText(),
+    linkedin_url: optionalText(500).describe("The person's LinkedIn profile URL"),
     address_line: optionalText(),
     city: optionalText(),
     state: optionalText(),
@@ -42,12 +49,16 @@ const LeadFieldsBody = z
         '§2.5 exact strings; `assigned` on create when absent, kept by a PUT that names none. `converted` converts the lead (§3.3): it needs an email, creates the account, contact and deal the lead describes and answers their ids; it cannot be undone (naming any status on a converted lead is 400 on status). A `closed` lead may be reopened to any other status',
       ),
     source: choice(LEAD_SOURCES).describe('§2.5 exact strings (lowercase; `compaign` as the spec spells it)'),
-    rating: choice(LEAD_RATINGS).describe('Our choice: hot, warm or cold'),
+    rating: z
+      .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), choice(LEAD_RATINGS))
+      .describe('HOT, WARM or COLD (the original\'s values), in any case'),
     description: optionalText(10_000),
     opportunity_amount: deal.amount.describe("Expected deal size: non-negative decimal (string or number), answered as a string with 2 decimals; the converted deal's amount"),
     currency: deal.currency.describe("ISO 4217 code of opportunity_amount; the organization's default currency when an amount is set without one. The converted deal's currency"),
     probability: deal.probability.describe("0 to 100; the converted deal's probability"),
     close_date: deal.closed_on.describe('Expected close date, YYYY-MM-DD'),
+    last_contacted: deal.closed_on.describe('When the lead was last contacted, YYYY-MM-DD'),
+    next_follow_up: deal.closed_on.describe('When to follow up next, YYYY-MM-DD (the list filters by it; the dashboard counts those due today)'),
     contacts: IdList('contacts').optional(),
     tags: IdList('live tags').optional(),
     teams: IdList('teams').optional(),
@@ -86,12 +97,13 @@ export const LeadListQuery = PageQuery.extend({
   tags: IdFilter('leads carrying a tag'),
   city: text('Case-insensitive contains'),
   email: text('Case-insensitive contains'),
-  rating: text(`Exact: one of ${LEAD_RATINGS.join(', ')}; any other value matches nothing`),
+  rating: text(`One of ${LEAD_RATINGS.join(', ')}, in any case (HOT as the original's clients send it); any other value matches nothing`),
   search: text('Case-insensitive contains on first_name, last_name, company_name or email (any of them)'),
   created_at__gte: text('YYYY-MM-DD (UTC day); malformed matches nothing'),
   created_at__lte: text('YYYY-MM-DD, the whole day included'),
   close_date__gte: text('YYYY-MM-DD'),
   close_date__lte: text('YYYY-MM-DD'),
+  next_follow_up: text('YYYY-MM-DD: leads to follow up that day; malformed matches nothing'),
 })
   .catchall(z.union([z.string(), z.array(z.string())]))
   .describe("Also cf_<key>=value: the lead's custom field equals the value (read by its type); an unknown key or a malformed value matches nothing. Blank values are no filter")
@@ -114,6 +126,7 @@ export const Lead = z.object({
   company_name: z.string().nullable(),
   industry: z.string().nullable(),
   website: z.string().nullable(),
+  linkedin_url: z.string().nullable(),
   address_line: z.string().nullable(),
   city: z.string().nullable(),
   state: z.string().nullable(),
@@ -121,12 +134,14 @@ export const Lead = z.object({
   country: z.string().nullable(),
   status: z.enum(LEAD_STATUSES),
   source: z.enum(LEAD_SOURCES).nullable(),
-  rating: z.enum(LEAD_RATINGS).nullable(),
+  rating: z.enum(ANSWERED_RATINGS).nullable().describe("The original's values (its web and phone apps compare them as written)"),
   description: z.string().nullable(),
   opportunity_amount: z.string().nullable(),
   currency: z.string().nullable().describe('ISO 4217 code of opportunity_amount'),
   probability: z.number().int().nullable(),
   close_date: z.string().nullable(),
+  last_contacted: z.string().nullable().describe('YYYY-MM-DD'),
+  next_follow_up: z.string().nullable().describe('YYYY-MM-DD'),
   account: Ref.nullable().describe('The account conversion created (output-only)'),
   contacts: z.array(ContactRef),
   tags: z.array(TagRef),
@@ -164,6 +179,8 @@ export const LeadDetail = z.object({
   comments: z.array(CommentView).describe('Live comments, oldest first'),
   users_mention: z.array(z.object({ user__email: z.string() })).describe('Every active member for an admin; only the creator otherwise'),
   assigned_data: z.array(z.object({ id: z.uuid(), name: z.string() })).describe("The lead's assignees: profile id and email"),
+  users: z.array(Profile).describe("For the assignee picker (the original's phone app reads them here): every active member for an admin, the active admins otherwise"),
+  custom_field_definitions: z.array(CustomField).describe("The organization's active custom fields for leads, in display order"),
 })
 
 const ConvertedIds = z.object({ account_id: z.uuid(), contact_id: z.uuid(), opportunity_id: z.uuid() }).partial()

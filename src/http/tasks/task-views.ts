@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
@@ -14,6 +15,8 @@ import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/re
  * `user_details`, tags and teams as objects, contacts with the original's `primary_email`.
  */
 const Ref = z.object({ id: z.uuid(), name: z.string() })
+/** A lead parent also by its person's names (the original's phone app labels the task with them; a lead always has one of the two). */
+const LeadRef = Ref.extend({ first_name: z.string(), last_name: z.string().nullable() })
 const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
 
 export const Task = z.object({
@@ -26,7 +29,7 @@ export const Task = z.object({
   account: Ref.nullable(),
   opportunity: Ref.nullable().describe('Null also when the caller may not see the deal, as for the lead'),
   case: Ref.nullable().describe('Always null: cases are not built yet'),
-  lead: Ref.nullable(),
+  lead: LeadRef.nullable(),
   contacts: z.array(ContactRef),
   teams: z.array(Ref),
   assigned_to: z.array(ProfileRef),
@@ -52,14 +55,23 @@ const DAY_MS = 86_400_000
 /** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
 export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
 
+type LeadPerson = { id: string; first_name: string; last_name: string | null }
+
+async function leadPeople(db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, Omit<LeadPerson, 'id'>>> {
+  if (!ids.length) return new Map()
+  const { rows } = await sql<LeadPerson>`SELECT id, first_name, last_name FROM leads WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[])`.execute(db)
+  return new Map(rows.map(({ id, ...names }) => [id, names]))
+}
+
 /**
  * Task rows as response bodies; what they point at (and the active custom fields) is fetched once
  * for the whole batch. A parent the viewer may not see shows as none, as an unknown one would. `today`: YYYY-MM-DD.
  */
 export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
   const { orgId } = viewer
-  const [parents, teams, tags, profiles, contacts, definitions] = await Promise.all([
+  const [parents, leads, teams, tags, profiles, contacts, definitions] = await Promise.all([
     parentNames(db, viewer, rows),
+    leadPeople(db, orgId, unique(rows.map((r) => r.lead))),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
@@ -83,7 +95,7 @@ export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], 
       account: parent(row.account),
       opportunity: parent(row.opportunity),
       case: null,
-      lead: parent(row.lead),
+      lead: row.lead && parents.has(row.lead) && leads.has(row.lead) ? { ...parent(row.lead)!, ...leads.get(row.lead)! } : null,
       contacts: picked(contactsById, row.contacts),
       teams: picked(teams, row.teams),
       assigned_to: picked(people, row.assigned_to),

@@ -43,13 +43,19 @@ export async function recordCounts(db: Kysely<any>, viewer: Viewer, now: Date): 
   return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])) as RecordCounts
 }
 
-export type HotLead = { id: string; first_name: string; last_name: string | null; company_name: string | null; rating: string | null }
+export type HotLead = { id: string; first_name: string; last_name: string | null; company_name: string | null; rating: string | null; next_follow_up: string | null; last_contacted: string | null }
 
 /** The ten newest hot leads the caller may see. */
 export async function hotLeads(db: Kysely<any>, viewer: Viewer, limit: number): Promise<HotLead[]> {
-  const { rows } = await sql<HotLead>`SELECT l.id, l.first_name, l.last_name, l.company_name, l.rating FROM leads l
+  const { rows } = await sql<HotLead>`SELECT l.id, l.first_name, l.last_name, l.company_name, l.rating, l.next_follow_up::text AS next_follow_up, l.last_contacted::text AS last_contacted FROM leads l
     WHERE ${where([...leadsOf(viewer), HOT_LEAD])} ORDER BY l.created_at DESC, l.id LIMIT ${limit}`.execute(db)
   return rows
+}
+
+/** Open leads the caller may see whose next follow-up is `today` (YYYY-MM-DD). */
+export async function followUpsOn(db: Kysely<any>, viewer: Viewer, today: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${where([...leadsOf(viewer), OPEN_LEAD, sql<boolean>`l.next_follow_up = ${today}::date`])}`.execute(db)
+  return Number(rows[0]!.n)
 }
 
 export type StageSummary = { code: string; label: string; kind: string; count: number; value: string }

@@ -21,10 +21,12 @@ import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
  * (projections/kernel/notes.ts). `worked_at` is the time of the lead's last event of any kind, notes and
  * moves included: what "unworked" is measured from.
  */
-export type LeadRow = Omit<LeadFields, 'close_date'> & {
+export type LeadRow = Omit<LeadFields, 'close_date' | 'last_contacted' | 'next_follow_up'> & {
   id: string
   org_id: string
   close_date: string | null
+  last_contacted: string | null
+  next_follow_up: string | null
   converted_account: string | null
   converted_contact: string | null
   converted_opportunity: string | null
@@ -43,7 +45,7 @@ export type LeadRow = Omit<LeadFields, 'close_date'> & {
 }
 
 export const LEAD_NOTES = noteTables('lead')
-const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'currency', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
+const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'linkedin_url', 'currency', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
 const LIST_COLUMNS = ['contacts', 'tags', 'teams', 'assigned_to']
 
 async function createTables(db: Kysely<any>): Promise<void> {
@@ -60,6 +62,8 @@ async function createTables(db: Kysely<any>): Promise<void> {
     .addColumn('opportunity_amount', sql`numeric(15, 2)`)
     .addColumn('probability', 'integer')
     .addColumn('close_date', 'date')
+    .addColumn('last_contacted', 'date')
+    .addColumn('next_follow_up', 'date')
     .addColumn('custom_fields', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('converted_at', 'timestamptz')
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
@@ -122,8 +126,8 @@ async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<voi
 
 export const leadsProjector: Projector = {
   name: 'leads',
-  // 2: the board placement (LeadMoved). 3: industry. 4: currency.
-  version: 4,
+  // 2: the board placement (LeadMoved). 3: industry. 4: currency. 5: linkedin_url, last_contacted, next_follow_up.
+  version: 5,
   eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
   tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
   createTables,
@@ -132,7 +136,7 @@ export const leadsProjector: Projector = {
 
 // Reads.
 
-export const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.opportunity_amount::text AS opportunity_amount`
+export const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.last_contacted::text AS last_contacted, l.next_follow_up::text AS next_follow_up, l.opportunity_amount::text AS opportunity_amount`
 
 /** A live lead of the organization, or undefined: another org's id looks exactly like a missing one. */
 export async function leadOf(db: Kysely<any>, orgId: string, id: string): Promise<LeadRow | undefined> {
@@ -159,6 +163,8 @@ export type LeadFilter = {
   createdTo?: string
   closeFrom?: string
   closeTo?: string
+  /** The next follow-up day, YYYY-MM-DD (malformed matches nothing). */
+  nextFollowUp?: string
   /** cf_<key> filters as the values a lead must hold, or null when one is unknown or malformed (matches nothing). */
   customFields?: CustomValues | null
 }
@@ -179,6 +185,7 @@ export function leadConditions(viewer: Viewer, filter: LeadFilter): RawBuilder<b
   if (filter.assignedTo) conditions.push(anyOf('l.assigned_to', filter.assignedTo))
   conditions.push(...dateRange(sql`l.created_at`, 'timestamptz', { from: filter.createdFrom, to: filter.createdTo }))
   conditions.push(...dateRange(sql`l.close_date`, 'date', { from: filter.closeFrom, to: filter.closeTo }))
+  conditions.push(...dateRange(sql`l.next_follow_up`, 'date', { from: filter.nextFollowUp, to: filter.nextFollowUp }))
   if (filter.customFields === null) conditions.push(sql`false`)
   else if (filter.customFields) conditions.push(sql`l.custom_fields @> ${JSON.stringify(filter.customFields)}::jsonb`)
   return conditions

@@ -1,0 +1,370 @@
+/**
+ * The original phone app against this API (issue 30). Its calls are read from its Dart source
+ * (app-calls.ts), so a screen added there shows up here: every call to a built route must have a
+ * scenario below, sent as the app sends it (Content-Type: application/json on every request,
+ * bodiless DELETEs included, X-Organization-ID, its body keys and casing), answer 2xx, and satisfy
+ * the `fromJson` casts of the model the app parses the answer with (a missing non-nullable key or a
+ * string where it casts `as num` fails). Calls to modules not built yet (their routes answer 501,
+ * or no route exists) and to the vendor's own help desk are counted by module, never skipped
+ * silently. Both sign-in flows are walked to the token the app stores.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import t from 'tap'
+import { logTransport } from '../../src/identity/mail.ts'
+import { routerPath } from '../../src/http/kernel/not-built.ts'
+import { buildTestApp } from '../helpers/app.ts'
+import { GOOGLE_CLIENT_ID, googleKeys } from '../helpers/google.ts'
+import { givenOrganization } from '../helpers/identity.ts'
+import { silentLogger } from '../helpers/runner.ts'
+import { multipartBody } from '../helpers/multipart.ts'
+import { lastMailTo } from '../helpers/sign-in.ts'
+import { castFailures, distinctCalls, modelCasts } from './app-calls.ts'
+import type { AppCall } from './app-calls.ts'
+
+const casts = modelCasts()
+const VENDOR = '/api/support/'
+
+type Answer = { status: number; body: unknown }
+type Json = Record<string, unknown>
+
+/** The app's ApiService: its default headers, the bearer token and organization it holds, JSON on every request. */
+function phone(app: FastifyInstance) {
+  const session = { access: undefined as string | undefined, refresh: undefined as string | undefined, orgId: undefined as string | undefined }
+  async function send(method: AppCall['method'], url: string, body?: Json, auth = true): Promise<Answer> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+    if (auth && session.access) headers.authorization = `Bearer ${session.access}`
+    if (session.orgId) headers['x-organization-id'] = session.orgId
+    const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) })
+    // As the app's _parseResponse: JSON when it parses, else nothing (a download's bytes).
+    const isJson = /json/.test(String(res.headers['content-type'] ?? ''))
+    return { status: res.statusCode, body: isJson && res.body ? res.json() : null }
+  }
+  return { session, send }
+}
+
+/** The value at a dotted path (`open_leads.open_leads`), as the app's listFromEnvelope walks it. */
+const at = (body: unknown, path: string): unknown => path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Json)[key] : undefined), body)
+
+t.test("the original phone app's calls against this API", async (t) => {
+  const mail = logTransport(silentLogger)
+  const googleKeySet = await googleKeys(t)
+  const { app, database } = await buildTestApp(t, { mail, env: { AUTH_RATE_LIMIT_MAX: '1000', GOOGLE_CLIENT_ID, GOOGLE_JWKS_URL: googleKeySet.jwksUrl } })
+  const acme = await givenOrganization(app, database.db, 'Acme')
+  const bob = await acme.addMember('bob@acme.test')
+  const { session, send } = phone(app)
+  const failures: string[] = []
+  const checked = new Set<string>()
+  const failing = new Set<string>()
+  const fail = (call: string, why: string) => {
+    failing.add(call)
+    failures.push(`${call}${why}`)
+  }
+
+  /** The answer of one call, checked: 2xx, and `fromJson` of `model` accepts what the app reads at each `path` (a list: every item). */
+  async function check(call: string, answer: Answer, reads: [model: string, path?: string][] = []): Promise<Json> {
+    checked.add(call)
+    if (answer.status < 200 || answer.status > 299) {
+      fail(call, `: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`)
+      return {}
+    }
+    for (const [model, path] of reads) {
+      const modelCasts = casts.get(model)
+      if (!modelCasts) throw new Error(`No fromJson for ${model} in the app's models`)
+      // `a|b`: the app reads the first of these that the answer has.
+      const found = path?.split('|').find((candidate) => at(answer.body, candidate) !== undefined)
+      const node = path ? found && at(answer.body, found) : answer.body
+      if (node === undefined) fail(call, `: no ${path} (where the app reads ${model})`)
+      const items = Array.isArray(node) ? node : node === undefined ? [] : [node]
+      for (const item of items) for (const why of castFailures(modelCasts, item, found ? `${found}.` : '')) fail(call, ` → ${model}: ${why}`)
+    }
+    return (answer.body ?? {}) as Json
+  }
+
+  t.test('code sign-in, as auth_service.dart does it, to the token the app stores', async (t) => {
+    await check('POST /api/auth/magic-link/request/', await send('POST', '/api/auth/magic-link/request/', { email: acme.admin.email, delivery: 'code' }, false))
+    await app.afterReply.settled() // the mail goes out after the answer (issue 35)
+    const code = /code: (\d{6})/.exec(lastMailTo(mail, acme.admin.email).text)?.[1]
+    t.ok(code, 'a code was mailed')
+    const signedIn = await check('POST /api/auth/magic-link/verify-code/', await send('POST', '/api/auth/magic-link/verify-code/', { email: acme.admin.email, code }, false), [
+      ['AuthUser', 'user'],
+      ['Organization', 'organizations'],
+      ['Organization', 'current_org'],
+    ])
+    t.type(signedIn.access_token, 'string', 'access_token: what the app stores')
+    // ApiService refreshes ahead of expiry by JwtDecoder.getExpirationDate: the token must carry `exp`.
+    const claims = JSON.parse(Buffer.from(String(signedIn.access_token).split('.')[1]!, 'base64url').toString())
+    t.type(claims.exp, 'number', 'the access token says when it expires (exp)')
+    t.type(signedIn.refresh_token, 'string')
+    session.access = signedIn.access_token as string
+    session.refresh = signedIn.refresh_token as string
+    session.orgId = (signedIn.current_org as Json).id as string
+  })
+
+  t.test('Google sign-in with idToken, then switch-org, refresh and its own logout', async (t) => {
+    const answer = await check('POST /api/auth/google/', await send('POST', '/api/auth/google/', { idToken: await googleKeySet.idToken(bob.email) }, false), [['Organization', 'organizations']])
+    t.type(answer.JWTtoken, 'string', 'JWTtoken: the access token the app stores')
+    t.match(answer.user, { id: bob.userId, email: bob.email, name: String, profileImage: String }, 'what _handleAuthResponse reads')
+    const google = phone(app)
+    google.session.access = answer.JWTtoken as string
+    const switched = await check('POST /api/auth/switch-org/', await google.send('POST', '/api/auth/switch-org/', { org_id: acme.orgId, refresh: answer.refresh_token }))
+    t.type(switched.access_token, 'string')
+    const refreshed = await check('POST /api/auth/refresh-token/', await google.send('POST', '/api/auth/refresh-token/', { refresh: switched.refresh_token }, false))
+    t.type(refreshed.access, 'string', 'refreshAccessToken reads access')
+    await check('POST /api/auth/logout/', await google.send('POST', '/api/auth/logout/', { refresh: refreshed.refresh }, false))
+  })
+
+  /** attachment_upload.dart: a multipart POST of a file in the record kind's field, with the session's headers; the new attachment's id. */
+  async function upload(plural: string, id: string, field: string): Promise<string> {
+    const form = await multipartBody({ [field]: { name: 'route.txt', type: 'text/plain', content: 'Second floor' } })
+    const res = await app.inject({ method: 'POST', url: `/api/${plural}/${id}/`, headers: { authorization: `Bearer ${session.access}`, 'x-organization-id': session.orgId!, 'content-type': form.contentType }, payload: form.payload })
+    const body = await check(`POST /api/${plural}/{id}/`, { status: res.statusCode, body: res.json() }, [['Attachment', 'attachments']])
+    const attachments = (at(body, 'attachments') as Json[] | undefined) ?? []
+    if (!attachments.some((a) => a.file_name === 'route.txt' || JSON.stringify(a).includes('route.txt'))) fail(`POST /api/${plural}/{id}/`, ': the uploaded file is not among the attachments')
+    return String(attachments.at(-1)?.id ?? '')
+  }
+
+  // What the scenarios create, for the calls that name a record.
+  const ids: Record<string, string> = {}
+  const created = (body: Json, key = 'id') => String(body[key] ?? '')
+
+  /** Every built call the app makes, sent as the app sends it, keyed `METHOD path` as app-calls.ts derives them. */
+  const scenarios: Record<string, () => Promise<unknown>> = {
+    'GET /api/auth/profile/': async () => check('GET /api/auth/profile/', await send('GET', '/api/auth/profile/'), [['Profile'], ['AuthUser', 'user'], ['Organization', 'org']]),
+    'PATCH /api/profile/': async () => check('PATCH /api/profile/', await send('PATCH', '/api/profile/', { name: 'Ada Admin', phone: '+1 555 0100' })),
+    'GET /api/org/timezones/': async () => check('GET /api/org/timezones/', await send('GET', '/api/org/timezones/'), [['TimezoneOption', 'timezones']]),
+    'POST /api/org/': async () => {
+      const body = await check('POST /api/org/', await send('POST', '/api/org/', { name: 'Acme Field', timezone: 'Europe/Paris' }), [['Organization', 'org']])
+      ids.newOrg = (body.org as Json | undefined)?.id as string
+    },
+    'GET /api/org/settings/': async () => check('GET /api/org/settings/', await send('GET', '/api/org/settings/'), [['OrgSettings']]),
+    'PATCH /api/org/settings/': async () => {
+      // orgSettingsPayload: every field, blanks as empty text (csat_enabled and auto_close_children_on_parent_close are case settings).
+      const body = { name: 'Acme', company_name: 'Acme Inc.', address_line: '', city: 'Austin', state: '', postcode: '', country: 'US', phone: '', email: 'hello@acme.test', website: '', tax_id: '', default_currency: 'USD', default_country: 'US', timezone: 'America/Chicago', csat_enabled: false, auto_close_children_on_parent_close: false }
+      return check('PATCH /api/org/settings/', await send('PATCH', '/api/org/settings/', body))
+    },
+    'GET /api/dashboard/': async () => {
+      const body = await check('GET /api/dashboard/', await send('GET', '/api/dashboard/'), [
+        ['DashboardData'],
+        ['UrgentCounts', 'urgent_counts'],
+        ['RevenueMetrics', 'revenue_metrics'],
+        ['PipelineStage', 'pipeline_by_stage.PROSPECTING'],
+        ['HotLead', 'hot_leads'],
+        ['DashboardTask', 'tasks'],
+        ['DashboardActivity', 'activities'],
+      ])
+      if (at(body, 'urgent_counts.followups_today') !== 1 || at(body, 'hot_leads.0.next_follow_up') !== '2026-11-22') fail('GET /api/dashboard/', ": the hot lead's follow-up today is not shown")
+    },
+    'GET /api/tags/': async () => check('GET /api/tags/', await send('GET', '/api/tags/?limit=100'), [['Tag', 'tags']]),
+    'POST /api/tags/': async () => {
+      ids.tag = created(await check('POST /api/tags/', await send('POST', '/api/tags/', { name: 'field' })))
+      ids.otherTag = created(await check('POST /api/tags/', await send('POST', '/api/tags/', { name: 'visit' })))
+    },
+    'POST /api/tags/{id}/merge/': async () => check('POST /api/tags/{id}/merge/', await send('POST', `/api/tags/${ids.otherTag}/merge/`, { into: ids.tag })),
+    'DELETE /api/tags/{id}/': async () => check('DELETE /api/tags/{id}/', await send('DELETE', `/api/tags/${ids.tag}/`)),
+    'POST /api/tags/{id}/restore/': async () => check('POST /api/tags/{id}/restore/', await send('POST', `/api/tags/${ids.tag}/restore/`, {})),
+    'GET /api/custom-fields/': async () => check('GET /api/custom-fields/', await send('GET', '/api/custom-fields/?target_model=Lead'), [['CustomFieldDefinition', 'definitions']]),
+    'POST /api/custom-fields/': async () => {
+      const body = { target_model: 'Lead', key: 'region', label: 'Region', field_type: 'text', is_required: false, is_filterable: true, display_order: 0 }
+      ids.field = created(await check('POST /api/custom-fields/', await send('POST', '/api/custom-fields/', body)))
+    },
+    'PUT /api/custom-fields/{id}/': async () => check('PUT /api/custom-fields/{id}/', await send('PUT', `/api/custom-fields/${ids.field}/`, { label: 'Sales region', is_required: false, is_filterable: true, display_order: 1 })),
+    'GET /api/users/': async () => check('GET /api/users/', await send('GET', '/api/users/'), [['TeamMember', 'active_users.active_users']]),
+    'POST /api/users/': async () => check('POST /api/users/', await send('POST', '/api/users/', { email: 'carol@acme.test', role: 'USER' })),
+    'PATCH /api/user/{id}/': async () => check('PATCH /api/user/{id}/', await send('PATCH', `/api/user/${bob.userId}/`, { role: 'USER' })),
+    'POST /api/user/{id}/status/': async () => check('POST /api/user/{id}/status/', await send('POST', `/api/user/${bob.userId}/status/`, { status: 'Active' })),
+    'GET /api/users/get-teams-and-users/': async () => check('GET /api/users/get-teams-and-users/', await send('GET', '/api/users/get-teams-and-users/'), [['UserLookup', 'profiles'], ['TeamLookup', 'teams']]),
+    'POST /api/accounts/': async () => {
+      const body = { name: 'Initech', email: 'info@initech.test', phone: null, website: null, industry: null, number_of_employees: 40, annual_revenue: null, currency: null, address_line: null, city: 'Austin', state: null, postcode: null, country: 'US', description: null, assigned_to: [], tags: [], contacts: [], custom_fields: {} }
+      ids.account = created(await check('POST /api/accounts/', await send('POST', '/api/accounts/', body)))
+    },
+    'GET /api/accounts/': async () => check('GET /api/accounts/', await send('GET', '/api/accounts/?limit=20&offset=0'), [['Account', 'active_accounts.open_accounts'], ['AccountRollups', 'active_accounts.open_accounts.0.rollups']]),
+    'PUT /api/accounts/{id}/': async () => {
+      const body = { name: 'Initech', email: 'info@initech.test', city: 'Austin', country: 'US', number_of_employees: 45, assigned_to: [], tags: [ids.tag], contacts: [{ id: ids.contact }], custom_fields: {} }
+      return check('PUT /api/accounts/{id}/', await send('PUT', `/api/accounts/${ids.account}/`, body))
+    },
+    'GET /api/accounts/{id}/': async () => {
+      const body = await check('GET /api/accounts/{id}/', await send('GET', `/api/accounts/${ids.account}/`), [['Account', 'account_obj']])
+      for (const list of ['contacts', 'opportunities', 'tasks']) if (!(at(body, `account_obj.${list}`) as unknown[] | undefined)?.length) fail('GET /api/accounts/{id}/', `: account_obj.${list} is empty (the app's detail lists read it there)`)
+    },
+    'POST /api/contacts/': async () => {
+      const body = { first_name: 'Peter', last_name: 'Gibbons', email: 'peter@initech.test', phone: null, organization: 'Initech', title: 'Engineer', department: null, do_not_call: false, linkedin_url: null, address_line: null, city: null, state: null, postcode: null, country: null, description: null, account: ids.account, is_active: true }
+      ids.contact = created(await check('POST /api/contacts/', await send('POST', '/api/contacts/', body)))
+    },
+    'GET /api/contacts/': async () => check('GET /api/contacts/', await send('GET', '/api/contacts/?limit=20&offset=0'), [['Contact', 'results|contact_obj_list']]),
+    'GET /api/contacts/{id}/': async () => check('GET /api/contacts/{id}/', await send('GET', `/api/contacts/${ids.contact}/`), [['Contact', 'contact_obj']]),
+    'PUT /api/contacts/{id}/': async () => check('PUT /api/contacts/{id}/', await send('PUT', `/api/contacts/${ids.contact}/`, { first_name: 'Peter', last_name: 'Gibbons', email: 'peter@initech.test', account: ids.account, do_not_call: true, is_active: true })),
+    'POST /api/leads/': async () => {
+      const body = { title: null, salutation: 'Mr', first_name: 'Sam', last_name: 'Hot', email: 'sam@lead.test', phone: null, job_title: 'CTO', website: null, linkedin_url: 'https://linkedin.com/in/sam', company_name: 'Hotco', status: 'assigned', source: 'call', rating: 'HOT', industry: null, opportunity_amount: 1200.5, currency: 'USD', probability: 50, close_date: null, address_line: null, city: null, state: null, postcode: null, country: null, last_contacted: '2026-11-20', next_follow_up: '2026-11-22', description: null, is_active: true, assigned_to: [], tags: [] }
+      ids.lead = created(await check('POST /api/leads/', await send('POST', '/api/leads/', body)))
+    },
+    'GET /api/leads/': async () => {
+      const body = await check('GET /api/leads/', await send('GET', '/api/leads/?rating=HOT&next_follow_up=2026-11-22&limit=20&offset=0'), [['Lead', 'open_leads.open_leads']])
+      const [lead] = (at(body, 'open_leads.open_leads') as Json[] | undefined) ?? []
+      if (lead?.linkedin_url !== 'https://linkedin.com/in/sam' || lead.last_contacted !== '2026-11-20') fail('GET /api/leads/', `: ?rating=HOT&next_follow_up=2026-11-22 does not find the lead as it was sent: ${JSON.stringify(lead)?.slice(0, 200)}`)
+    },
+    'GET /api/leads/{id}/': async () => check('GET /api/leads/{id}/', await send('GET', `/api/leads/${ids.lead}/`), [['Lead', 'lead_obj'], ['CustomFieldDefinition', 'custom_field_definitions'], ['Comment', 'comments']]),
+    'PUT /api/leads/{id}/': async () => check('PUT /api/leads/{id}/', await send('PUT', `/api/leads/${ids.lead}/`, { first_name: 'Sam', last_name: 'Hot', email: 'sam@lead.test', company_name: 'Hotco', status: 'in process', source: 'call', rating: 'WARM', opportunity_amount: 1200.5, currency: 'USD', probability: 50, tags: [], assigned_to: [] })),
+    'PATCH /api/leads/{id}/': async () => check('PATCH /api/leads/{id}/', await send('PATCH', `/api/leads/${ids.lead}/`, { rating: 'HOT' })),
+    'POST /api/leads/{id}/': async () => {
+      const body = await check('POST /api/leads/{id}/', await send('POST', `/api/leads/${ids.lead}/`, { comment: 'Called, interested' }), [['Comment', 'comments']])
+      ids.leadComment = String((at(body, 'comments') as Json[] | undefined)?.at(-1)?.id ?? '')
+    },
+    'PATCH /api/leads/comment/{id}/': async () => check('PATCH /api/leads/comment/{id}/', await send('PATCH', `/api/leads/comment/${ids.leadComment}/`, { comment: 'Called twice' })),
+    'DELETE /api/leads/comment/{id}/': async () => check('DELETE /api/leads/comment/{id}/', await send('DELETE', `/api/leads/comment/${ids.leadComment}/`)),
+    'GET /api/cases/solutions/': async () => check('GET /api/cases/solutions/', await send('GET', '/api/cases/solutions/'), [['Solution', 'solutions|results']]),
+    'POST /api/cases/solutions/': async () => {
+      ids.solution = created(await check('POST /api/cases/solutions/', await send('POST', '/api/cases/solutions/', { title: 'Reset a password', description: 'Use the sign-in code.', status: 'draft', is_published: false })))
+    },
+    'GET /api/cases/solutions/{id}/': async () => check('GET /api/cases/solutions/{id}/', await send('GET', `/api/cases/solutions/${ids.solution}/`), [['Solution']]),
+    'PUT /api/cases/solutions/{id}/': async () => check('PUT /api/cases/solutions/{id}/', await send('PUT', `/api/cases/solutions/${ids.solution}/`, { title: 'Reset a password', description: 'Ask for a code.', status: 'approved', is_published: false })),
+    'POST /api/cases/solutions/{id}/publish/': async () => check('POST /api/cases/solutions/{id}/publish/', await send('POST', `/api/cases/solutions/${ids.solution}/publish/`, {})),
+    'POST /api/cases/solutions/{id}/unpublish/': async () => check('POST /api/cases/solutions/{id}/unpublish/', await send('POST', `/api/cases/solutions/${ids.solution}/unpublish/`, {})),
+    'DELETE /api/cases/solutions/{id}/': async () => check('DELETE /api/cases/solutions/{id}/', await send('DELETE', `/api/cases/solutions/${ids.solution}/`)),
+    'POST /api/opportunities/': async () => {
+      const body = { name: 'Initech renewal', stage: 'PROSPECTING', probability: 10, amount: '1100.00', account: ids.account, closed_on: '2026-12-15', description: null, assigned_to: [], contacts: [ids.contact], tags: [], teams: [], opportunity_type: null, lead_source: 'NONE', currency: 'USD', custom_fields: {} }
+      ids.deal = created(await check('POST /api/opportunities/', await send('POST', '/api/opportunities/', body)))
+    },
+    'GET /api/opportunities/': async () => check('GET /api/opportunities/', await send('GET', '/api/opportunities/?limit=20&offset=0'), [['Deal', 'opportunities|results']]),
+    'GET /api/opportunities/{id}/': async () => check('GET /api/opportunities/{id}/', await send('GET', `/api/opportunities/${ids.deal}/`), [['Deal', 'opportunity_obj'], ['CustomFieldDefinition', 'custom_field_definitions']]),
+    'PUT /api/opportunities/{id}/': async () => check('PUT /api/opportunities/{id}/', await send('PUT', `/api/opportunities/${ids.deal}/`, { name: 'Initech renewal', stage: 'QUALIFICATION', probability: 25, amount: '1100.00', account: ids.account, closed_on: '2026-12-15', assigned_to: [], contacts: [ids.contact], tags: [], teams: [], lead_source: 'NONE', currency: 'USD', custom_fields: {} })),
+    'PATCH /api/opportunities/{id}/': async () => check('PATCH /api/opportunities/{id}/', await send('PATCH', `/api/opportunities/${ids.deal}/`, { stage: 'PROPOSAL' })),
+    'POST /api/opportunities/{id}/': async () => {
+      const body = await check('POST /api/opportunities/{id}/', await send('POST', `/api/opportunities/${ids.deal}/`, { comment: 'Sent the proposal' }), [['Comment', 'comments']])
+      ids.dealComment = String((at(body, 'comments') as Json[] | undefined)?.at(-1)?.id ?? '')
+    },
+    'PATCH /api/opportunities/comment/{id}/': async () => check('PATCH /api/opportunities/comment/{id}/', await send('PATCH', `/api/opportunities/comment/${ids.dealComment}/`, { comment: 'Sent the proposal (v2)' })),
+    'DELETE /api/opportunities/comment/{id}/': async () => check('DELETE /api/opportunities/comment/{id}/', await send('DELETE', `/api/opportunities/comment/${ids.dealComment}/`)),
+    'POST /api/tasks/': async () => {
+      // task_form_screen.dart: one parent set, the others sent as null (case too).
+      const task = (parent: 'account' | 'lead', id: string, title: string) => ({ title, description: null, status: 'New', priority: 'High', due_date: '2026-11-25', assigned_to: [], custom_fields: {}, account: null, lead: null, opportunity: null, case: null, [parent]: id })
+      ids.task = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', task('account', ids.account!, 'Visit Initech'))))
+      ids.leadTask = created(await check('POST /api/tasks/', await send('POST', '/api/tasks/', task('lead', ids.lead!, 'Call Sam'))))
+    },
+    'GET /api/tasks/': async () => {
+      const body = await check('GET /api/tasks/', await send('GET', '/api/tasks/?limit=20&offset=0'), [['Task', 'tasks|results']])
+      const leadTask = (at(body, 'tasks') as Json[] | undefined)?.find((task) => task.id === ids.leadTask)
+      if (at(leadTask, 'lead.first_name') !== 'Sam') fail('GET /api/tasks/', ': a task linked to a lead does not carry the lead\'s first_name (the app shows "Unknown")')
+    },
+    'GET /api/tasks/{id}/': async () => check('GET /api/tasks/{id}/', await send('GET', `/api/tasks/${ids.task}/`), [['Task', 'task_obj']]),
+    'PATCH /api/tasks/{id}/': async () => {
+      // updateTask sends the form's whole payload; the detail screen's quick edits send status or priority alone.
+      const body = { title: 'Visit Initech', description: 'Bring the contract', status: 'In Progress', priority: 'High', due_date: '2026-11-26', assigned_to: [], custom_fields: {}, account: ids.account, lead: null, opportunity: null, case: null }
+      await check('PATCH /api/tasks/{id}/', await send('PATCH', `/api/tasks/${ids.task}/`, body))
+      return check('PATCH /api/tasks/{id}/', await send('PATCH', `/api/tasks/${ids.task}/`, { status: 'In Progress' }))
+    },
+    'POST /api/tasks/{id}/': async () => {
+      const body = await check('POST /api/tasks/{id}/', await send('POST', `/api/tasks/${ids.task}/`, { comment: 'On my way' }), [['Comment', 'comments']])
+      ids.taskComment = String((at(body, 'comments') as Json[] | undefined)?.at(-1)?.id ?? '')
+    },
+    'POST /api/tasks/{id}/ (attachment)': async () => {
+      ids.taskAttachment = await upload('tasks', ids.task!, 'task_attachment')
+      await upload('leads', ids.lead!, 'lead_attachment')
+      await upload('opportunities', ids.deal!, 'opportunity_attachment')
+    },
+    'GET /api/attachments/{id}/download/': async () => {
+      const answer = await send('GET', `/api/attachments/${ids.taskAttachment}/download/`)
+      if (answer.status !== 200) fail('GET /api/attachments/{id}/download/', `: ${answer.status}`)
+      checked.add('GET /api/attachments/{id}/download/')
+    },
+    'DELETE /api/tasks/attachment/{id}/': async () => check('DELETE /api/tasks/attachment/{id}/', await send('DELETE', `/api/tasks/attachment/${ids.taskAttachment}/`)),
+    'DELETE /api/tasks/comment/{id}/': async () => check('DELETE /api/tasks/comment/{id}/', await send('DELETE', `/api/tasks/comment/${ids.taskComment}/`)),
+    'GET /api/opportunities/goals/': async () => check('GET /api/opportunities/goals/', await send('GET', '/api/opportunities/goals/'), [['SalesGoal', 'goals']]),
+    'POST /api/opportunities/goals/': async () => {
+      const body = { name: 'November', goal_type: 'REVENUE', target_value: '5000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', is_active: true, assigned_to: bob.profileId }
+      ids.goal = created(await check('POST /api/opportunities/goals/', await send('POST', '/api/opportunities/goals/', body)))
+    },
+    'GET /api/opportunities/goals/{id}/': async () => check('GET /api/opportunities/goals/{id}/', await send('GET', `/api/opportunities/goals/${ids.goal}/`), [['SalesGoal']]),
+    'PUT /api/opportunities/goals/{id}/': async () => check('PUT /api/opportunities/goals/{id}/', await send('PUT', `/api/opportunities/goals/${ids.goal}/`, { name: 'November', goal_type: 'REVENUE', target_value: '6000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', is_active: true, assigned_to: bob.profileId })),
+    'GET /api/opportunities/goals/leaderboard/': async () => check('GET /api/opportunities/goals/leaderboard/', await send('GET', '/api/opportunities/goals/leaderboard/?period_type=MONTHLY'), [['GoalLeaderRow', 'leaderboard']]),
+    'GET /api/boards/': async () => check('GET /api/boards/', await send('GET', '/api/boards/'), [['BoardSummary', 'results']]),
+    'POST /api/boards/': async () => {
+      ids.board = created(await check('POST /api/boards/', await send('POST', '/api/boards/', { name: 'Field visits' })))
+    },
+    'POST /api/boards/{id}/columns/': async () => {
+      ids.lane = created(await check('POST /api/boards/{id}/columns/', await send('POST', `/api/boards/${ids.board}/columns/`, { name: 'To visit', order: 0 })))
+    },
+    'GET /api/boards/{id}/columns/': async () => {
+      const answer = await send('GET', `/api/boards/${ids.board}/columns/`)
+      await check('GET /api/boards/{id}/columns/', answer, [['BoardLane']])
+      if (!Array.isArray(answer.body)) fail('GET /api/boards/{id}/columns/', ': the app reads a bare list (getList)')
+    },
+    'POST /api/boards/columns/{id}/tasks/': async () => {
+      ids.card = created(await check('POST /api/boards/columns/{id}/tasks/', await send('POST', `/api/boards/columns/${ids.lane}/tasks/`, { title: 'Initech', order: 0, description: 'Second floor', priority: 'high' })))
+    },
+    'PUT /api/boards/tasks/{id}/': async () => check('PUT /api/boards/tasks/{id}/', await send('PUT', `/api/boards/tasks/${ids.card}/`, { column: ids.lane, order: 0 })),
+    'DELETE /api/boards/tasks/{id}/': async () => check('DELETE /api/boards/tasks/{id}/', await send('DELETE', `/api/boards/tasks/${ids.card}/`)),
+    'GET /api/notifications/': async () => {
+      // Bob assigns the signed-in admin a lead: a notification for the app's feed.
+      const assigned = await app.inject({ method: 'POST', url: '/api/leads/', headers: bob.headers, payload: { first_name: 'For', last_name: 'Admin', assigned_to: [acme.admin.profileId] } })
+      if (assigned.statusCode !== 200) throw new Error(assigned.body)
+      const body = await check('GET /api/notifications/', await send('GET', '/api/notifications/?limit=50'), [['AppNotification', 'results']])
+      const [first] = (at(body, 'results') as Json[] | undefined) ?? []
+      if (first?.verb !== 'lead.assigned') fail('GET /api/notifications/', ': the lead Bob assigned to the signed-in admin is not in the feed')
+      ids.notification = String(first?.id ?? '')
+    },
+    'POST /api/notifications/{id}/read/': async () => check('POST /api/notifications/{id}/read/', await send('POST', `/api/notifications/${ids.notification}/read/`, {})),
+    'POST /api/notifications/read-all/': async () => check('POST /api/notifications/read-all/', await send('POST', '/api/notifications/read-all/', {})),
+    'GET /api/profile/tokens/': async () => check('GET /api/profile/tokens/', await send('GET', '/api/profile/tokens/'), [['AccessToken', 'tokens']]),
+    'POST /api/profile/tokens/': async () => {
+      const body = await check('POST /api/profile/tokens/', await send('POST', '/api/profile/tokens/', { name: 'Phone export', scopes: ['*:read'], expires_at: '2027-01-01T00:00:00.000Z' }))
+      ids.token = String(at(body, 'id') ?? at(body, 'token_obj.id') ?? '')
+    },
+    'GET /api/org/tokens/': async () => check('GET /api/org/tokens/', await send('GET', '/api/org/tokens/'), [['AccessToken', 'tokens']]),
+    'DELETE /api/profile/tokens/{id}/': async () => check('DELETE /api/profile/tokens/{id}/', await send('DELETE', `/api/profile/tokens/${ids.token}/`)),
+    'DELETE /api/org/tokens/{id}/': async () => {
+      const token = await check('POST /api/profile/tokens/', await send('POST', '/api/profile/tokens/', { name: 'Second', scopes: [], expires_at: null }))
+      return check('DELETE /api/org/tokens/{id}/', await send('DELETE', `/api/org/tokens/${String(token.id ?? '')}/`))
+    },
+    // The deletes last, each with the app's Content-Type: application/json and no body.
+    'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),
+    'DELETE /api/opportunities/goals/{id}/': async () => check('DELETE /api/opportunities/goals/{id}/', await send('DELETE', `/api/opportunities/goals/${ids.goal}/`)),
+    'DELETE /api/tasks/{id}/': async () => check('DELETE /api/tasks/{id}/', await send('DELETE', `/api/tasks/${ids.task}/`)),
+    'DELETE /api/opportunities/{id}/': async () => check('DELETE /api/opportunities/{id}/', await send('DELETE', `/api/opportunities/${ids.deal}/`)),
+    'DELETE /api/leads/{id}/': async () => check('DELETE /api/leads/{id}/', await send('DELETE', `/api/leads/${ids.lead}/`)),
+    'DELETE /api/contacts/{id}/': async () => check('DELETE /api/contacts/{id}/', await send('DELETE', `/api/contacts/${ids.contact}/`)),
+    'DELETE /api/accounts/{id}/': async () => check('DELETE /api/accounts/{id}/', await send('DELETE', `/api/accounts/${ids.account}/`)),
+  }
+
+  /** Calls the app makes whose scenario is another call's: an order constraint, never a skip. */
+  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/']
+
+  t.test('every call of the app to a built route passes; the others are counted by module', async (t) => {
+    const calls = distinctCalls()
+    const notBuilt = new Map<string, number>()
+    const built: string[] = []
+    let vendor = 0
+    for (const call of calls) {
+      const key = `${call.method} ${call.path}`
+      if (call.path.startsWith(VENDOR)) {
+        vendor++
+        continue
+      }
+      let n = 0
+      const url = routerPath(call.path).replace(/:id/g, () => `:p${n++}`)
+      const routed = [url, url.replace(/\/$/, '')].some((candidate) => app.hasRoute({ method: call.method, url: candidate }))
+      const probe = routed && !scenarios[key] && !checked.has(key) ? await send(call.method, call.path.replace(/\{id\}/g, () => randomUUID()), call.method === 'GET' || call.method === 'DELETE' ? undefined : {}) : undefined
+      if (!routed || probe?.status === 501) {
+        const module = call.path.split('/')[2]!
+        notBuilt.set(module, (notBuilt.get(module) ?? 0) + 1)
+      } else built.push(key)
+    }
+    const uncovered = built.filter((key) => !scenarios[key] && !checked.has(key))
+    t.same(uncovered, [], 'every call the app makes to a built route has a scenario here (a new screen adds its call)')
+
+    const order = [...ORDER, ...Object.keys(scenarios).filter((key) => !ORDER.includes(key))].filter((key) => built.includes(key.replace(/ \(.*\)$/, '')))
+    for (const key of order) await scenarios[key]!()
+    t.same(failures, [], 'each answer is 2xx and parses with the model the app reads it with')
+
+    const notBuiltCount = [...notBuilt.values()].reduce((a, b) => a + b, 0)
+    const passing = built.filter((key) => !failing.has(key)).length
+    const byModule = [...notBuilt].sort((a, b) => b[1] - a[1]).map(([module, n]) => `${module} ${n}`).join(', ')
+    t.comment(`phone app: ${calls.length} distinct calls; ${built.length} to built routes checked, ${passing} passing; ${notBuiltCount} not built (${byModule}); ${vendor} to the vendor's help desk (/api/support/)`)
+    t.equal(built.length + notBuiltCount + vendor, calls.length, 'every call is checked or counted')
+  })
+
+  t.test('the session ends as the app signs out', async () => {
+    await check('POST /api/auth/logout/', await send('POST', '/api/auth/logout/', { refresh: session.refresh }, false))
+    t.same(failures, [])
+  })
+})
