@@ -51,7 +51,6 @@ import { streamRoutes } from './events/streams.ts'
 import { searchRoutes } from './search/search.ts'
 import { solutionRoutes } from './solutions/solutions.ts'
 import { stageChangeRoutes } from './opportunities/stage-changes.ts'
-import { tagRoutes } from './tags/tags.ts'
 import { teamRoutes } from './teams/teams.ts'
 import { tokenRoutes } from './identity/tokens.ts'
 import { userRoutes } from './identity/user.ts'
@@ -59,6 +58,7 @@ import { usersRoutes } from './identity/users.ts'
 import { webhookRoutes } from './webhooks/webhooks.ts'
 import { validatorCompiler } from './kernel/unknown-fields.ts'
 import { checkAnswersAgainstDocument } from './kernel/document-conformance.ts'
+import { MODULES } from '../modules/modules.ts'
 
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
@@ -110,7 +110,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(userRoutes(deps))
   await app.register(profileRoutes(deps))
   await app.register(organizationRoutes(deps))
-  await app.register(tagRoutes(deps))
+  for (const module of MODULES) for (const routes of module.routes?.(deps, files) ?? []) await app.register(routes)
   await app.register(accountRoutes(deps))
   await app.register(contactRoutes(deps))
   await app.register(teamRoutes(deps))

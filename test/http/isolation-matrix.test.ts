@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { MODULES } from '../../src/modules/modules.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import type { Headers } from '../helpers/fixtures.ts'
@@ -20,8 +21,8 @@ t.setTimeout(480_000)
 type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'notification' | 'taskPipeline' | 'taskStage'
 
 /** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
-const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
-  [/^\/api\/tags\/\{id\}/, 'tag'],
+const KIND_BY_PREFIX: readonly (readonly [RegExp, Kind])[] = [
+  ...(MODULES.flatMap((module) => module.idKinds ?? []) as readonly (readonly [RegExp, Kind])[]),
   [/^\/api\/accounts\/comment\/\{id\}/, 'accountComment'],
   [/^\/api\/accounts\/attachment\/\{id\}/, 'accountAttachment'],
   [/^\/api\/accounts\/\{id\}/, 'account'],
