@@ -23,12 +23,18 @@ export type IdKind = readonly [prefix: RegExp, kind: string]
 export type ModuleManifest = Readonly<{
   /** The module's name, as its folders are named (`tag`, `opportunity`). */
   name: string
-  /** Its route plugins, registered in this order (after the modules listed before it). */
-  routes?: (deps: Deps, files: FileStore) => readonly RoutePlugin[]
+  /**
+   * Its route plugins, registered in this order (after the modules listed before it). Imported when
+   * the app is built, not with the manifest: the template databases, the CLI and the use-case tests
+   * read the module list for its projectors, and loading every route's schemas costs ~2 s a process.
+   */
+  routes?: (deps: Deps, files: FileStore) => Promise<readonly RoutePlugin[]>
   /** Its read models: the runner applies them, the CLI rebuilds them, readiness checks them. */
   projectors?: readonly Projector[]
   /** Its scheduled processes: the server starts them (only the projections' leader does work). */
   processes?: readonly ((deps: ProcessDeps) => Process)[]
   /** The record kinds its `{id}` paths name. */
   idKinds?: readonly IdKind[]
+  /** Path parameters other than `id` (in routes with two ids) → the kind of record each names. */
+  idParams?: Readonly<Record<string, string>>
 }>

@@ -47,7 +47,7 @@ import { currentVersion, decodeEvent, upcast, upcastersOf } from '../../src/even
 import { START } from '../../src/eventstore/event-store.ts'
 import type { EventStore, RecordedEvent } from '../../src/eventstore/event-store.ts'
 import type { CredentialAuditEvent } from '../../src/identity/audit.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { domainEventOf } from '../../src/events/versions.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'

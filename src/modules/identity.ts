@@ -1,0 +1,16 @@
+import type { ModuleManifest } from './manifest.ts'
+
+/** Identity: sign-in (password, magic link, Google), sessions and tokens, the profile, users and organizations. Its tables are migrations, not read models. */
+export const identityModule: ModuleManifest = {
+  name: 'identity',
+  routes: async (deps) => {
+    const [{ meRoutes }, { tokenRoutes }, { apiKeyRoutes }, { authRoutes }, { magicLinkRoutes }, { googleRoutes }, { usersRoutes }, { userRoutes }, { profileRoutes }, { organizationRoutes }] = await Promise.all([import('../http/identity/me.ts'), import('../http/identity/tokens.ts'), import('../http/identity/api-key.ts'), import('../http/identity/auth.ts'), import('../http/identity/magic-link.ts'), import('../http/identity/google.ts'), import('../http/identity/users.ts'), import('../http/identity/user.ts'), import('../http/identity/profile.ts'), import('../http/identity/organizations.ts')])
+    return [meRoutes(deps), tokenRoutes(deps), apiKeyRoutes(deps), authRoutes(deps), magicLinkRoutes(deps), googleRoutes(deps), usersRoutes(deps), userRoutes(deps), profileRoutes(deps), organizationRoutes(deps)]
+  },
+  idKinds: [
+    [/^\/api\/user\/\{id\}\/status\/$/, 'user'],
+    [/^\/api\/user\/\{id\}/, 'profile'],
+    [/^\/api\/org\/\{id\}/, 'org'],
+    [/^\/api\/(profile|org)\/tokens\/\{id\}/, 'token'],
+  ],
+}
