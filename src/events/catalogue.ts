@@ -18,12 +18,14 @@ import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
 import type { SolutionEvent } from '../commands/solution/solution.ts'
 import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
 import type { NotificationEvent } from '../commands/notification/notification.ts'
-import type { TagEvent } from '../commands/tag/tag.ts'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../commands/task/fields.ts'
 import type { TaskEvent } from '../commands/task/task.ts'
 import type { TeamEvent } from '../commands/team/team.ts'
 import type { WebhookEvent } from '../commands/webhook/webhook.ts'
 import type { CredentialAuditEvent } from '../identity/audit.ts'
+import { MODULES } from '../modules/modules.ts'
+import { At, By, CustomValues, Day, Decimal, Id, Ids, at, changesOf, texts } from './event-schemas.ts'
+import type { EventDeclaration } from './event-schemas.ts'
 import { currentVersion, upcast } from './versions.ts'
 
 /**
@@ -33,24 +35,6 @@ import { currentVersion, upcast } from './versions.ts'
  * the bottom fails when one drifts from its TypeScript type. Published as a JSON Schema document
  * (`eventCatalogueDocument`, served at GET /api/events/schema/).
  */
-
-// Building blocks. Ids are uuids in practice; the schemas only ask for a non-empty string.
-const Id = z.string().min(1)
-const At = z.iso.datetime({ offset: true }).describe('When it happened (ISO 8601)')
-const By = Id.nullable().describe('Profile id of the caller; null for the organization API key or the system')
-const Day = z.iso.date()
-const Decimal = z.string().regex(/^\d+(\.\d+)?$/).describe('A non-negative decimal as a string (no floating point)')
-const Ids = z.array(Id)
-const CustomValues = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('Custom field values by key')
-const at = { at: At }
-/** Free text fields, null when not given. */
-const texts = <K extends string>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, z.string().nullable()])) as { [P in K]: z.ZodNullable<z.ZodString> }
-
-/** `{ <field>?: { from, to } }` for each field of `shape`: the "only what changed" events. */
-function changesOf<Shape extends z.ZodRawShape>(shape: Shape) {
-  const entries = Object.entries(shape).map(([key, schema]) => [key, z.strictObject({ from: schema, to: schema }).optional()])
-  return z.strictObject(Object.fromEntries(entries) as { [K in keyof Shape]: z.ZodOptional<z.ZodObject<{ from: Shape[K]; to: Shape[K] }, z.core.$strict>> })
-}
 
 // Deals (opportunity-<id>).
 const dealShape = {
@@ -254,14 +238,6 @@ const DEFINITIONS = {
   TaskDeleted: { stream: 'task', description: 'A task was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
   TaskMoved: { stream: 'task', description: 'A task card was moved on the task board: into a stage of a task pipeline (`to`), or onto the status board (`to` null); `status` when the move changed it; its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: taskShape.status, to: taskShape.status }).optional(), kanban_order: z.number(), task: TaskSummary, by: By, ...at }) },
   ...noteDefinitions('Task', 'task', 'task'),
-  // tag-<id>
-  TagCreated: { stream: 'tag', description: 'A tag was created (v2: with its description).', data: z.strictObject({ tag_id: Id, org_id: Id, name: z.string(), color: z.string().nullable(), description: z.string(), created_by: By, ...at }) },
-  TagUpdated: { stream: 'tag', description: 'A tag was renamed, recoloured or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), color: z.string().nullable().optional(), description: z.string().optional(), ...at }) },
-  TagDeleted: { stream: 'tag', description: 'A tag was (soft) deleted: its name freed, hidden from records (no longer decided by the API: tags are archived).', data: z.strictObject(at) },
-  TagRestored: { stream: 'tag', description: 'A deleted tag was restored.', data: z.strictObject(at) },
-  TagArchived: { stream: 'tag', description: 'A tag was archived (turned off): no longer offered for new records; records keep it, and it keeps its name.', data: z.strictObject(at) },
-  TagUnarchived: { stream: 'tag', description: 'An archived tag was turned back on.', data: z.strictObject(at) },
-  TagMerged: { stream: 'tag', description: "A tag was merged into another: its records were retagged in the same append, and it is archived (older merges also freed the source's name).", data: z.strictObject({ into_tag_id: Id, ...at }) },
   // team-<id>
   TeamCreated: { stream: 'team', description: 'A team was created with its members (sorted, whole).', data: z.strictObject({ team_id: Id, org_id: Id, name: z.string(), description: z.string().nullable(), users: Ids, created_by: By, ...at }) },
   TeamUpdated: { stream: 'team', description: 'A team was renamed or redescribed: only the changed values.', data: z.strictObject({ name: z.string().optional(), description: z.string().nullable().optional(), ...at }) },
@@ -314,8 +290,8 @@ const DEFINITIONS = {
   OrganizationApiKeyRotated: { stream: 'org_audit', description: "The organization's API key was rotated.", data: z.strictObject({ key_prefix: z.string(), rotated_by: By }) },
 } satisfies Record<StoredEvent['type'], { stream: string; description: string; data: z.ZodType }>
 
-/** Every event union whose events are stored. A new union (or member) must be added here and above. */
-export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TagEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent | NotificationEvent
+/** The event unions declared here, not yet in their modules' manifests (src/modules/), and the service's own (name claims, credential audit). */
+export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent | NotificationEvent
 export type EventType = StoredEvent['type']
 
 // Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).
@@ -326,7 +302,10 @@ const _inStep: [Drifted] extends [never] ? true : { drifted: Drifted } = true
 
 export type EventDefinition = Readonly<{ type: EventType; stream: string; version: number; description: string; data: z.ZodType }>
 
-export const EVENT_CATALOGUE: readonly EventDefinition[] = Object.entries(DEFINITIONS).map(([type, definition]) => ({ type: type as EventType, version: currentVersion(type), ...definition }))
+/** Every stored event type: those declared here and every module's (src/modules/<module>.ts `events`). */
+const ALL_DEFINITIONS: Readonly<Record<string, EventDeclaration>> = Object.assign({}, DEFINITIONS, ...MODULES.map((module) => module.events ?? {}))
+
+export const EVENT_CATALOGUE: readonly EventDefinition[] = Object.entries(ALL_DEFINITIONS).map(([type, definition]) => ({ type: type as EventType, version: currentVersion(type), ...definition }))
 
 const byType = new Map(EVENT_CATALOGUE.map((definition) => [definition.type as string, definition]))
 

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts'
+import type { EventDeclaration } from '../events/event-schemas.ts'
 import type { FileStore } from '../files/file-store.ts'
 import type { RoutePlugin } from '../http/kernel/route-plugin.ts'
 import type { Projector } from '../projections/kernel/projector.ts'
@@ -23,6 +24,8 @@ export type IdKind = readonly [prefix: RegExp, kind: string]
 export type ModuleManifest = Readonly<{
   /** The module's name, as its folders are named (`tag`, `opportunity`). */
   name: string
+  /** Its stored event types by name, declared with `eventsOf<ItsEventUnion>()` (their versions and upcasters are in src/events/versions.ts, which the write path reads). */
+  events?: Readonly<Record<string, EventDeclaration>>
   /**
    * Its route plugins, registered in this order (after the modules listed before it). Imported when
    * the app is built, not with the manifest: the template databases, the CLI and the use-case tests
