@@ -292,7 +292,7 @@ const DEFINITIONS = {
 
 /** The event unions declared here, not yet in their modules' manifests (src/modules/), and the service's own (name claims, credential audit). */
 export type StoredEvent = BoardEvent | OpportunityEvent | PipelineEvent | AccountEvent | ContactEvent | LeadEvent | TeamEvent | GoalEvent | CustomFieldEvent | SolutionEvent | WebhookEvent | NameClaimEvent | CredentialAuditEvent | TaskEvent | NotificationEvent
-export type EventType = StoredEvent['type']
+type EventType = StoredEvent['type']
 
 // Compile-time: each schema's data is exactly its TypeScript type, both ways (what the deciders write parses; what parses is what they fold).
 type DataOf = { [E in StoredEvent as E['type']]: E['data'] }
@@ -300,12 +300,12 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 type Drifted = { [T in EventType]: Same<DataOf[T], z.output<(typeof DEFINITIONS)[T]['data']>> extends true ? never : T }[EventType]
 const _inStep: [Drifted] extends [never] ? true : { drifted: Drifted } = true
 
-export type EventDefinition = Readonly<{ type: EventType; stream: string; version: number; description: string; data: z.ZodType }>
+export type EventDefinition = Readonly<{ type: string; stream: string; version: number; description: string; data: z.ZodType }>
 
 /** Every stored event type: those declared here and every module's (src/modules/<module>.ts `events`). */
 const ALL_DEFINITIONS: Readonly<Record<string, EventDeclaration>> = Object.assign({}, DEFINITIONS, ...MODULES.map((module) => module.events ?? {}))
 
-export const EVENT_CATALOGUE: readonly EventDefinition[] = Object.entries(ALL_DEFINITIONS).map(([type, definition]) => ({ type: type as EventType, version: currentVersion(type), ...definition }))
+export const EVENT_CATALOGUE: readonly EventDefinition[] = Object.entries(ALL_DEFINITIONS).map(([type, definition]) => ({ type, version: currentVersion(type), ...definition }))
 
 const byType = new Map(EVENT_CATALOGUE.map((definition) => [definition.type as string, definition]))
 
