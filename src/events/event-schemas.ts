@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
 
 /**
  * What a module declares of each of its event types (src/modules/<module>.ts `events`): the stream
@@ -39,4 +40,31 @@ export const texts = <K extends string>(...keys: K[]) => Object.fromEntries(keys
 export function changesOf<Shape extends z.ZodRawShape>(shape: Shape) {
   const entries = Object.entries(shape).map(([key, schema]) => [key, z.strictObject({ from: schema, to: schema }).optional()])
   return z.strictObject(Object.fromEntries(entries) as { [K in keyof Shape]: z.ZodOptional<z.ZodObject<{ from: Shape[K]; to: Shape[K] }, z.core.$strict>> })
+}
+
+/** Where a card sits: a stage of a pipeline (deals, leads, tasks). */
+export const placementShape = { pipeline_id: Id, stage: z.string(), stage_id: Id, stage_kind: z.enum(STAGE_KINDS) }
+export const Placement = z.strictObject(placementShape)
+const attachmentShape = { attachment_id: Id, file_name: z.string(), content_type: z.string(), size: z.number().int().min(0), storage_key: z.string() }
+
+/** The comment and attachment events of a record's own stream: `<Prefix>CommentAdded` … (commands/notes.ts). */
+const noteData = {
+  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, mentions: Ids.optional().describe('The profiles its `@name`s named when it was written; absent when none'), ...at }),
+  CommentEdited: z.strictObject({ comment_id: Id, comment: z.string(), ...at }),
+  CommentDeleted: z.strictObject({ comment_id: Id, ...at }),
+  AttachmentAdded: z.strictObject({ ...attachmentShape, by: By, ...at }),
+  AttachmentRemoved: z.strictObject({ attachment_id: Id, ...at }),
+}
+type NoteSuffix = keyof typeof noteData
+const noteMeanings: Record<NoteSuffix, (record: string) => string> = {
+  CommentAdded: (record) => `A comment was added to a ${record}.`,
+  CommentEdited: (record) => `A ${record}'s comment was edited by its author or an admin.`,
+  CommentDeleted: (record) => `A ${record}'s comment was removed.`,
+  AttachmentAdded: (record) => `A file was attached to a ${record} (\`storage_key\` names it in the file store; the bytes never enter the log).`,
+  AttachmentRemoved: (record) => `A ${record}'s attachment was removed.`,
+}
+/** The definitions of one record module's note events, e.g. `LeadCommentAdded` on `lead-<id>`. */
+export function noteDefinitions<P extends string>(prefix: P, stream: string, record: string) {
+  const entries = (Object.keys(noteData) as NoteSuffix[]).map((suffix) => [`${prefix}${suffix}`, { stream, description: noteMeanings[suffix](record), data: noteData[suffix] }])
+  return Object.fromEntries(entries) as { [S in NoteSuffix as `${P}${S}`]: { stream: string; description: string; data: (typeof noteData)[S] } }
 }
