@@ -14,13 +14,12 @@ import { createPostgresEventStore } from './eventstore/postgres.ts'
 import { CHECKPOINT_CHANNEL, startNotifications } from './eventstore/postgres-notifications.ts'
 import { cachedLookups } from './lookups/lookups.ts'
 import type { Lookups } from './lookups/lookups.ts'
-import { allProjectors } from './projections/kernel/all-projectors.ts'
+import { MODULES, allProjectors } from './modules/modules.ts'
+import type { Process } from './modules/manifest.ts'
 import { createProjectionRunner } from './projections/kernel/runner.ts'
 import type { ProjectionRunner } from './projections/kernel/runner.ts'
 import { createClaimSweeper } from './processes/claim-sweeper.ts'
 import type { ClaimSweeper } from './processes/claim-sweeper.ts'
-import { createDueNotifier } from './processes/due-notifier.ts'
-import type { DueNotifier } from './processes/due-notifier.ts'
 import { createWebhookDispatcher } from './webhooks/dispatcher.ts'
 import { webhookDispatcherSettings } from './webhooks/settings.ts'
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts'
@@ -38,11 +37,11 @@ export type Runtime = {
   webhooks: WebhookDispatcher
   /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
   claims: ClaimSweeper
-  /** Raises due-task and red-deal notifications on the projections' leader; not started: only the server notifies. */
-  dueNotifier: DueNotifier
+  /** The modules' scheduled processes (src/modules/), such as the due notifier; not started: only the server runs them, and they work only on the projections' leader. */
+  processes: readonly Process[]
   /**
    * The server's background work: the projections, then the webhook deliveries, which wait for the
-   * read model they list subscriptions from, the claim sweeper and the due notifier (which work only on the leader). The migrations are already done (openRuntime returns
+   * read model they list subscriptions from, the claim sweeper and the modules' processes (which work only on the leader). The migrations are already done (openRuntime returns
    * after them), so nothing here can run against a schema that is not there yet.
    */
   start(): void
@@ -88,7 +87,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   })
   const lookups = cachedLookups({ db, pool, readReplica })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })
-  const dueNotifier = createDueNotifier({ db, store, projections, logger, clock: () => new Date(), intervalMs: config.dueNotifyIntervalMs })
+  const processes = MODULES.flatMap((module) => module.processes ?? []).map((create) => create({ config, db, store, projections, logger, clock: () => new Date() }))
   const claims = createClaimSweeper({ db, store, projections, logger, clock: () => new Date(), graceMs: config.claimSweepGraceMs, intervalMs: config.claimSweepIntervalMs })
   return {
     db,
@@ -99,15 +98,15 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     lookups,
     webhooks,
     claims,
-    dueNotifier,
+    processes,
     start() {
       projections.start()
       webhooks.start()
       claims.start()
-      dueNotifier.start()
+      for (const work of processes) work.start()
     },
     async close() {
-      await dueNotifier.stop()
+      for (const work of processes) await work.stop()
       await claims.stop()
       await webhooks.stop()
       await projections.stop()

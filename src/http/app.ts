@@ -6,7 +6,6 @@ import type { Deps } from '../deps.ts'
 import { diskFileStore } from '../files/file-store.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
-import { boardRoutes } from './boards/boards.ts'
 import { registerAfterReply } from './kernel/after-reply.ts'
 import { registerBodies } from './kernel/bodies.ts'
 import { registerAuth } from './kernel/auth.ts'
@@ -17,49 +16,13 @@ import { registerOpenApi } from './kernel/openapi.ts'
 import { rateLimitOptions } from './kernel/rate-limit.ts'
 import { registerSecurity } from './kernel/security.ts'
 import { echoRequestId, requestIdFrom } from './kernel/request-id.ts'
-import { accountMailRoutes } from './accounts/account-mail.ts'
-import { accountNoteRoutes, accountRoutes } from './accounts/accounts.ts'
-import { apiKeyRoutes } from './identity/api-key.ts'
-import { authRoutes } from './identity/auth.ts'
-import { contactNoteRoutes, contactRoutes } from './contacts/contacts.ts'
-import { customFieldRoutes } from './custom-fields/custom-fields.ts'
-import { dashboardRoutes } from './dashboard/dashboard.ts'
-import { activityRoutes } from './activities/activities.ts'
-import { notificationRoutes } from './notifications/notifications.ts'
-import { goalRoutes } from './goals/goals.ts'
-import { googleRoutes } from './identity/google.ts'
 import { healthRoutes } from './health/health.ts'
-import { leadRoutes } from './leads/leads.ts'
-import { leadCaptureRoutes } from './leads/lead-capture.ts'
-import { leadUploadRoutes } from './leads/lead-upload.ts'
-import { magicLinkRoutes } from './identity/magic-link.ts'
-import { meRoutes } from './identity/me.ts'
 import { eventSchemaRoutes } from './events/event-schema.ts'
 import { notBuiltRoutes } from './kernel/not-built.ts'
-import { leadBoardRoutes } from './leads/lead-board.ts'
-import { taskRoutes } from './tasks/tasks.ts'
-import { taskPipelineRoutes } from './pipelines/task-pipelines.ts'
-import { leadPipelineRoutes } from './pipelines/lead-pipelines.ts'
-import { organizationRoutes } from './identity/organizations.ts'
-import { opportunityHistoryRoutes } from './opportunities/opportunity-history.ts'
-import { opportunityListRoutes } from './opportunities/opportunity-lists.ts'
-import { opportunityLineItemRoutes } from './opportunities/opportunity-line-items.ts'
-import { opportunityNoteRoutes } from './opportunities/opportunity-notes.ts'
-import { opportunityRoutes } from './opportunities/opportunities.ts'
-import { pipelineRoutes } from './pipelines/pipelines.ts'
-import { profileRoutes } from './identity/profile.ts'
 import { streamRoutes } from './events/streams.ts'
-import { searchRoutes } from './search/search.ts'
-import { solutionRoutes } from './solutions/solutions.ts'
-import { stageChangeRoutes } from './opportunities/stage-changes.ts'
-import { tagRoutes } from './tags/tags.ts'
-import { teamRoutes } from './teams/teams.ts'
-import { tokenRoutes } from './identity/tokens.ts'
-import { userRoutes } from './identity/user.ts'
-import { usersRoutes } from './identity/users.ts'
-import { webhookRoutes } from './webhooks/webhooks.ts'
 import { validatorCompiler } from './kernel/unknown-fields.ts'
 import { checkAnswersAgainstDocument } from './kernel/document-conformance.ts'
+import { MODULES } from '../modules/modules.ts'
 
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
@@ -102,49 +65,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   waitForReadModels(app, deps)
   const files = deps.files ?? diskFileStore(join(deps.config.dataDir, 'attachments'))
   await app.register(healthRoutes(deps))
-  await app.register(meRoutes(deps))
-  await app.register(tokenRoutes(deps))
-  await app.register(apiKeyRoutes(deps))
-  await app.register(authRoutes(deps))
-  await app.register(magicLinkRoutes(deps))
-  await app.register(googleRoutes(deps))
-  await app.register(usersRoutes(deps))
-  await app.register(userRoutes(deps))
-  await app.register(profileRoutes(deps))
-  await app.register(organizationRoutes(deps))
-  await app.register(tagRoutes(deps))
-  await app.register(accountRoutes(deps))
-  await app.register(contactRoutes(deps))
-  await app.register(teamRoutes(deps))
-  await app.register(customFieldRoutes(deps))
-  // Before any generic /api/opportunities/:id/ route a later module adds (see pipelines/pipelines.ts).
-  await app.register(pipelineRoutes(deps))
-  await app.register(stageChangeRoutes(deps))
-  await app.register(goalRoutes(deps))
-  await app.register(opportunityHistoryRoutes(deps))
-  await app.register(opportunityRoutes(deps, files))
-  await app.register(opportunityListRoutes(deps))
-  await app.register(opportunityNoteRoutes(deps, files))
-  await app.register(opportunityLineItemRoutes(deps))
+  // Every module's routes (src/modules/modules.ts), between the service's own (health, the event log) and the 501s of paths not built yet.
+  for (const module of MODULES) for (const routes of (await module.routes?.(deps, files)) ?? []) await app.register(routes)
   await app.register(streamRoutes(deps))
-  await app.register(leadRoutes(deps, files))
-  await app.register(webhookRoutes(deps))
   await app.register(eventSchemaRoutes(deps))
-  await app.register(solutionRoutes(deps))
-  await app.register(leadUploadRoutes(deps))
-  await app.register(leadCaptureRoutes(deps))
-  await app.register(accountNoteRoutes(deps, files))
-  await app.register(contactNoteRoutes(deps, files))
-  await app.register(accountMailRoutes(deps))
-  await app.register(leadPipelineRoutes(deps))
-  await app.register(taskRoutes(deps, files))
-  await app.register(taskPipelineRoutes(deps))
-  await app.register(leadBoardRoutes(deps))
-  await app.register(dashboardRoutes(deps))
-  await app.register(activityRoutes(deps))
-  await app.register(notificationRoutes(deps))
-  await app.register(boardRoutes(deps))
-  await app.register(searchRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app
 }

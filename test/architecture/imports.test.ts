@@ -12,7 +12,8 @@ import t from 'tap'
  *   wires routes (a routes file is one that exports a `…Routes` function);
  * - only `src/http/` (and the JWT plugin in `src/identity/jwt.ts`) imports fastify, also enforced by eslint;
  * - the projection kernel (`src/projections/kernel/`) imports no module (of projections, commands or
- *   http), save the list of every module's projector;
+ *   http) and not the module list;
+ * - only the composition roots (app.ts, runtime.ts, the event catalogue) import `src/modules/` (the manifests and their list);
  * - a projection module reads another module's read model only through that module's `queries.ts`
  *   (the exceptions below are the ones that predate the rule, each named);
  * - the HTTP kernel imports no module read model (`src/projections/<module>/`), exceptions named;
@@ -58,9 +59,7 @@ const projectionModule = (file: string) => (file.startsWith('projections/') && !
 const edges = (keep: (file: string, dep: string) => boolean) => Object.entries(imports).flatMap(([file, deps]) => deps.filter((dep) => keep(file, dep)).map((dep) => `${file} → ${dep}`))
 
 t.test('the projection kernel imports no module', async (t) => {
-  // The one list of the modules' projectors (the runner, CLI and readiness read it) is the only kernel file that names them.
-  const composition = 'projections/kernel/all-projectors.ts'
-  const wrong = edges((file, dep) => file.startsWith(KERNEL) && file !== composition && (projectionModule(dep) !== undefined || /^commands\/[^/]+\//.test(dep) || dep.startsWith('http/')))
+  const wrong = edges((file, dep) => file.startsWith(KERNEL) && (projectionModule(dep) !== undefined || /^commands\/[^/]+\//.test(dep) || dep.startsWith('http/') || dep.startsWith('modules/')))
   t.same(wrong, [])
   t.ok(Object.keys(imports).filter((file) => file.startsWith(KERNEL)).length >= 15, 'the kernel is in the graph')
 })
@@ -105,6 +104,13 @@ const HTTP_KERNEL_READS = [
 t.test('the HTTP kernel imports no module read model', async (t) => {
   const wrong = edges((file, dep) => file.startsWith('http/kernel/') && projectionModule(dep) !== undefined)
   t.same(wrong.sort(), [...HTTP_KERNEL_READS].sort(), 'only the listed ones (a fixed one leaves the list too)')
+})
+
+t.test('only the composition roots import the module list and manifests (src/modules/)', async (t) => {
+  // The app, the runtime, the event catalogue (only the app's event-schema route reads it) and the list itself: a module that imported the list would close a circle through every other module.
+  const roots = ['http/app.ts', 'runtime.ts', 'events/catalogue.ts']
+  const wrong = edges((file, dep) => dep.startsWith('modules/') && !file.startsWith('modules/') && !roots.includes(file))
+  t.same(wrong, [])
 })
 
 t.test('the command kernel imports nothing of src/projections', async (t) => {

@@ -42,12 +42,11 @@ import type { TeamCommand } from '../../src/commands/team/team.ts'
 import { webhookDecider } from '../../src/commands/webhook/webhook.ts'
 import type { WebhookCommand } from '../../src/commands/webhook/webhook.ts'
 import { EVENT_CATALOGUE, eventCatalogueDocument, eventDefinition, parseEventData } from '../../src/events/catalogue.ts'
-import type { StoredEvent } from '../../src/events/catalogue.ts'
 import { currentVersion, decodeEvent, upcast, upcastersOf } from '../../src/events/versions.ts'
 import { START } from '../../src/eventstore/event-store.ts'
 import type { EventStore, RecordedEvent } from '../../src/eventstore/event-store.ts'
 import type { CredentialAuditEvent } from '../../src/identity/audit.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { domainEventOf } from '../../src/events/versions.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
@@ -76,7 +75,7 @@ function decided<Command, State, Event extends DomainEvent>(decider: Decider<Com
 }
 
 /** A representative command set per decider: every event type is decided at least once. */
-function decidedEvents(): StoredEvent[] {
+function decidedEvents(): DomainEvent[] {
   const pipelineId = randomUUID()
   const stageIds = ids(6)
   const [extraStage, secondExtra] = ids(2) as [string, string]

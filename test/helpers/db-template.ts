@@ -6,7 +6,7 @@ import { createDb, createPool } from '../../src/db/database.ts'
 import { withDatabase } from '../../src/db/databases.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 
 /**
@@ -20,7 +20,7 @@ import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
  */
 export type TemplateKind = 'migrated' | 'app'
 
-const SHAPING_CODE = ['migrations', 'src/db', 'src/projections']
+const SHAPING_CODE = ['migrations', 'src/db', 'src/projections', 'src/modules']
 const PREFIX = 'crm_tpl_'
 
 async function filesUnder(dir: string): Promise<string[]> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { MODULES } from '../../src/modules/modules.ts'
+import { recordDelivery } from '../../src/webhooks/store.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import type { Headers } from '../helpers/fixtures.ts'
@@ -14,51 +16,14 @@ t.setTimeout(480_000)
  * with an id in its path is called by another organization's admin on this organization's
  * records; every operation documented as "(admins)" is called by a plain member; every list is
  * read by the other organization before and after this one writes. Nothing here lists routes by
- * hand except which record kind a path's id names.
+ * hand: the modules' manifests say which record kind a path's id names (an id route of a kind
+ * not declared fails), and this file seeds one record of each kind.
  */
 
-type Kind = 'tag' | 'account' | 'contact' | 'team' | 'customField' | 'pipeline' | 'stage' | 'deal' | 'comment' | 'attachment' | 'profile' | 'user' | 'org' | 'token' | 'lead' | 'leadComment' | 'goal' | 'solution' | 'webhook' | 'leadPipeline' | 'leadStage' | 'leadAttachment' | 'lineItem' | 'accountComment' | 'accountAttachment' | 'contactComment' | 'contactAttachment' | 'board' | 'boardColumn' | 'boardCard' | 'task' | 'taskComment' | 'taskAttachment' | 'notification' | 'taskPipeline' | 'taskStage'
-
-/** The part of a path before its `{id}` (plus, where one prefix names two kinds, the rest) → the kind of record the id names. */
-const KIND_BY_PREFIX: readonly [RegExp, Kind][] = [
-  [/^\/api\/tags\/\{id\}/, 'tag'],
-  [/^\/api\/accounts\/comment\/\{id\}/, 'accountComment'],
-  [/^\/api\/accounts\/attachment\/\{id\}/, 'accountAttachment'],
-  [/^\/api\/accounts\/\{id\}/, 'account'],
-  [/^\/api\/contacts\/comment\/\{id\}/, 'contactComment'],
-  [/^\/api\/contacts\/attachment\/\{id\}/, 'contactAttachment'],
-  [/^\/api\/contacts\/\{id\}/, 'contact'],
-  [/^\/api\/teams\/\{id\}/, 'team'],
-  [/^\/api\/custom-fields\/\{id\}/, 'customField'],
-  [/^\/api\/opportunities\/pipelines\/\{id\}/, 'pipeline'],
-  [/^\/api\/opportunities\/stages\/\{id\}/, 'stage'],
-  [/^\/api\/opportunities\/comment\/\{id\}/, 'comment'],
-  [/^\/api\/opportunities\/attachment\/\{id\}/, 'attachment'],
-  [/^\/api\/attachments\/\{id\}/, 'attachment'],
-  [/^\/api\/opportunities\/goals\/\{id\}/, 'goal'],
-  [/^\/api\/opportunities\/\{id\}/, 'deal'],
-  [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
-  [/^\/api\/leads\/attachment\/\{id\}/, 'leadAttachment'],
-  [/^\/api\/leads\/pipelines\/\{(id|pipeline_pk)\}/, 'leadPipeline'],
-  [/^\/api\/leads\/stages\/\{id\}/, 'leadStage'],
-  [/^\/api\/leads\/\{id\}/, 'lead'],
-  [/^\/api\/tasks\/comment\/\{id\}/, 'taskComment'],
-  [/^\/api\/tasks\/pipelines\/\{(id|pipeline_pk)\}/, 'taskPipeline'],
-  [/^\/api\/tasks\/stages\/\{id\}/, 'taskStage'],
-  [/^\/api\/tasks\/attachment\/\{id\}/, 'taskAttachment'],
-  [/^\/api\/tasks\/\{id\}/, 'task'],
-  [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
-  [/^\/api\/webhooks\/\{id\}/, 'webhook'],
-  [/^\/api\/notifications\/\{id\}/, 'notification'],
-  [/^\/api\/boards\/columns\/\{column_pk\}/, 'boardColumn'],
-  [/^\/api\/boards\/tasks\/\{id\}/, 'boardCard'],
-  [/^\/api\/boards\/\{(id|board_pk)\}/, 'board'],
-  // §4: the status route takes a USER id, the others a profile id.
-  [/^\/api\/user\/\{id\}\/status\/$/, 'user'],
-  [/^\/api\/user\/\{id\}/, 'profile'],
-  [/^\/api\/org\/\{id\}/, 'org'],
-  [/^\/api\/(profile|org)\/tokens\/\{id\}/, 'token'],
-]
+/** The kinds of record a path's `{id}` names, as the modules declare them (src/modules/<module>.ts `idKinds`, `idParams`). */
+const KIND_BY_PREFIX = MODULES.flatMap((module) => module.idKinds ?? [])
+/** Routes with two ids name each by its parameter. */
+const KIND_BY_PARAM: Record<string, string> = Object.assign({}, ...MODULES.map((module) => module.idParams ?? {}))
 
 /**
  * Parts of an answer that are global by design, so they move with any organization's writes:
@@ -78,13 +43,11 @@ function comparable(op: Operation, body: string): unknown {
   }
 }
 
-const kindOf = (path: string): Kind | undefined => KIND_BY_PREFIX.find(([pattern]) => pattern.test(path))?.[1]
-/** Routes with two ids name each by its parameter. */
-const KIND_BY_PARAM: Record<string, Kind> = { opportunity_id: 'deal', line_item_id: 'lineItem' }
+const kindOf = (path: string): string | undefined => KIND_BY_PREFIX.find(([pattern]) => pattern.test(path))?.[1]
 /** The kind of record each path parameter names, or undefined when one is not mapped. */
-const paramKinds = (op: Operation): Kind[] | undefined => {
-  const kinds = op.pathParams.map((name) => KIND_BY_PARAM[name] ?? (op.pathParams.length === 1 ? kindOf(op.path) : undefined))
-  return kinds.every((k) => k !== undefined) ? (kinds as Kind[]) : undefined
+const paramKinds = (op: Operation): string[] | undefined => {
+  const kinds = op.pathParams.map((name) => KIND_BY_PARAM[name] ?? (name === 'id' || op.pathParams.length === 1 ? kindOf(op.path) : undefined))
+  return kinds.every((k) => k !== undefined) ? (kinds as string[]) : undefined
 }
 
 /** "(admins)", "(soft; admins)", "(admins, idempotent)", "(admins); ...": only admins. Not "(admins or its creator)", "(admins, or the member themselves)", "(admin, creator or assignee)". */
@@ -164,7 +127,12 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
 
   // A: one record of each kind, names that would show if they leaked.
   const A = acme.admin.headers
-  const ids = {} as Record<Kind, string>
+  const ids: Record<string, string> = {}
+  const idOf = (kind: string): string => {
+    const id = ids[kind]
+    if (id === undefined) throw new Error(`No record of kind ${kind} is seeded`)
+    return id
+  }
   ids.org = acme.orgId
   ids.profile = alice.profileId
   ids.user = alice.userId
@@ -207,6 +175,9 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
+  // A delivery of A's webhook, as the delivery worker (not running here) records one.
+  const deliveredEvent = { id: randomUUID(), type: 'TagCreated', streamName: `tag-${ids.tag}`, revision: 0n, position: { commit: 1n, prepare: 1n } }
+  ids.webhookDelivery = (await recordDelivery(database.db, { id: randomUUID(), webhookId: idOf('webhook'), orgId: acme.orgId, event: deliveredEvent, kind: 'delivery', attempt: 1, status: 'failed' })).id
   const board = await created('POST', '/api/boards/', A, { name: 'Acme secret board' })
   ids.board = board.id
   ids.boardColumn = board.columns[0].id
@@ -222,13 +193,15 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.taskPipeline = taskPipeline.id
   ids.taskStage = taskPipeline.stages[1].id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
+  const declared = new Set([...KIND_BY_PREFIX.map(([, kind]) => kind), ...Object.values(KIND_BY_PARAM)])
+  t.same([...declared].filter((kind) => !ids[kind]), [], 'a record of A for every kind the modules declare (seed one above for a new kind)')
 
   // A's view of everything, to compare after every foreign and forbidden call.
   const details = operations.filter((op) => op.method === 'GET' && op.pathParams.length === 1 && op.pathParams[0] === 'id' && kindOf(op.path))
   const aView = async () => {
     const view: Record<string, unknown> = await listAs(A)
     for (const op of details) {
-      const url = fillPath(op.path, { id: ids[kindOf(op.path)!] })
+      const url = fillPath(op.path, { id: idOf(kindOf(op.path)!) })
       const res = await call('GET', url, A)
       view[`GET ${url}`] = { status: res.statusCode, body: res.body, comparable: res.body }
     }
@@ -247,8 +220,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
     const filtered = await listAs(globex.admin.headers, (op) => {
       const params = new URLSearchParams()
       for (const name of Object.keys(op.query)) {
-        const kind = ({ account: 'account', tags: 'tag', assigned_to: 'profile', pipeline: 'pipeline', stage: 'stage', team: 'team', teams: 'team', contacts: 'contact' } as Record<string, Kind>)[name]
-        if (kind) params.set(name, ids[kind])
+        const kind = ({ account: 'account', tags: 'tag', assigned_to: 'profile', pipeline: 'pipeline', stage: 'stage', team: 'team', teams: 'team', contacts: 'contact' } as Record<string, string>)[name]
+        if (kind) params.set(name, idOf(kind))
       }
       return params.size ? `?${params}` : ''
     })
@@ -266,12 +239,12 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
     for (const known of KNOWN_ADMIN_ONLY) t.ok(names.includes(known), `${known} is documented as admin-only`)
     const events = await eventCount(database.db)
     for (const op of adminOnly) {
-      const kind = op.pathParams.length ? kindOf(op.path) : undefined
-      if (op.pathParams.length && !kind) {
-        t.comment(`unmapped admin-only route (not checked): ${describe(op)}`)
+      const kinds = paramKinds(op)
+      if (!kinds) {
+        t.fail(`${describe(op)}: the kind of record an id names is unknown; declare it in its module's manifest (idKinds, idParams)`)
         continue
       }
-      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name) => [name, kind ? ids[kind] : randomUUID()])))
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name, i) => [name, idOf(kinds[i]!)])))
       const body = op.body ? sampleOf(op.body, '', { into: tag2 }) : undefined
       const res = await call(op.method, url, alice.headers, body as object | undefined)
       const known = KNOWN_ADMIN_ONLY.includes(describe(op))
@@ -292,11 +265,11 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
     for (const op of operations.filter((op) => op.pathParams.length && !op.streaming)) {
       const kinds = paramKinds(op)
       if (!kinds) {
-        t.comment(`unmapped route (not checked): ${describe(op)}`)
+        t.fail(`${describe(op)}: the kind of record an id names is unknown; declare it in its module's manifest (idKinds, idParams)`)
         continue
       }
       const kind = kinds.join('/')
-      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name, i) => [name, ids[kinds[i]!]])))
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name, i) => [name, idOf(kinds[i]!)])))
       // A body that passes validation, naming B's own records, so the path id alone decides.
       const body = op.body ? sampleOf(op.body, '', { into: bTag }) : undefined
       const events = await eventCount(database.db)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { buildApp } from '../../src/http/app.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { stampedCache } from '../../src/projections/kernel/stamped-cache.ts'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { onTeardown } from '../helpers/cleanup.ts'

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { CLAIM_SCOPES, liveNamesOf } from '../../src/names/claim-scopes.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { testRunner, testStore } from '../helpers/runner.ts'
 

@@ -9,7 +9,7 @@ import { withClaimedName } from '../../src/commands/unique-name.ts'
 import type { CommandRunner } from '../../src/commands/command-runner.ts'
 import { createClaimSweeper } from '../../src/processes/claim-sweeper.ts'
 import type { SweepOutcome } from '../../src/processes/claim-sweeper.ts'
-import { allProjectors } from '../../src/projections/kernel/all-projectors.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { silentLogger, testRunner, testStore } from '../helpers/runner.ts'
 

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import type { ContactEvent } from '../commands/contact/contact.ts'
+import { By, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
+import { contactsProjector } from '../projections/contact/contacts.ts'
+import type { ModuleManifest } from './manifest.ts'
+
+// Contacts (contact-<id>): commands/record.ts events.
+const contactShape = {
+  first_name: z.string(),
+  ...texts('last_name', 'email', 'phone', 'title', 'description'),
+  // v2 (issue 22): the original's professional, communication and address fields.
+  ...texts('organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country'),
+  do_not_call: z.boolean(),
+  is_active: z.boolean(),
+  account: Id.nullable(),
+  assigned_to: Ids,
+  tags: Ids,
+}
+
+/** Contacts: people, their comments and attachments. */
+export const contactModule: ModuleManifest = {
+  name: 'contact',
+  events: eventsOf<ContactEvent>()({
+    // contact-<id>
+    ContactCreated: { stream: 'contact', description: 'A contact (a person) was created (v2: with organization, department, LinkedIn, address, do_not_call and is_active).', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
+    ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }) },
+    ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at) },
+    ...noteDefinitions('Contact', 'contact', 'contact'),
+  }),
+  routes: async (deps, files) => {
+    const { contactNoteRoutes, contactRoutes } = await import('../http/contacts/contacts.ts')
+    return [contactRoutes(deps), contactNoteRoutes(deps, files)]
+  },
+  projectors: [contactsProjector],
+  idKinds: [
+    [/^\/api\/contacts\/comment\/\{id\}/, 'contactComment'],
+    [/^\/api\/contacts\/attachment\/\{id\}/, 'contactAttachment'],
+    [/^\/api\/contacts\/\{id\}/, 'contact'],
+  ],
+}

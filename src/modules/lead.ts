@@ -1,0 +1,51 @@
+import { z } from 'zod'
+import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
+import type { LeadEvent } from '../commands/lead/lead.ts'
+import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
+import { leadsProjector } from '../projections/lead/leads.ts'
+import type { ModuleManifest } from './manifest.ts'
+
+// Leads (lead-<id>).
+const leadShape = {
+  first_name: z.string(),
+  ...texts('salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country', 'description'),
+  status: z.enum(LEAD_STATUSES),
+  source: z.enum(LEAD_LEAD_SOURCES).nullable(),
+  rating: z.enum(LEAD_RATINGS).nullable(),
+  opportunity_amount: Decimal.nullable(),
+  currency: z.string().nullable(),
+  probability: z.number().min(0).max(100).nullable(),
+  close_date: Day.nullable(),
+  last_contacted: Day.nullable(),
+  next_follow_up: Day.nullable(),
+  account: Id.nullable(),
+  contacts: Ids,
+  tags: Ids,
+  teams: Ids,
+  assigned_to: Ids,
+  custom_fields: CustomValues,
+}
+
+/** Leads: prospects, their board, comments and attachments, CSV upload and web capture. */
+export const leadModule: ModuleManifest = {
+  name: 'lead',
+  events: eventsOf<LeadEvent>()({
+    // lead-<id>
+    LeadCreated: { stream: 'lead', description: 'A lead (prospective customer) was created.', data: z.strictObject({ lead_id: Id, org_id: Id, ...leadShape, created_by: By, ...at }) },
+    LeadUpdated: { stream: 'lead', description: 'Fields of a lead changed: only those, each with its value before and after.', data: z.strictObject({ changes: changesOf(leadShape), ...at }) },
+    LeadConverted: { stream: 'lead', description: 'A lead was converted into the account, contact and deal named (status `converted`).', data: z.strictObject({ account_id: Id, contact_id: Id, opportunity_id: Id, by: By, ...at }) },
+    LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at) },
+    LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
+    ...noteDefinitions('Lead', 'lead', 'lead'),
+  }),
+  routes: async (deps, files) => {
+    const [{ leadRoutes }, { leadUploadRoutes }, { leadCaptureRoutes }, { leadBoardRoutes }] = await Promise.all([import('../http/leads/leads.ts'), import('../http/leads/lead-upload.ts'), import('../http/leads/lead-capture.ts'), import('../http/leads/lead-board.ts')])
+    return [leadRoutes(deps, files), leadUploadRoutes(deps), leadCaptureRoutes(deps), leadBoardRoutes(deps)]
+  },
+  projectors: [leadsProjector],
+  idKinds: [
+    [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
+    [/^\/api\/leads\/attachment\/\{id\}/, 'leadAttachment'],
+    [/^\/api\/leads\/\{id\}/, 'lead'],
+  ],
+}

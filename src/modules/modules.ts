@@ -1,0 +1,49 @@
+import type { Projector } from '../projections/kernel/projector.ts'
+import { accountModule } from './account.ts'
+import { activityModule } from './activity.ts'
+import { boardModule } from './board.ts'
+import { contactModule } from './contact.ts'
+import { customFieldModule } from './custom-field.ts'
+import { dashboardModule } from './dashboard.ts'
+import { goalModule } from './goal.ts'
+import { identityModule } from './identity.ts'
+import { leadModule } from './lead.ts'
+import type { ModuleManifest } from './manifest.ts'
+import { notificationModule } from './notification.ts'
+import { opportunityModule } from './opportunity.ts'
+import { pipelineModule } from './pipeline.ts'
+import { searchModule } from './search.ts'
+import { solutionModule } from './solution.ts'
+import { tagModule } from './tag.ts'
+import { taskModule } from './task.ts'
+import { teamModule } from './team.ts'
+import { webhookModule } from './webhook.ts'
+
+/**
+ * Every module of the service, in the order their routes are registered. Adding a module adds its
+ * manifest here (src/modules/<module>.ts) and edits no other shared file: the app, the projection
+ * runner, the server's processes and the isolation matrix read this list.
+ */
+export const MODULES: readonly ModuleManifest[] = [
+  identityModule,
+  tagModule,
+  accountModule,
+  contactModule,
+  teamModule,
+  customFieldModule,
+  pipelineModule,
+  goalModule,
+  opportunityModule,
+  leadModule,
+  webhookModule,
+  solutionModule,
+  taskModule,
+  dashboardModule,
+  activityModule,
+  notificationModule,
+  boardModule,
+  searchModule,
+]
+
+/** Every read model the service keeps: the runner applies them, the CLI rebuilds and reports them, readiness checks them. */
+export const allProjectors: readonly Projector[] = MODULES.flatMap((module) => module.projectors ?? [])
