@@ -1,6 +1,23 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { ColumnType, Generated, PostgresPool } from 'kysely'
+import type { AccountTables } from '../projections/account/tables.ts'
+import type { DashboardActivityTables } from '../projections/activity/tables.ts'
+import type { BoardTables } from '../projections/board/tables.ts'
+import type { ContactTables } from '../projections/contact/tables.ts'
+import type { CustomFieldTables } from '../projections/custom-field/tables.ts'
+import type { GoalTables } from '../projections/goal/tables.ts'
+import type { LeadTables } from '../projections/lead/tables.ts'
+import type { NotificationTables } from '../projections/notification/tables.ts'
+import type { DealRollupTables, OpportunityTables, StageChangeTables } from '../projections/opportunity/tables.ts'
+import type { PipelineTables } from '../projections/pipeline/tables.ts'
+import type { SearchTables } from '../projections/search/tables.ts'
+import type { SolutionTables } from '../projections/solution/tables.ts'
+import type { TagTables } from '../projections/tag/tables.ts'
+import type { TaskTables } from '../projections/task/tables.ts'
+import type { TeamTables } from '../projections/team/tables.ts'
+import type { WebhookTables } from '../projections/webhook/tables.ts'
+import type { WebhookStoreTables } from '../webhooks/tables.ts'
 
 // int8 and numeric come back as strings; event positions are converted to bigint where read.
 export type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>
@@ -113,7 +130,7 @@ export interface MagicLinksTable {
   attempts: Generated<number>
 }
 
-export interface Database {
+export interface CoreTables {
   events: EventsTable
   projection_checkpoints: ProjectionCheckpointsTable
   organizations: OrganizationsTable
@@ -123,6 +140,32 @@ export interface Database {
   refresh_tokens: RefreshTokensTable
   magic_links: MagicLinksTable
 }
+
+/**
+ * Every table: the migrations' (above, and the webhooks' store) and each read model's, as its
+ * module declares them in `projections/<module>/tables.ts` (a read model creates its tables itself;
+ * a rebuild fills the same names in a fresh schema, so one type serves both).
+ */
+export type Database = CoreTables &
+  WebhookStoreTables &
+  AccountTables &
+  ContactTables &
+  CustomFieldTables &
+  DashboardActivityTables &
+  BoardTables &
+  GoalTables &
+  LeadTables &
+  NotificationTables &
+  OpportunityTables &
+  DealRollupTables &
+  StageChangeTables &
+  PipelineTables &
+  SearchTables &
+  SolutionTables &
+  TagTables &
+  TaskTables &
+  TeamTables &
+  WebhookTables
 
 export type Db = Kysely<Database>
 

@@ -6,11 +6,9 @@ import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
+import type { AccountRow, AccountTables as Tables } from './tables.ts'
 
-/** The accounts read model: one row per account, soft-deleted rows kept but hidden from every query. */
-export type AccountRow = AccountFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { accounts: AccountRow }
+export type { AccountRow } from './tables.ts'
 
 /** The account's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
 export const ACCOUNT_NOTES = noteTables('account')

@@ -7,6 +7,7 @@ import type { Viewer } from '../opportunity/queries.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { RECORD_KINDS, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
 import type { EntityType } from '../record/record-kinds.ts'
+import type { DashboardActivityTable } from './tables.ts'
 
 /**
  * The activity feed (the original's Activity; GET /api/activities/ and the dashboard's recent
@@ -18,19 +19,7 @@ import type { EntityType } from '../record/record-kinds.ts'
  * keyed by event id (applying an event twice inserts nothing), and nothing here depends on another
  * read model, so a rebuild gives the same rows.
  */
-export type ActivityRow = {
-  event_id: string
-  org_id: string
-  actor_id: string | null
-  action: ActivityAction
-  entity_type: EntityType
-  entity_id: string
-  description: string
-  at: Date
-  /** The event's place in the log: the order of rows with the same `at`. */
-  position_commit: string
-  position_prepare: string
-}
+export type ActivityRow = Omit<DashboardActivityTable, 'action' | 'entity_type'> & { action: ActivityAction; entity_type: EntityType }
 
 export const ACTIVITY_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'COMMENT'] as const
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number]

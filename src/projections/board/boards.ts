@@ -5,33 +5,9 @@ import type { BoardEvent, CardChanges } from '../../commands/board/board.ts'
 import { renumberedRanks } from '../../commands/board/card-placement.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { BoardCardRow, BoardColumnRow, BoardMemberRow, BoardRow, BoardTables } from './tables.ts'
 
-/**
- * The boards read model: one row per live board, per membership (the owner's included, role
- * `owner`), per column and per card. A deleted board leaves no rows. A card's `rank` orders its
- * column; its index there is computed when read.
- */
-export type BoardRow = { id: string; org_id: string; name: string; description: string | null; owner_id: string | null; is_archived: boolean; created_at: Date; updated_at: Date }
-export type BoardMemberRow = { board_id: string; profile_id: string; role: string }
-export type BoardColumnRow = { id: string; board_id: string; org_id: string; name: string; order: number; color: string; limit: number | null; created_at: Date }
-export type BoardCardRow = {
-  id: string
-  board_id: string
-  column_id: string
-  org_id: string
-  title: string
-  description: string | null
-  priority: string
-  due_date: Date | null
-  assigned_to: string[]
-  completed_at: Date | null
-  rank: number
-  created_by: string | null
-  created_at: Date
-  updated_at: Date
-}
-
-export type BoardTables = { boards: BoardRow; board_members: BoardMemberRow; board_columns: BoardColumnRow; board_cards: BoardCardRow }
+export type { BoardCardRow, BoardColumnRow, BoardMemberRow, BoardRow, BoardTables } from './tables.ts'
 
 export const boardsProjector: Projector = {
   name: 'boards',

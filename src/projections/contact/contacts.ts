@@ -7,11 +7,9 @@ import { dateRange } from '../../db/date-range.ts'
 import { idsAmong } from '../../db/ids-among.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
+import type { ContactRow, ContactTables as Tables } from './tables.ts'
 
-/** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
-export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { contacts: ContactRow }
+export type { ContactRow } from './tables.ts'
 
 /** The contact's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
 export const CONTACT_NOTES = noteTables('contact')

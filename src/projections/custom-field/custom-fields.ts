@@ -8,19 +8,9 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { CustomFieldDefinitionRow, Defined, CustomFieldTables as Tables } from './tables.ts'
 
-/**
- * The custom field definitions read model: one row per definition; a removed one (the older,
- * final delete) stays (is_deleted) but no query here returns it. `options` is a JSON list of
- * {value, label}, empty unless select.
- * `position` is the log position of the definition's creation: creation order, also within one
- * clock tick, and the same after a rebuild.
- */
-type Defined = Extract<CustomFieldEvent, { type: 'CustomFieldDefined' }>
-/** The definition as created (then changed), plus the row's own columns; `position` is a bigint, as pg returns it. */
-export type CustomFieldDefinitionRow = Omit<Defined['data'], 'field_id' | 'at'> & { id: string; is_deleted: boolean; position: string; created_at: Date; updated_at: Date }
-
-type Tables = { custom_field_definitions: CustomFieldDefinitionRow }
+export type { CustomFieldDefinitionRow } from './tables.ts'
 
 export const customFieldsProjector: Projector = {
   name: 'custom_fields',

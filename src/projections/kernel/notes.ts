@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { NoteEvent } from '../../commands/notes.ts'
+import type { NoteAttachmentRow, NoteCommentRow } from './note-tables.ts'
 
 /**
  * The read side of a module's comments and attachments (see commands/notes.ts): two tables,
@@ -11,8 +12,7 @@ import type { NoteEvent } from '../../commands/notes.ts'
 export type NoteTables = { comments: string; attachments: string }
 export const noteTables = (module: string): NoteTables => ({ comments: `${module}_comments`, attachments: `${module}_attachments` })
 
-export type NoteCommentRow = { id: string; owner_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-export type NoteAttachmentRow = { id: string; owner_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
+export type { NoteAttachmentRow, NoteCommentRow } from './note-tables.ts'
 
 export async function createNoteTables(db: Kysely<any>, tables: NoteTables): Promise<void> {
   const common = sql`id uuid PRIMARY KEY, owner_id uuid NOT NULL, org_id uuid NOT NULL, created_by uuid, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL`

@@ -14,23 +14,9 @@ import { domainEventOf } from '../../events/versions.ts'
 import { liveRecordsTagged } from '../kernel/records.ts'
 import { hasTrigrams } from '../search/search.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { AttachmentRow, CommentRow, LineItemRow, OpportunityRow, OpportunityTables as Tables } from './tables.ts'
 
-/**
- * The deals read model: one row per deal (deleted ones kept, flagged), what the detail, the rules'
- * counts (deals in a stage or pipeline) and the board placement read; and the rollups of
- * opportunity-rollups.ts. `revision` is the deal stream's revision, the detail's ETag. Every statement
- * sets values (the rollups move by a before/after difference), so replaying an event is harmless.
- */
-export type OpportunityRow = Omit<DealFields, 'amount' | 'closed_on'> &
-  Placement & { id: string; org_id: string; amount: string | null; closed_on: string | null; created_by: string | null; kanban_order: number; stage_changed_at: Date; stalls_at: Date | null; revision: string; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-/** A deal's comments and attachments, kept (flagged) when removed so history can still name them. */
-export type CommentRow = { id: string; opportunity_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-export type AttachmentRow = { id: string; opportunity_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
-
-export type LineItemRow = LineItem & { opportunity_id: string; org_id: string; total: string; position: string; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { opportunities: OpportunityRow; opportunity_comments: CommentRow; opportunity_attachments: AttachmentRow; opportunity_line_items: LineItemRow }
+export type { AttachmentRow, CommentRow, LineItemRow, OpportunityRow } from './tables.ts'
 
 const relationColumns = ['contacts', 'tags', 'teams', 'assigned_to'] as const
 

@@ -6,47 +6,9 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { StageChangeDealRow as DealRow, StageChangeRow, StageChangeTables as Tables } from './tables.ts'
 
-/**
- * The stage-change ledger (issue 8 §2, analysts replaying stage changes): one row per entry of a
- * deal into a stage, keyed by the event id, so applying an event twice inserts nothing the second
- * time. A deal's creation is its entry into its first stage (`event_type` OpportunityCreated, no
- * `from_*`); every OpportunityStageChanged is one more row. Each row carries the deal's name,
- * amount and currency as they were then (after any edit of the same request, which is recorded
- * before the move), kept per deal in `stage_change_deals`, this projector's own table: a read model
- * never reads another one's tables while applying, so it rebuilds alone.
- *
- * Rows are ordered by the event's global position (`position_commit`, `position_prepare`), the
- * keyset the streamed feed pages on. A stay in a stage runs from its row to the deal's next row.
- */
-export type StageChangeRow = {
-  event_id: string
-  position_commit: string
-  position_prepare: string
-  org_id: string
-  deal_id: string
-  event_type: 'OpportunityCreated' | 'OpportunityStageChanged'
-  deal_name: string
-  pipeline_id: string
-  from_pipeline_id: string | null
-  from_stage: string | null
-  from_stage_id: string | null
-  from_kind: string | null
-  to_stage: string
-  to_stage_id: string
-  to_kind: string
-  amount: string | null
-  currency: string | null
-  actor_id: string | null
-  at: Date
-  /** Whole days between the entry into the previous stage and this change; null for a creation. */
-  days_in_previous_stage: number | null
-}
-
-/** A deal as the ledger needs it: what a stage change copies, and when its current stay began. */
-type DealRow = { deal_id: string; org_id: string; name: string; amount: string | null; currency: string | null; stage_entered_at: Date }
-
-type Tables = { stage_changes: StageChangeRow; stage_change_deals: DealRow }
+export type { StageChangeRow } from './tables.ts'
 
 async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE TABLE stage_change_deals (deal_id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, amount numeric(15, 2), currency text, stage_entered_at timestamptz NOT NULL)`.execute(db)

@@ -6,27 +6,9 @@ import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import type { Stage, StageKind } from '../../commands/pipeline/stage-rules.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { PipelineRow, PipelineStageRow } from './tables.ts'
 
-/**
- * The pipelines read model of one kind (deals', leads' or tasks', commands/pipeline/kinds.ts): one row per
- * live pipeline and one per live stage; a deleted pipeline or removed stage leaves no rows.
- * `position` is the stage's 1-based order; `probability` is the default a deal in the stage gets
- * (100 won, 0 lost, the seeded per-code default, or null: none). Each kind has its own tables and
- * projector, fed by the same event types from its own stream category.
- */
-export type PipelineRow = { id: string; org_id: string; name: string; is_default: boolean; created_by: string | null; created_at: Date; updated_at: Date }
-export type PipelineStageRow = {
-  id: string
-  pipeline_id: string
-  org_id: string
-  code: string
-  label: string
-  position: number
-  kind: StageKind
-  expected_days: number | null
-  warning_days: number | null
-  probability: number | null
-}
+export type { PipelineRow, PipelineStageRow } from './tables.ts'
 
 export type PipelineWithStages = PipelineRow & { stages: PipelineStageRow[] }
 

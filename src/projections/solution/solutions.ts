@@ -4,11 +4,9 @@ import { solutionNames, solutionStreams } from '../../commands/solution/solution
 import type { SolutionFields } from '../../commands/solution/solution.ts'
 import { containsPattern } from '../../db/like.ts'
 import { fetchPage, recordProjector } from '../kernel/records.ts'
+import type { SolutionRow, SolutionTables as Tables } from './tables.ts'
 
-/** The solutions read model: one row per solution, soft-deleted rows kept but hidden from every query. */
-export type SolutionRow = SolutionFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { solutions: SolutionRow }
+export type { SolutionRow } from './tables.ts'
 
 export const solutionsProjector = recordProjector({
   name: 'solutions',

@@ -10,27 +10,9 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { TagTables as Tables, TagRow } from './tables.ts'
 
-/**
- * The tags read model: one row per tag. Archived tags (is_active false) and merged sources (archived,
- * pointing at their target) are kept and listed on request; deleted ones (the older soft delete) are
- * kept too, restorable.
- */
-export type TagRow = {
-  id: string
-  org_id: string
-  name: string
-  color: string | null
-  description: string
-  is_active: boolean
-  is_deleted: boolean
-  merged_into: string | null
-  created_by: string | null
-  created_at: Date
-  updated_at: Date
-}
-
-type Tables = { tags: TagRow }
+export type { TagRow } from './tables.ts'
 
 export const tagsProjector: Projector = {
   name: 'tags',

@@ -14,24 +14,9 @@ import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 import type { BoardColumn, BoardSource } from '../kernel/record-board.ts'
+import type { TaskRow } from './tables.ts'
 
-/**
- * The tasks read model: one row per task (deleted ones kept, flagged), its place on the task board
- * (commands/task/move.ts: null pipeline and stage on the status board; `kanban_order` the creation
- * time in ms until a move sets it), and its comments and attachments (projections/kernel/notes.ts).
- */
-export type TaskRow = TaskFields & {
-  id: string
-  org_id: string
-  created_by: string | null
-  is_deleted: boolean
-  created_at: Date
-  updated_at: Date
-  pipeline_id: string | null
-  stage_id: string | null
-  stage: string | null
-  kanban_order: number
-}
+export type { TaskRow } from './tables.ts'
 
 export const TASK_NOTES = noteTables('task')
 const ID_COLUMNS = ['account', 'opportunity', 'case', 'lead', 'created_by', 'pipeline_id', 'stage_id']

@@ -8,12 +8,9 @@ import { containsPattern } from '../../db/like.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import { fetchPage } from '../kernel/records.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { TeamTables as Tables, TeamMemberRow, TeamRow } from './tables.ts'
 
-/** The teams read model: one row per live team and one per membership; a deleted team leaves no rows. */
-export type TeamRow = { id: string; org_id: string; name: string; description: string | null; created_by: string | null; created_at: Date; updated_at: Date }
-export type TeamMemberRow = { team_id: string; profile_id: string }
-
-type Tables = { teams: TeamRow; team_members: TeamMemberRow }
+export type { TeamMemberRow, TeamRow } from './tables.ts'
 
 async function setMembers(db: Kysely<Tables>, teamId: string, users: readonly string[]): Promise<void> {
   await db.deleteFrom('team_members').where('team_id', '=', teamId).execute()

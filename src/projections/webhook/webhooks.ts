@@ -6,20 +6,9 @@ import type { Position } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { fetchPage } from '../kernel/records.ts'
+import type { WebhookTables as Tables, WebhookRow } from './tables.ts'
 
-/**
- * The webhook subscriptions read model: one row per live subscription (a deleted one is removed;
- * its delivery log stays). `created_position_*` is where delivery starts: the events after the
- * subscription was created. The secret is not here (see the webhooks migration).
- */
-export type WebhookRow = {
-  id: string; org_id: string; url: string; event_types: string[]
-  is_active: boolean; disabled_reason: string | null; activation: number
-  created_position_commit: string; created_position_prepare: string
-  created_by: string | null; created_at: Date; updated_at: Date
-}
-
-type Tables = { webhooks: WebhookRow }
+export type { WebhookRow } from './tables.ts'
 
 export const webhooksProjector: Projector = {
   name: 'webhooks',
