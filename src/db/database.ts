@@ -193,7 +193,7 @@ export function createQuietPool(url: string, max: number): pg.Pool {
   return createPool(url, max).on('error', () => {})
 }
 
-const pools = new WeakMap<Kysely<any>, PostgresPool>()
+const pools = new WeakMap<Db, PostgresPool>()
 
 /** `pool`: a pg pool, or any kysely PostgresPool (db/read-replica.ts routes between two). */
 export function createDb(pool: PostgresPool): Db {
@@ -203,7 +203,7 @@ export function createDb(pool: PostgresPool): Db {
 }
 
 /** The pool `db` was made on: for what kysely cannot send, a rebuild's COPY (its clients are pg clients, on the primary outside a replica read). */
-export function poolOf(db: Kysely<any>): PostgresPool {
+export function poolOf(db: Db): PostgresPool {
   const pool = pools.get(db)
   if (!pool) throw new Error('Expected a db made by createDb')
   return pool
