@@ -1,12 +1,11 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { accountNames, accountStreams } from '../../commands/account/account.ts'
-import type { AccountFields } from '../../commands/account/account.ts'
 import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
-import type { AccountRow, AccountTables as Tables } from './tables.ts'
+import type { AccountRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
 export type { AccountRow } from './tables.ts'
 
@@ -35,7 +34,6 @@ export const accountsProjector = recordProjector({
   },
 })
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 export type AccountListFilter = {
   limit: number
@@ -53,8 +51,8 @@ export type AccountListFilter = {
 }
 
 /** The organization's live accounts matching the filter, by name: one page and the count of all. */
-export function listAccounts(db: Kysely<any>, orgId: string, filter: AccountListFilter): Promise<{ count: number; rows: AccountRow[] }> {
-  let query = readDb(db).selectFrom('accounts').where('org_id', '=', orgId).where('is_deleted', '=', false)
+export function listAccounts(db: Db, orgId: string, filter: AccountListFilter): Promise<{ count: number; rows: AccountRow[] }> {
+  let query = db.selectFrom('accounts').where('org_id', '=', orgId).where('is_deleted', '=', false)
   if (filter.name) query = query.where('name', 'ilike', containsPattern(filter.name))
   if (filter.search) {
     const pattern = containsPattern(filter.search)
@@ -88,7 +86,7 @@ export type AccountRollups = {
 export const noRollups = (): AccountRollups => ({ won_amount: '0.00', won_count: 0, open_pipeline: '0.00', open_deal_count: 0, overdue_amount: '0.00', open_tickets: 0, first_won_on: null })
 
 /** The rollups of these accounts of the organization, by account id (every id answered, zeroes when it has no deal). */
-export async function accountRollups(db: Kysely<any>, orgId: string, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
+export async function accountRollups(db: Db, orgId: string, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
   const result = new Map(accountIds.map((id) => [id, noRollups()]))
   if (!accountIds.length) return result
   const { rows } = await sql<{ account: string; won_amount: string; won_count: string; open_pipeline: string; open_deal_count: string; first_won_on: string | null }>`
@@ -123,7 +121,7 @@ export type AccountDealRow = {
 }
 
 /** The live deals of the organization pointing at an account, or naming a contact (`contacts`), newest first. */
-export async function dealsOf(db: Kysely<any>, orgId: string, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
+export async function dealsOf(db: Db, orgId: string, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
   const match = 'account' in of ? sql`o.account = ${of.account}` : sql`${of.contact}::uuid = any(o.contacts)`
   const { rows } = await sql<AccountDealRow>`
     SELECT o.id, o.name, o.stage, o.stage_kind, s.label AS stage_label, o.amount::text AS amount, o.currency, o.probability, o.closed_on::text AS closed_on,
@@ -135,20 +133,20 @@ export async function dealsOf(db: Kysely<any>, orgId: string, of: { account: str
 }
 
 /** The organization's live accounts' ids and names, by name: the contact form's account picker. */
-export function accountNamesOf(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+export function accountNamesOf(db: Db, orgId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
   if (!ids.length) return Promise.resolve([])
-  return readDb(db).selectFrom('accounts').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).execute()
+  return db.selectFrom('accounts').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).execute()
 }
 
 /** A live account of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function accountOf(db: Kysely<any>, orgId: string, id: string): Promise<AccountRow | undefined> {
-  return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function accountOf(db: Db, orgId: string, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The live accounts of the organization carrying a tag, for a tag merge. */
-export const accountsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)
+export const accountsTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)
 
 /** Every live account of the organization, by name: the deal list's accounts_list picker. */
-export function liveAccounts(db: Kysely<any>, orgId: string): Promise<AccountRow[]> {
-  return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).orderBy(sql`lower(name)`).orderBy('id').execute()
+export function liveAccounts(db: Db, orgId: string): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).orderBy(sql`lower(name)`).orderBy('id').execute()
 }
