@@ -5,7 +5,7 @@ import type { BoardEvent, CardChanges } from '../../commands/board/board.ts'
 import { renumberedRanks } from '../../commands/board/card-placement.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
-import type { BoardCardRow, BoardColumnRow, BoardMemberRow, BoardRow, BoardTables } from './tables.ts'
+import type { BoardCardRow, BoardTables } from './tables.ts'
 
 export type { BoardCardRow, BoardColumnRow, BoardMemberRow, BoardRow, BoardTables } from './tables.ts'
 
