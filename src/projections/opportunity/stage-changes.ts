@@ -1,16 +1,16 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
-import type { StageChangeDealRow as DealRow, StageChangeRow, StageChangeTables as Tables } from './tables.ts'
+import type { StageChangeDealRow as DealRow, StageChangeRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
 export type { StageChangeRow } from './tables.ts'
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE stage_change_deals (deal_id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, amount numeric(15, 2), currency text, stage_entered_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE TABLE stage_changes (
     event_id uuid PRIMARY KEY, position_commit bigint NOT NULL, position_prepare bigint NOT NULL, org_id uuid NOT NULL, deal_id uuid NOT NULL, event_type text NOT NULL,
@@ -59,7 +59,7 @@ function creationRow(recorded: RecordedEvent, event: Created): StageChangeRow {
 }
 
 /** Runs of creations (a replay, a busy minute): both tables in one statement each. */
-async function applyCreations(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+async function applyCreations(db: Db, run: readonly RecordedEvent[]): Promise<void> {
   const created = run.map((recorded) => ({ recorded, event: domainEventOf<Created>(recorded) }))
   await db.insertInto('stage_change_deals').values(created.map(({ recorded, event }) => dealOf(recorded, event))).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
   await db.insertInto('stage_changes').values(created.map(({ recorded, event }) => creationRow(recorded, event))).onConflict((oc) => oc.column('event_id').doNothing()).execute()
@@ -67,7 +67,7 @@ async function applyCreations(db: Kysely<Tables>, run: readonly RecordedEvent[])
 
 const FOLLOWED = new Set<string>(['name', 'amount', 'currency'])
 
-async function apply(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void> {
+async function apply(db: Db, recorded: RecordedEvent): Promise<void> {
   const event = domainEventOf<OpportunityEvent>(recorded)
   const dealId = opportunityStreams.idOf(recorded.streamName)
   switch (event.type) {
@@ -105,7 +105,7 @@ type Changed = Extract<OpportunityEvent, { type: 'OpportunityUpdated' | 'Opportu
  * (one statement). The events are folded here in log order, so each row copies the deal as `apply`
  * one event at a time would have found it.
  */
-async function applyChanges(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+async function applyChanges(db: Db, run: readonly RecordedEvent[]): Promise<void> {
   const ids = [...new Set(run.map((e) => opportunityStreams.idOf(e.streamName)))]
   const { rows } = await sql<Omit<DealRow, 'stage_entered_at'> & { stage_entered_at: string }>`SELECT deal_id, org_id, name, amount::text AS amount, currency, stage_entered_at::text AS stage_entered_at
     FROM stage_change_deals WHERE deal_id = ANY(${ids}::uuid[])`.execute(db)
@@ -149,7 +149,7 @@ export const stageChangesProjector: Projector = {
   eventTypes: ['OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged'],
   tables: ['stage_changes', 'stage_change_deals'],
   createTables,
-  apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, recorded),
+  apply: (trx, recorded) => apply(trx, recorded),
   // Every event type of this ledger runs together (up to applyInRuns' run size): its creations
   // first (a deal's changes come after its creation in the log), then its changes.
   applyBatch: (trx, events) =>
@@ -158,9 +158,9 @@ export const stageChangesProjector: Projector = {
       (event) => stageChangesProjector.eventTypes.includes(event.type),
       async (run) => {
         const created = run.filter((e) => e.type === 'OpportunityCreated')
-        if (created.length) await applyCreations(trx as unknown as Kysely<Tables>, created)
-        if (created.length < run.length) await applyChanges(trx as unknown as Kysely<Tables>, run.filter((e) => e.type !== 'OpportunityCreated'))
+        if (created.length) await applyCreations(trx, created)
+        if (created.length < run.length) await applyChanges(trx, run.filter((e) => e.type !== 'OpportunityCreated'))
       },
-      (event) => apply(trx as unknown as Kysely<Tables>, event),
+      (event) => apply(trx, event),
     ),
 }
