@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { CLOSED_LEAD_STATUSES, convertedFields, leadStreams } from '../../commands/lead/lead.ts'
 import type { LeadEvent, LeadFields } from '../../commands/lead/lead.ts'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
@@ -13,6 +13,7 @@ import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 import type { LeadRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
 export type { LeadRow } from './tables.ts'
 
@@ -20,7 +21,7 @@ export const LEAD_NOTES = noteTables('lead')
 const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'currency', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
 const LIST_COLUMNS = ['contacts', 'tags', 'teams', 'assigned_to']
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   let table = db.schema
     .createTable('leads')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -53,7 +54,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
 const json = (values: CustomValues) => JSON.stringify(values) as unknown as CustomValues
 
-async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<void> {
+async function apply(db: Db, id: string, event: LeadEvent): Promise<void> {
   const at = new Date(event.data.at)
   const worked = db.updateTable('leads').where('id', '=', id)
   if (isNoteEvent('Lead', event)) {
@@ -109,7 +110,7 @@ export const leadsProjector: Projector = {
 export const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.opportunity_amount::text AS opportunity_amount`
 
 /** A live lead of the organization, or undefined: another org's id looks exactly like a missing one. */
-export async function leadOf(db: Kysely<any>, orgId: string, id: string): Promise<LeadRow | undefined> {
+export async function leadOf(db: Db, orgId: string, id: string): Promise<LeadRow | undefined> {
   const { rows } = await sql<LeadRow>`SELECT ${COLUMNS} FROM leads l WHERE l.org_id = ${orgId} AND l.id = ${id} AND NOT l.is_deleted`.execute(db)
   return rows[0]
 }
@@ -162,7 +163,7 @@ export const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions,
 const closedSection = (closed: boolean) => sql<boolean>`(l.status = ANY(${[...CLOSED_LEAD_STATUSES]}::text[])) = ${closed}`
 
 /** One page of a section of the filtered set (`close_leads` when `closed`, else `open_leads`), newest first, and the section's count. */
-export async function leadSection(db: Kysely<any>, conditions: RawBuilder<boolean>[], closed: boolean, page: { limit: number; offset: number }): Promise<{ count: number; rows: LeadRow[] }> {
+export async function leadSection(db: Db, conditions: RawBuilder<boolean>[], closed: boolean, page: { limit: number; offset: number }): Promise<{ count: number; rows: LeadRow[] }> {
   const section = where([...conditions, closedSection(closed)])
   const [rows, count] = await Promise.all([
     sql<LeadRow>`SELECT ${COLUMNS} FROM leads l WHERE ${section} ORDER BY l.created_at DESC, l.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
@@ -172,7 +173,7 @@ export async function leadSection(db: Kysely<any>, conditions: RawBuilder<boolea
 }
 
 /** Live leads in a stage (or, with no stage, a pipeline): the count a removal, kind change or pipeline deletion is refused on. */
-export async function countLeads(db: Kysely<any>, at: { stageId: string } | { pipelineId: string }): Promise<number> {
+export async function countLeads(db: Db, at: { stageId: string } | { pipelineId: string }): Promise<number> {
   const placed = 'stageId' in at ? sql`l.stage_id = ${at.stageId}` : sql`l.pipeline_id = ${at.pipelineId}`
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${placed} AND NOT l.is_deleted`.execute(db)
   return Number(rows[0]!.n)
@@ -182,7 +183,7 @@ export async function countLeads(db: Kysely<any>, at: { stageId: string } | { pi
 export const UNWORKED_DAYS = 7
 
 /** Totals over the whole filtered set: every lead, and the open ones with no event for more than a week. */
-export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean>[], now: Date): Promise<{ count: number; unworked_over_a_week: number }> {
+export async function leadTotals(db: Db, conditions: RawBuilder<boolean>[], now: Date): Promise<{ count: number; unworked_over_a_week: number }> {
   const stale = new Date(now.getTime() - UNWORKED_DAYS * 86_400_000)
   const { rows } = await sql<{ n: string; unworked: string }>`SELECT count(*) AS n, count(*) FILTER (WHERE ${closedSection(false)} AND l.worked_at < ${stale}::timestamptz) AS unworked
     FROM leads l WHERE ${where(conditions)}`.execute(db)
@@ -190,7 +191,7 @@ export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean
 }
 
 /** The live leads of the organization carrying a tag, for a tag merge (commands/tag/retag.ts). */
-export const leadsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
+export const leadsTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
 
-export const leadCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)
-export const leadAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, LEAD_NOTES.attachments, orgId, id)
+export const leadCommentOf = (db: Db, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)
+export const leadAttachmentOf = (db: Db, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, LEAD_NOTES.attachments, orgId, id)
