@@ -104,9 +104,8 @@ export const goalsProjector: Projector = {
       events,
       (event) => DEAL_EVENTS.includes(event.type),
       async (run) => {
-        const db = trx
         const created = run.filter((e) => e.type === 'OpportunityCreated')
-        if (created.length) await insertCreatedDeals(db, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh)
+        if (created.length) await insertCreatedDeals(trx, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh)
         await updateRows(trx, 'goal_deals', 'deal_id', finalColumns(run.filter((e) => e.type !== 'OpportunityCreated')))
       },
       (event) => goalsProjector.apply(trx, event),
