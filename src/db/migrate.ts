@@ -8,7 +8,7 @@ const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /**
  * Applies every pending migration in `migrations/`; throws with the failing migration's name.
- * `Kysely<any>`: kysely's Migrator takes no other, and the migrations make the schema the Database type describes.
+ * An untyped Kysely: kysely's Migrator takes no other, and the migrations make the schema the Database type describes.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new FileMigrationProvider({ fs, path, migrationFolder }) })
