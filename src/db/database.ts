@@ -18,6 +18,7 @@ import type { TaskTables } from '../projections/task/tables.ts'
 import type { TeamTables } from '../projections/team/tables.ts'
 import type { WebhookTables } from '../projections/webhook/tables.ts'
 import type { WebhookStoreTables } from '../webhooks/tables.ts'
+import type { Role } from '../identity/identity.ts'
 
 // int8 and numeric come back as strings; event positions are converted to bigint where read.
 export type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>
@@ -43,7 +44,8 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>
 }
 
-export type Role = 'ADMIN' | 'USER'
+// Defined with the identity it belongs to, which db/ must not import back (the read models' row types reach identity through commands).
+export type { Role } from '../identity/identity.ts'
 
 export interface OrganizationsTable {
   id: string
