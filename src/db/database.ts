@@ -1,6 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { ColumnType, Generated, PostgresPool } from 'kysely'
+import type { WebhookStoreTables } from '../webhooks/tables.ts'
+import type { Role } from '../identity/identity.ts'
 
 // int8 and numeric come back as strings; event positions are converted to bigint where read.
 export type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>
@@ -26,7 +28,8 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>
 }
 
-export type Role = 'ADMIN' | 'USER'
+// Defined with the identity it belongs to, which db/ must not import back (the read models' row types reach identity through commands).
+export type { Role } from '../identity/identity.ts'
 
 export interface OrganizationsTable {
   id: string
@@ -117,7 +120,7 @@ export interface MagicLinksTable {
   attempts: Generated<number>
 }
 
-export interface Database {
+export interface CoreTables {
   events: EventsTable
   projection_checkpoints: ProjectionCheckpointsTable
   organizations: OrganizationsTable
@@ -128,6 +131,15 @@ export interface Database {
   refresh_tokens: RefreshTokensTable
   magic_links: MagicLinksTable
 }
+
+/**
+ * Every table: the migrations' (above, and the webhooks' store) and each read model's. A read model
+ * adds its own from its module's `projections/<module>/tables.ts` by declaration merging
+ * (`declare module '../../db/database.ts' { interface Database extends LeadTables {} }`), so a new
+ * module edits no shared file for its tables. A rebuild fills the same names in a fresh schema, so
+ * one type serves both.
+ */
+export interface Database extends CoreTables, WebhookStoreTables {}
 
 export type Db = Kysely<Database>
 
@@ -155,7 +167,7 @@ export function createQuietPool(url: string, max: number): pg.Pool {
   return createPool(url, max).on('error', () => {})
 }
 
-const pools = new WeakMap<Kysely<any>, PostgresPool>()
+const pools = new WeakMap<Db, PostgresPool>()
 
 /** `pool`: a pg pool, or any kysely PostgresPool (db/read-replica.ts routes between two). */
 export function createDb(pool: PostgresPool): Db {
@@ -165,7 +177,7 @@ export function createDb(pool: PostgresPool): Db {
 }
 
 /** The pool `db` was made on: for what kysely cannot send, a rebuild's COPY (its clients are pg clients, on the primary outside a replica read). */
-export function poolOf(db: Kysely<any>): PostgresPool {
+export function poolOf(db: Db): PostgresPool {
   const pool = pools.get(db)
   if (!pool) throw new Error('Expected a db made by createDb')
   return pool

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import type { FreshTables } from './copy-rows.ts'
+import type { Db } from './database.ts'
 
 /**
  * Inserts rows in one statement bound to one parameter: the rows as a JSON array, expanded by
@@ -14,7 +14,7 @@ import type { FreshTables } from './copy-rows.ts'
  * projector's tables do during a rebuild. With `fresh` (a rebuild's replay, rows no earlier event
  * wrote) the rows are copied in instead: the same rows, in about half the server's time.
  */
-export async function insertRowsOnce(db: Kysely<any>, table: string, key: string, rows: readonly Record<string, unknown>[], fresh?: FreshTables): Promise<void> {
+export async function insertRowsOnce(db: Db, table: string, key: string, rows: readonly Record<string, unknown>[], fresh?: FreshTables): Promise<void> {
   if (!rows.length) return
   if (fresh) return fresh.insert(table, rows)
   const columns = sql.join(Object.keys(rows[0]!).map((column) => sql.id(column)))
@@ -28,7 +28,7 @@ export async function insertRowsOnce(db: Kysely<any>, table: string, key: string
  * where one UPDATE per event cost a round trip each. `set` values go through JSON as in
  * insertRowsOnce (jsonb_populate_record over the row itself).
  */
-export async function updateRows(db: Kysely<any>, table: string, key: string, rows: readonly { key: string; set: Record<string, unknown> }[]): Promise<void> {
+export async function updateRows(db: Db, table: string, key: string, rows: readonly { key: string; set: Record<string, unknown> }[]): Promise<void> {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row.set)))].map((column) => sql.id(column))
   if (!columns.length) return
   await sql`UPDATE ${sql.id(table)} t SET (${sql.join(columns)}) = (SELECT ${sql.join(columns.map((column) => sql`p.${column}`))} FROM jsonb_populate_record(t, v.set) p)

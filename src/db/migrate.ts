@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely'
 
 const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations')
 
-/** Applies every pending migration in `migrations/`; throws with the failing migration's name. */
+/**
+ * Applies every pending migration in `migrations/`; throws with the failing migration's name.
+ * An untyped Kysely: kysely's Migrator takes no other, and the migrations make the schema the Database type describes.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new FileMigrationProvider({ fs, path, migrationFolder }) })
   const { error, results } = await migrator.migrateToLatest()

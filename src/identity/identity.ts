@@ -1,4 +1,5 @@
-import type { Role } from '../db/database.ts'
+/** A member's role in their organization (the profiles table's `role`). */
+export type Role = 'ADMIN' | 'USER'
 
 /** Who is calling, derived only from the credential (never from a client-supplied org). */
 export type Identity = Readonly<{

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { CUSTOM_FIELD_MODULES, customFieldKeyScope } from '../commands/custom-field/custom-field.ts'
+import type { Db } from '../db/database.ts'
 
 /**
  * Where each claim scope's holders live: the read model (its projector, table and name column)
@@ -29,7 +30,7 @@ export const CLAIM_SCOPES: ReadonlyMap<string, ScopeModel> = new Map<string, Sco
 ])
 
 /** The names the live records among `ownerIds` hold in `scope`'s read model, by owner id; an owner with no live record is absent. */
-export async function liveNamesOf(db: Kysely<any>, model: ScopeModel, ownerIds: readonly string[]): Promise<Map<string, string | null>> {
+export async function liveNamesOf(db: Db, model: ScopeModel, ownerIds: readonly string[]): Promise<Map<string, string | null>> {
   // A uuid column holds no other shape; casting one would fail the whole query.
   const ids = ownerIds.filter((id) => UUID.test(id))
   if (ids.length === 0) return new Map()

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import { handleCommand } from '../commands/handle-command.ts'
 import { nameClaimDecider } from '../commands/name-claim.ts'
@@ -10,12 +9,13 @@ import { CLAIM_SCOPES, liveNamesOf } from './claim-scopes.ts'
 import { classifyClaims, foldClaims } from './orphans.ts'
 import type { Claim, ClaimEventRecord, Classified } from './orphans.ts'
 import { delay, nextHiddenRetryMs } from '../eventstore/wakeup.ts'
+import type { Db } from '../db/database.ts'
 
 /**
  * Finding and releasing orphan name claims (see orphans.ts) against the real log and read models.
  * Works with either event store adapter: it only reads the log through the port, filtered by type.
  */
-export type OrphanDeps = { db: Kysely<any>; store: EventStore; projections: Pick<ProjectionRunner, 'waitFor'> }
+export type OrphanDeps = { db: Db; store: EventStore; projections: Pick<ProjectionRunner, 'waitFor'> }
 export type OrphanOptions = { orgId?: string; now: Date; graceMs: number; settleTimeoutMs?: number }
 
 const CLAIM_EVENT_TYPES = ['NameClaimed', 'NameReleased']

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
+import type { Db } from '../db/database.ts'
 
 /**
  * The delivery log is kept bounded: per webhook only the newest `keep` attempts, and none older
@@ -20,7 +20,7 @@ export type PrunePolicy = {
 export const DEFAULT_PRUNE: PrunePolicy = { keep: 1000, keepDays: 0, batchSize: 500, everyMs: 60_000 }
 
 /** One batch (age limit first, then the count limit); answers how many rows went, so the caller knows whether more wait. */
-export async function pruneDeliveries(db: Kysely<any>, policy: PrunePolicy, now: Date): Promise<number> {
+export async function pruneDeliveries(db: Db, policy: PrunePolicy, now: Date): Promise<number> {
   const limit = policy.batchSize
   if (policy.keepDays > 0) {
     const cutoff = new Date(now.getTime() - policy.keepDays * 86_400_000)

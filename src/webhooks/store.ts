@@ -1,67 +1,27 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import type { Position, RecordedEvent } from '../eventstore/event-store.ts'
 import { fetchPage } from '../projections/kernel/records.ts'
+import type { DeliveryKind, DeliveryRow, DeliveryStatus, WebhookCheckpointRow } from './tables.ts'
+import type { Db } from '../db/database.ts'
 
-/** The webhook tables of the migration (secrets, delivery checkpoints, the delivery log) and their queries. */
-export type WebhookCheckpointRow = {
-  webhook_id: string
-  position_commit: string
-  position_prepare: string
-  activation: number
-  consecutive_failures: number
-  last_error: string | null
-  updated_at: Date
-}
+export type { DeliveryKind, DeliveryRow, DeliveryStatus, WebhookCheckpointRow } from './tables.ts'
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
-export type DeliveryKind = 'delivery' | 'redelivery'
 
-export type DeliveryRow = {
-  seq: string
-  id: string
-  webhook_id: string
-  org_id: string
-  event_id: string
-  event_type: string
-  stream: string
-  revision: string
-  position_commit: string
-  position_prepare: string
-  kind: DeliveryKind
-  attempt: number
-  status: DeliveryStatus
-  status_code: number | null
-  error: string | null
-  duration_ms: number | null
-  redelivery_of: string | null
-  created_at: Date
-  completed_at: Date | null
-}
-
-type Tables = {
-  webhook_secrets: { webhook_id: string; org_id: string; secret: string; previous_secret: string | null; previous_expires_at: Date | null }
-  webhook_checkpoints: WebhookCheckpointRow
-  webhook_deliveries: DeliveryRow
-}
-
-const tables = (db: Kysely<any>) => db as Kysely<Tables>
-
-export async function saveWebhookSecret(db: Kysely<any>, webhookId: string, orgId: string, secret: string): Promise<void> {
-  await tables(db).insertInto('webhook_secrets').values({ webhook_id: webhookId, org_id: orgId, secret }).execute()
+export async function saveWebhookSecret(db: Db, webhookId: string, orgId: string, secret: string): Promise<void> {
+  await db.insertInto('webhook_secrets').values({ webhook_id: webhookId, org_id: orgId, secret }).execute()
 }
 
 /** The secrets a delivery is signed with now: the current one, and the one it replaced while its rotation's grace period lasts. */
-export async function webhookSecrets(db: Kysely<any>, webhookId: string, now: Date): Promise<string[]> {
-  const row = await tables(db).selectFrom('webhook_secrets').select(['secret', 'previous_secret', 'previous_expires_at']).where('webhook_id', '=', webhookId).executeTakeFirst()
+export async function webhookSecrets(db: Db, webhookId: string, now: Date): Promise<string[]> {
+  const row = await db.selectFrom('webhook_secrets').select(['secret', 'previous_secret', 'previous_expires_at']).where('webhook_id', '=', webhookId).executeTakeFirst()
   if (!row) return []
   const previousValid = row.previous_secret !== null && row.previous_expires_at !== null && row.previous_expires_at.getTime() > now.getTime()
   return previousValid ? [row.secret, row.previous_secret!] : [row.secret]
 }
 
 /** Makes `secret` the current one; the one it replaces still signs until `previousExpiresAt`. */
-export async function rotateWebhookSecret(db: Kysely<any>, webhookId: string, secret: string, previousExpiresAt: Date): Promise<void> {
-  await tables(db)
+export async function rotateWebhookSecret(db: Db, webhookId: string, secret: string, previousExpiresAt: Date): Promise<void> {
+  await db
     .updateTable('webhook_secrets')
     .set((eb) => ({ previous_secret: eb.ref('secret'), previous_expires_at: previousExpiresAt, secret }))
     .where('webhook_id', '=', webhookId)
@@ -70,12 +30,12 @@ export async function rotateWebhookSecret(db: Kysely<any>, webhookId: string, se
 
 export const positionOf = (row: { position_commit: string; position_prepare: string }): Position => ({ commit: BigInt(row.position_commit), prepare: BigInt(row.position_prepare) })
 
-export async function webhookCheckpoint(db: Kysely<any>, webhookId: string): Promise<WebhookCheckpointRow | undefined> {
+export async function webhookCheckpoint(db: Db, webhookId: string): Promise<WebhookCheckpointRow | undefined> {
   return (await webhookCheckpoints(db, [webhookId])).get(webhookId)
 }
 
 /** Moves the checkpoint forward only (two processes briefly both delivering cannot move it back), with the failure streak. */
-export async function saveWebhookCheckpoint(db: Kysely<any>, webhookId: string, state: { position: Position; activation: number; failures: number; lastError: string | null }): Promise<void> {
+export async function saveWebhookCheckpoint(db: Db, webhookId: string, state: { position: Position; activation: number; failures: number; lastError: string | null }): Promise<void> {
   const { commit, prepare } = state.position
   await sql`
     INSERT INTO webhook_checkpoints (webhook_id, position_commit, position_prepare, activation, consecutive_failures, last_error)
@@ -100,8 +60,8 @@ export type DeliveryRecord = {
   redeliveryOf?: string | null
 }
 
-export async function recordDelivery(db: Kysely<any>, d: DeliveryRecord): Promise<DeliveryRow> {
-  return tables(db)
+export async function recordDelivery(db: Db, d: DeliveryRecord): Promise<DeliveryRow> {
+  return db
     .insertInto('webhook_deliveries')
     .values({
       id: d.id,
@@ -127,8 +87,8 @@ export async function recordDelivery(db: Kysely<any>, d: DeliveryRecord): Promis
 }
 
 /** A pending redelivery's outcome; only the first completion counts. */
-export async function completeDelivery(db: Kysely<any>, id: string, outcome: { status: 'succeeded' | 'failed'; statusCode: number | null; error: string | null; durationMs: number }): Promise<void> {
-  await tables(db)
+export async function completeDelivery(db: Db, id: string, outcome: { status: 'succeeded' | 'failed'; statusCode: number | null; error: string | null; durationMs: number }): Promise<void> {
+  await db
     .updateTable('webhook_deliveries')
     .set({ status: outcome.status, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs, completed_at: sql<Date>`clock_timestamp()` } as never)
     .where('id', '=', id)
@@ -136,25 +96,25 @@ export async function completeDelivery(db: Kysely<any>, id: string, outcome: { s
     .execute()
 }
 
-export function pendingRedeliveries(db: Kysely<any>, limit: number): Promise<DeliveryRow[]> {
-  return tables(db).selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').orderBy('seq').limit(limit).execute()
+export function pendingRedeliveries(db: Db, limit: number): Promise<DeliveryRow[]> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').orderBy('seq').limit(limit).execute()
 }
 
 /** The delivery log of one webhook, newest first. */
-export function listDeliveries(db: Kysely<any>, webhookId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: DeliveryRow[] }> {
-  return fetchPage<DeliveryRow>(tables(db).selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId), page, (q) => q.orderBy('seq', 'desc'))
+export function listDeliveries(db: Db, webhookId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: DeliveryRow[] }> {
+  return fetchPage<DeliveryRow>(db.selectFrom('webhook_deliveries').where('webhook_id', '=', webhookId), page, (q) => q.orderBy('seq', 'desc'))
 }
 
-export function deliveryOf(db: Kysely<any>, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-  return tables(db).selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst()
+export function deliveryOf(db: Db, webhookId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst()
 }
 
-export async function deleteWebhookSecret(db: Kysely<any>, webhookId: string): Promise<void> {
-  await tables(db).deleteFrom('webhook_secrets').where('webhook_id', '=', webhookId).execute()
+export async function deleteWebhookSecret(db: Db, webhookId: string): Promise<void> {
+  await db.deleteFrom('webhook_secrets').where('webhook_id', '=', webhookId).execute()
 }
 
-export async function webhookCheckpoints(db: Kysely<any>, webhookIds: readonly string[]): Promise<Map<string, WebhookCheckpointRow>> {
+export async function webhookCheckpoints(db: Db, webhookIds: readonly string[]): Promise<Map<string, WebhookCheckpointRow>> {
   if (!webhookIds.length) return new Map()
-  const rows = await tables(db).selectFrom('webhook_checkpoints').selectAll().where('webhook_id', 'in', webhookIds).execute()
+  const rows = await db.selectFrom('webhook_checkpoints').selectAll().where('webhook_id', 'in', webhookIds).execute()
   return new Map(rows.map((r) => [r.webhook_id, r]))
 }

@@ -1,11 +1,15 @@
 import { sql } from 'kysely'
 import type { Db } from '../../src/db/database.ts'
+import type { Kysely } from 'kysely'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 
 /**
  * A minimal read model for runner tests: per stream, how many `Counted` events and the sum of
  * their amounts (numeric, so a double application would show). `failOn` simulates a crash.
  */
+/** The counter's table, under the name the test gives it. */
+type CounterTables = Record<string, { stream_name: string; events: number; total: string }>
+
 export function counterProjector(options: { name?: string; version?: number; failOn?: (data: unknown) => boolean } = {}): Projector {
   const table = options.name ?? 'counter'
   return {
@@ -24,7 +28,7 @@ export function counterProjector(options: { name?: string; version?: number; fai
     async apply(trx, event) {
       if (options.failOn?.(event.data)) throw new Error('simulated crash while applying')
       const amount = String((event.data as { amount: string }).amount)
-      await trx
+      await (trx as unknown as Kysely<CounterTables>)
         .insertInto(table)
         .values({ stream_name: event.streamName, events: 1, total: amount })
         .onConflict((oc) => oc.column('stream_name').doUpdateSet({ events: sql`${sql.ref(table)}.events + 1`, total: sql`${sql.ref(table)}.total + ${amount}::numeric` }))

@@ -26,6 +26,13 @@ const memoDecider: Decider<WriteMemo, { written: boolean }, MemoEvent> = {
   decide: (command, state) => (state.written ? [] : [{ type: 'MemoWritten', data: { memo_id: command.memoId, org_id: command.orgId, text: command.text, at: command.at } }]),
 }
 
+// Its table joins the Database type from here, as a module's projections/<module>/tables.ts does.
+declare module '../../src/db/database.ts' {
+  interface Database {
+    example_memos: { id: string; org_id: string; text: string }
+  }
+}
+
 const memosProjector: Projector = {
   name: 'example_memos',
   version: 1,

@@ -10,7 +10,7 @@ import { stageChangesProjector } from '../../src/projections/opportunity/stage-c
 import { goalsProjector } from '../../src/projections/goal/goals.ts'
 import { searchProjector } from '../../src/projections/search/search.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
-import type { Db } from '../../src/db/database.ts'
+import type { Database, Db } from '../../src/db/database.ts'
 import { freshDatabase } from '../helpers/db.ts'
 
 /**
@@ -92,7 +92,7 @@ const secondPage = [
   moved(e, stages.lead, day(8, 11)),
 ]
 
-async function inSchema(db: Db, schema: string, work: (trx: Transaction<any>) => Promise<void>): Promise<void> {
+async function inSchema(db: Db, schema: string, work: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await useSchema(trx, schema)
     await work(trx)

@@ -66,8 +66,8 @@ function rowRecordId(importId: string, row: number): string {
 async function takenValues(db: Db, table: string, orgId: string, field: string, values: readonly string[]): Promise<Set<string>> {
   if (!values.length) return new Set()
   const lowered = sql<string>`lower(${sql.ref(field)})`
-  // The record modules' read-model tables are named like their routes (`contacts`).
-  const rows = await (db as Kysely<any>)
+  // The record modules' read-model tables are named like their routes (`contacts`): a view of the columns every one has.
+  const rows = await (db as unknown as Kysely<Record<string, { org_id: string; is_deleted: boolean }>>)
     .selectFrom(table)
     .select(lowered.as('value'))
     .where('org_id', '=', orgId)

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
 import { membersByIds } from '../../identity/users.ts'
@@ -54,7 +53,7 @@ export type NameRef = { id: string; name: string }
 /** Names of accounts or teams by id, keyed by id; a deleted account a record still points at keeps its name. */
 export async function nameRefs(db: Db, table: 'accounts' | 'teams', orgId: string, ids: readonly string[]): Promise<Map<string, NameRef>> {
   if (!ids.length) return new Map()
-  const rows = (await (db as unknown as Kysely<any>).selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute()) as NameRef[]
+  const rows = (await db.selectFrom(table).select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute()) as NameRef[]
   return new Map(rows.map((row) => [row.id, row]))
 }
 

@@ -1,10 +1,10 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { LineItem } from '../../commands/opportunity/line-items.ts'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import { evolvePipeline, initialPipelineState, pipelineStreams } from '../../commands/pipeline/pipeline.ts'
 import type { PipelineEvent, PipelineState } from '../../commands/pipeline/pipeline.ts'
-import type { Db } from '../../db/database.ts'
+import type { Database, Db } from '../../db/database.ts'
 import { ValidationError } from '../../errors.ts'
 import type { EventStore, RecordedEvent } from '../../eventstore/event-store.ts'
 import { dealAsOf, opportunityViewAsOf } from '../../projections/opportunity/opportunity-history.ts'
@@ -76,7 +76,7 @@ export async function dealsAsOf(deps: AsOfDeps, orgId: string, at: Date, budget:
  * transaction ends, so the board's own SQL (filters, visibility, stage joins) reads the past.
  * `stalls_at` is derived from the stage's current thresholds, as the detail's `as_of` shows them.
  */
-export async function withDealsTable<T>(db: Db, rows: readonly OpportunityView[], read: (trx: Kysely<any>, table: string) => Promise<T>): Promise<T> {
+export async function withDealsTable<T>(db: Db, rows: readonly OpportunityView[], read: (trx: Transaction<Database>, table: string) => Promise<T>): Promise<T> {
   return db.transaction().execute(async (trx) => {
     await sql`CREATE TEMP TABLE deals_as_of (LIKE opportunities INCLUDING DEFAULTS) ON COMMIT DROP`.execute(trx)
     await sql`INSERT INTO deals_as_of SELECT * FROM jsonb_populate_recordset(NULL::deals_as_of, ${JSON.stringify(rows)}::jsonb)`.execute(trx)

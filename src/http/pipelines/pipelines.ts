@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { Kysely } from 'kysely'
 import { fold } from '../../commands/decider.ts'
 import { dealPipelines } from '../../commands/pipeline/kinds.ts'
 import type { PipelineKind } from '../../commands/pipeline/kinds.ts'
@@ -20,6 +19,7 @@ import { ensureDefaultPipeline, newStageIds } from '../../commands/pipeline/defa
 import { identityOf, requireAdmin } from '../kernel/auth.ts'
 import { ErrorBody, IdParams, authErrors } from '../kernel/schemas/common.ts'
 import { formList, formNumber } from '../kernel/schemas/form-values.ts'
+import type { Db } from '../../db/database.ts'
 
 const DAYS = `Integer ${MIN_DAYS} to ${MAX_DAYS}, or null (never rots); always null for won and lost stages`
 const Days = z.number().int(`Expected an integer from ${MIN_DAYS} to ${MAX_DAYS}, or null`).nullable().describe(DAYS)
@@ -63,7 +63,7 @@ export type PipelineModule = {
   base: '/api/opportunities' | '/api/leads' | '/api/tasks'
   updateMethod: 'PATCH' | 'PUT'
   tags: string[]
-  count(db: Kysely<any>, where: { stageId: string } | { pipelineId: string }): Promise<number>
+  count(db: Db, where: { stageId: string } | { pipelineId: string }): Promise<number>
 }
 
 const DEALS: PipelineModule = { kind: dealPipelines, model: dealPipelineModel, base: '/api/opportunities', updateMethod: 'PATCH', tags: ['pipelines'], count: countDeals }

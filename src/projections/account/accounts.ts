@@ -1,18 +1,15 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { accountNames, accountStreams } from '../../commands/account/account.ts'
-import type { AccountFields } from '../../commands/account/account.ts'
 import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
 import { visibleSql } from '../../visibility/policy.ts'
 import type { Viewer } from '../../visibility/policy.ts'
+import type { AccountRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/** The accounts read model: one row per account, soft-deleted rows kept but hidden from every query. */
-export type AccountRow = AccountFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { accounts: AccountRow }
+export type { AccountRow } from './tables.ts'
 
 /** The account's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
 export const ACCOUNT_NOTES = noteTables('account')
@@ -39,7 +36,6 @@ export const accountsProjector = recordProjector({
   },
 })
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 export type AccountListFilter = {
   limit: number
@@ -57,8 +53,8 @@ export type AccountListFilter = {
 }
 
 /** The organization's live accounts matching the filter, by name: one page and the count of all. */
-export function listAccounts(db: Kysely<any>, orgId: string, filter: AccountListFilter): Promise<{ count: number; rows: AccountRow[] }> {
-  let query = readDb(db).selectFrom('accounts').where('org_id', '=', orgId).where('is_deleted', '=', false)
+export function listAccounts(db: Db, orgId: string, filter: AccountListFilter): Promise<{ count: number; rows: AccountRow[] }> {
+  let query = db.selectFrom('accounts').where('org_id', '=', orgId).where('is_deleted', '=', false)
   if (filter.name) query = query.where('name', 'ilike', containsPattern(filter.name))
   if (filter.search) {
     const pattern = containsPattern(filter.search)
@@ -92,7 +88,7 @@ export type AccountRollups = {
 export const noRollups = (): AccountRollups => ({ won_amount: '0.00', won_count: 0, open_pipeline: '0.00', open_deal_count: 0, overdue_amount: '0.00', open_tickets: 0, first_won_on: null })
 
 /** The rollups of these accounts of the viewer's organization, by account id (every id answered, zeroes when it has no deal), over the deals the viewer may see. */
-export async function accountRollups(db: Kysely<any>, viewer: Viewer, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
+export async function accountRollups(db: Db, viewer: Viewer, accountIds: readonly string[]): Promise<Map<string, AccountRollups>> {
   const result = new Map(accountIds.map((id) => [id, noRollups()]))
   if (!accountIds.length) return result
   const { rows } = await sql<{ account: string; won_amount: string; won_count: string; open_pipeline: string; open_deal_count: string; first_won_on: string | null }>`
@@ -127,7 +123,7 @@ export type AccountDealRow = {
 }
 
 /** The live deals of the viewer's organization pointing at an account, or naming a contact (`contacts`), that the viewer may see, newest first. */
-export async function dealsOf(db: Kysely<any>, viewer: Viewer, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
+export async function dealsOf(db: Db, viewer: Viewer, of: { account: string } | { contact: string }, limit?: number): Promise<AccountDealRow[]> {
   const match = 'account' in of ? sql`o.account = ${of.account}` : sql`${of.contact}::uuid = any(o.contacts)`
   const { rows } = await sql<AccountDealRow>`
     SELECT o.id, o.name, o.stage, o.stage_kind, s.label AS stage_label, o.amount::text AS amount, o.currency, o.probability, o.closed_on::text AS closed_on,
@@ -139,20 +135,20 @@ export async function dealsOf(db: Kysely<any>, viewer: Viewer, of: { account: st
 }
 
 /** The organization's live accounts' ids and names, by name: the contact form's account picker. */
-export function accountNamesOf(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+export function accountNamesOf(db: Db, orgId: string, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
   if (!ids.length) return Promise.resolve([])
-  return readDb(db).selectFrom('accounts').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).execute()
+  return db.selectFrom('accounts').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).where('is_deleted', '=', false).execute()
 }
 
 /** A live account of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function accountOf(db: Kysely<any>, orgId: string, id: string): Promise<AccountRow | undefined> {
-  return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function accountOf(db: Db, orgId: string, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The live accounts of the organization carrying a tag, for a tag merge. */
-export const accountsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)
+export const accountsTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'accounts', orgId, tagId)
 
 /** Every live account of the organization, by name: the deal list's accounts_list picker. */
-export function liveAccounts(db: Kysely<any>, orgId: string): Promise<AccountRow[]> {
-  return readDb(db).selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).orderBy(sql`lower(name)`).orderBy('id').execute()
+export function liveAccounts(db: Db, orgId: string): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).orderBy(sql`lower(name)`).orderBy('id').execute()
 }

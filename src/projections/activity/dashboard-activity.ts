@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import type { FreshTables } from '../../db/copy-rows.ts'
 import { insertRowsOnce } from '../../db/insert-rows.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
@@ -7,6 +6,8 @@ import type { Viewer } from '../opportunity/queries.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { RECORD_KINDS, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
 import type { EntityType } from '../record/record-kinds.ts'
+import type { DashboardActivityTable } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * The activity feed (the original's Activity; GET /api/activities/ and the dashboard's recent
@@ -18,19 +19,7 @@ import type { EntityType } from '../record/record-kinds.ts'
  * keyed by event id (applying an event twice inserts nothing), and nothing here depends on another
  * read model, so a rebuild gives the same rows.
  */
-export type ActivityRow = {
-  event_id: string
-  org_id: string
-  actor_id: string | null
-  action: ActivityAction
-  entity_type: EntityType
-  entity_id: string
-  description: string
-  at: Date
-  /** The event's place in the log: the order of rows with the same `at`. */
-  position_commit: string
-  position_prepare: string
-}
+export type ActivityRow = Omit<DashboardActivityTable, 'action' | 'entity_type'> & { action: ActivityAction; entity_type: EntityType }
 
 export const ACTIVITY_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'COMMENT'] as const
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number]
@@ -93,9 +82,7 @@ const READINGS: Record<string, { entity: EntityType; reading: Reading }> = {
   ...noteReadings('Task', 'Task'),
 }
 
-type Tables = { dashboard_activity: ActivityRow }
-
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE dashboard_activity (event_id uuid PRIMARY KEY, org_id uuid NOT NULL, actor_id uuid, action text NOT NULL, entity_type text NOT NULL,
     entity_id uuid NOT NULL, description text NOT NULL, at timestamptz NOT NULL, position_commit bigint NOT NULL, position_prepare bigint NOT NULL)`.execute(db)
   // Apply looks entries up by entity: this one is maintained during a replay too.
@@ -103,7 +90,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 }
 
 /** The feed's order: only listActivities reads it. */
-async function createIndexes(db: Kysely<any>): Promise<void> {
+async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX dashboard_activity_org_at ON dashboard_activity (org_id, at DESC, position_commit DESC, position_prepare DESC)`.execute(db)
 }
 
@@ -133,7 +120,7 @@ function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: s
 }
 
 /** One row per event, keyed by it: idempotent live, and copied into a rebuild's fresh tables (`fresh`), where each event comes once. */
-async function applyEvents(db: Kysely<Tables>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function applyEvents(db: Db, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: ActivityRow[] = []
   const flush = async () => {
     await insertRowsOnce(db, 'dashboard_activity', 'event_id', run, fresh)
@@ -162,8 +149,8 @@ export const dashboardActivityProjector: Projector = {
   tables: ['dashboard_activity'],
   createTables,
   createIndexes,
-  apply: (trx, event) => applyEvents(trx as unknown as Kysely<Tables>, [event]),
-  applyBatch: (trx, events, fresh) => applyEvents(trx as unknown as Kysely<Tables>, events, fresh),
+  apply: (trx, event) => applyEvents(trx, [event]),
+  applyBatch: (trx, events, fresh) => applyEvents(trx, events, fresh),
 }
 
 export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }
@@ -179,7 +166,7 @@ export type ActivityFilter = { entityType?: EntityType; entityId?: string; actor
  * entries about records the viewer may see by the record's list rule (record-kinds.ts), each with
  * the record's current name, its page and the actor.
  */
-export async function listActivities(db: Kysely<any>, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
+export async function listActivities(db: Db, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
   const conditions = [sql`a.org_id = ${viewer.orgId}`, mayReadRecordSql('a', viewer)]
   if (filter.entityType) conditions.push(sql`a.entity_type = ${filter.entityType}`)
   if (filter.entityId) conditions.push(sql`a.entity_id = ${filter.entityId}`)
@@ -196,4 +183,4 @@ export async function listActivities(db: Kysely<any>, viewer: Viewer, filter: Ac
 }
 
 /** The dashboard's latest activity: the feed's first `limit` entries. */
-export const recentActivity = (db: Kysely<any>, viewer: Viewer, limit: number): Promise<ActivityView[]> => listActivities(db, viewer, { limit, offset: 0 })
+export const recentActivity = (db: Db, viewer: Viewer, limit: number): Promise<ActivityView[]> => listActivities(db, viewer, { limit, offset: 0 })

@@ -1,37 +1,13 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { boardStreams } from '../../commands/board/board.ts'
 import type { BoardEvent, CardChanges } from '../../commands/board/board.ts'
 import { renumberedRanks } from '../../commands/board/card-placement.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { BoardCardRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The boards read model: one row per live board, per membership (the owner's included, role
- * `owner`), per column and per card. A deleted board leaves no rows. A card's `rank` orders its
- * column; its index there is computed when read.
- */
-export type BoardRow = { id: string; org_id: string; name: string; description: string | null; owner_id: string | null; is_archived: boolean; created_at: Date; updated_at: Date }
-export type BoardMemberRow = { board_id: string; profile_id: string; role: string }
-export type BoardColumnRow = { id: string; board_id: string; org_id: string; name: string; order: number; color: string; limit: number | null; created_at: Date }
-export type BoardCardRow = {
-  id: string
-  board_id: string
-  column_id: string
-  org_id: string
-  title: string
-  description: string | null
-  priority: string
-  due_date: Date | null
-  assigned_to: string[]
-  completed_at: Date | null
-  rank: number
-  created_by: string | null
-  created_at: Date
-  updated_at: Date
-}
-
-export type BoardTables = { boards: BoardRow; board_members: BoardMemberRow; board_columns: BoardColumnRow; board_cards: BoardCardRow }
+export type { BoardCardRow, BoardColumnRow, BoardMemberRow, BoardRow, BoardTables } from './tables.ts'
 
 export const boardsProjector: Projector = {
   name: 'boards',
@@ -89,8 +65,7 @@ export const boardsProjector: Projector = {
     await sql`CREATE INDEX board_cards_board ON board_cards (board_id)`.execute(db)
   },
   // Every statement sets values (inserts skip existing rows, member sets are replaced whole), so applying an event twice changes nothing.
-  async apply(trx, recorded) {
-    const db = trx as unknown as Kysely<BoardTables>
+  async apply(db, recorded) {
     const event = domainEventOf<BoardEvent>(recorded)
     const boardId = boardStreams.idOf(recorded.streamName)
     const at = new Date(event.data.at)
@@ -136,7 +111,7 @@ export const boardsProjector: Projector = {
   },
 }
 
-async function insertBoard(db: Kysely<BoardTables>, id: string, data: Extract<BoardEvent, { type: 'BoardCreated' }>['data']): Promise<void> {
+async function insertBoard(db: Db, id: string, data: Extract<BoardEvent, { type: 'BoardCreated' }>['data']): Promise<void> {
   const at = new Date(data.at)
   await db
     .insertInto('boards')
@@ -147,7 +122,7 @@ async function insertBoard(db: Kysely<BoardTables>, id: string, data: Extract<Bo
   await insertColumns(db, id, data.org_id, data.columns, at)
 }
 
-async function insertColumns(db: Kysely<BoardTables>, boardId: string, orgId: string, columns: Extract<BoardEvent, { type: 'BoardCreated' }>['data']['columns'], at: Date): Promise<void> {
+async function insertColumns(db: Db, boardId: string, orgId: string, columns: Extract<BoardEvent, { type: 'BoardCreated' }>['data']['columns'], at: Date): Promise<void> {
   if (!columns.length) return
   const rows = columns.map(({ column_id, name, order, color, limit }) => ({ id: column_id, board_id: boardId, org_id: orgId, name, order, color, limit, created_at: at }))
   await db.insertInto('board_columns').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute()

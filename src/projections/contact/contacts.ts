@@ -1,17 +1,14 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { contactNames, contactStreams } from '../../commands/contact/contact.ts'
-import type { ContactFields } from '../../commands/contact/contact.ts'
 import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { idsAmong } from '../../db/ids-among.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
+import type { ContactRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
-export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { contacts: ContactRow }
+export type { ContactRow } from './tables.ts'
 
 /** The contact's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
 export const CONTACT_NOTES = noteTables('contact')
@@ -38,7 +35,6 @@ export const contactsProjector = recordProjector({
   },
 })
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 export type ContactListFilter = {
   limit: number
@@ -59,8 +55,8 @@ export type ContactListFilter = {
 
 const byName = (q: any) => q.orderBy(sql`lower(first_name)`).orderBy(sql`lower(coalesce(last_name, ''))`).orderBy('id')
 
-export function listContacts(db: Kysely<any>, orgId: string, filter: ContactListFilter): Promise<{ count: number; rows: ContactRow[] }> {
-  let query = readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false)
+export function listContacts(db: Db, orgId: string, filter: ContactListFilter): Promise<{ count: number; rows: ContactRow[] }> {
+  let query = db.selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false)
   if (filter.name) {
     const pattern = containsPattern(filter.name)
     query = query.where((eb) => eb.or([eb('first_name', 'ilike', pattern), eb('last_name', 'ilike', pattern)]))
@@ -81,44 +77,44 @@ export function listContacts(db: Kysely<any>, orgId: string, filter: ContactList
 }
 
 /** How many of the filtered contacts are active and inactive (the filter's own is_active is ignored): what a list holding one half back says it holds back. */
-export async function countContactsByActivity(db: Kysely<any>, orgId: string, filter: ContactListFilter): Promise<{ active: number; inactive: number }> {
+export async function countContactsByActivity(db: Db, orgId: string, filter: ContactListFilter): Promise<{ active: number; inactive: number }> {
   const [active, inactive] = await Promise.all([true, false].map(async (isActive) => (await listContacts(db, orgId, { ...filter, isActive, limit: 0, offset: 0 })).count))
   return { active: active!, inactive: inactive! }
 }
 
 /** Other live contacts of the same account, by name (at most `limit`): a contact's colleagues. */
-export function colleaguesOf(db: Kysely<any>, orgId: string, contact: { id: string; account: string | null }, limit: number): Promise<ContactRow[]> {
+export function colleaguesOf(db: Db, orgId: string, contact: { id: string; account: string | null }, limit: number): Promise<ContactRow[]> {
   if (!contact.account) return Promise.resolve([])
-  return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', contact.account).where('id', '!=', contact.id).where('is_deleted', '=', false)).limit(limit).execute()
+  return byName(db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', contact.account).where('id', '!=', contact.id).where('is_deleted', '=', false)).limit(limit).execute()
 }
 
 /** Ids and first names of the organization's live contacts, by name: the account form's contact picker. */
-export function contactPicker(db: Kysely<any>, orgId: string): Promise<{ id: string; first_name: string }[]> {
-  return byName(readDb(db).selectFrom('contacts').select(['id', 'first_name']).where('org_id', '=', orgId).where('is_deleted', '=', false)).execute()
+export function contactPicker(db: Db, orgId: string): Promise<{ id: string; first_name: string }[]> {
+  return byName(db.selectFrom('contacts').select(['id', 'first_name']).where('org_id', '=', orgId).where('is_deleted', '=', false)).execute()
 }
 
 /** A live contact of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function contactOf(db: Kysely<any>, orgId: string, id: string): Promise<ContactRow | undefined> {
-  return readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function contactOf(db: Db, orgId: string, id: string): Promise<ContactRow | undefined> {
+  return db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The live contacts of one account, for the account detail. */
-export function contactsOfAccount(db: Kysely<any>, orgId: string, accountId: string): Promise<ContactRow[]> {
-  return byName(readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()
+export function contactsOfAccount(db: Db, orgId: string, accountId: string): Promise<ContactRow[]> {
+  return byName(db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()
 }
 
 /** The live contacts of the organization carrying a tag, for a tag merge. */
-export const contactsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'contacts', orgId, tagId)
+export const contactsTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'contacts', orgId, tagId)
 
 /** Which of these ids are live contacts of the organization: what a deal may point at. */
-export function liveContactIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  return idsAmong(readDb(db).selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false), ids)
+export function liveContactIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(db.selectFrom('contacts').where('org_id', '=', orgId).where('is_deleted', '=', false), ids)
 }
 
 /** Live contacts of the organization, by name; only those of `ids` when given (a deal's contacts). */
-export function liveContacts(db: Kysely<any>, orgId: string, ids?: readonly string[]): Promise<ContactRow[]> {
+export function liveContacts(db: Db, orgId: string, ids?: readonly string[]): Promise<ContactRow[]> {
   if (ids && !ids.length) return Promise.resolve([])
-  let query = readDb(db).selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false)
+  let query = db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false)
   if (ids) query = query.where('id', 'in', ids)
   return byName(query).execute()
 }

@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { customFieldStreams } from '../../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent, CustomFieldModule, CustomFieldOption } from '../../commands/custom-field/custom-field.ts'
 import type { FreshTables } from '../../db/copy-rows.ts'
@@ -8,19 +7,10 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { CustomFieldDefinitionRow, Defined } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The custom field definitions read model: one row per definition; a removed one (the older,
- * final delete) stays (is_deleted) but no query here returns it. `options` is a JSON list of
- * {value, label}, empty unless select.
- * `position` is the log position of the definition's creation: creation order, also within one
- * clock tick, and the same after a rebuild.
- */
-type Defined = Extract<CustomFieldEvent, { type: 'CustomFieldDefined' }>
-/** The definition as created (then changed), plus the row's own columns; `position` is a bigint, as pg returns it. */
-export type CustomFieldDefinitionRow = Omit<Defined['data'], 'field_id' | 'at'> & { id: string; is_deleted: boolean; position: string; created_at: Date; updated_at: Date }
-
-type Tables = { custom_field_definitions: CustomFieldDefinitionRow }
+export type { CustomFieldDefinitionRow } from './tables.ts'
 
 export const customFieldsProjector: Projector = {
   name: 'custom_fields',
@@ -50,8 +40,7 @@ export const customFieldsProjector: Projector = {
     await sql`CREATE INDEX custom_field_definitions_org_module ON custom_field_definitions (org_id, module, position)`.execute(db)
   },
   // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
-  async apply(trx, recorded) {
-    const db = trx as unknown as Kysely<Tables>
+  async apply(db, recorded) {
     const event = domainEventOf<CustomFieldEvent>(recorded)
     if (event.type === 'CustomFieldDefined') return insertDefined(db, [recorded])
     const { at, options, ...changes } = event.type === 'CustomFieldChanged' ? event.data : { at: event.data.at, options: undefined, is_active: false, is_deleted: true }
@@ -62,10 +51,10 @@ export const customFieldsProjector: Projector = {
       .execute()
   },
   // A field's stream is defined once: into a rebuild's fresh tables, its row is copied.
-  applyBatch: (trx, events, fresh) => applyInRuns(events, 'CustomFieldDefined', (run) => insertDefined(trx as unknown as Kysely<Tables>, run, fresh), (event) => customFieldsProjector.apply(trx, event)),
+  applyBatch: (trx, events, fresh) => applyInRuns(events, 'CustomFieldDefined', (run) => insertDefined(trx, run, fresh), (event) => customFieldsProjector.apply(trx, event)),
 }
 
-async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function insertDefined(db: Db, defined: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = defined.map((recorded) => {
     const { field_id: _id, options, at, ...data } = domainEventOf<Defined>(recorded).data
     return { ...data, id: customFieldStreams.idOf(recorded.streamName), options, is_deleted: false, position: recorded.position.prepare.toString(), created_at: new Date(at), updated_at: new Date(at) }
@@ -76,14 +65,13 @@ async function insertDefined(db: Kysely<Tables>, defined: readonly RecordedEvent
 // pg would send a JS array as a PostgreSQL array; jsonb wants the JSON text.
 const jsonList = (list: readonly CustomFieldOption[]) => JSON.stringify(list) as unknown as CustomFieldOption[]
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
-const liveOf = (db: Kysely<any>, orgId: string) => readDb(db).selectFrom('custom_field_definitions').where('org_id', '=', orgId).where('is_deleted', '=', false)
+const liveOf = (db: Db, orgId: string) => db.selectFrom('custom_field_definitions').where('org_id', '=', orgId).where('is_deleted', '=', false)
 
 export type DefinitionListFilter = { module?: CustomFieldModule; activeOnly?: boolean }
 
 /** The organization's definitions (active and inactive), by module, display_order, label, then creation. */
-export function listDefinitions(db: Kysely<any>, orgId: string, filter: DefinitionListFilter): Promise<CustomFieldDefinitionRow[]> {
+export function listDefinitions(db: Db, orgId: string, filter: DefinitionListFilter): Promise<CustomFieldDefinitionRow[]> {
   let query = liveOf(db, orgId).selectAll()
   if (filter.module) query = query.where('module', '=', filter.module)
   if (filter.activeOnly) query = query.where('is_active', '=', true)
@@ -98,7 +86,7 @@ const VALUE_TABLES: Partial<Record<CustomFieldModule, string>> = { opportunities
  * value for it (what marking a field required leaves behind: the rule binds new writes only). 0
  * for a module whose records carry no custom values yet.
  */
-export async function recordsMissingValue(db: Kysely<any>, orgId: string): Promise<Map<string, number>> {
+export async function recordsMissingValue(db: Db, orgId: string): Promise<Map<string, number>> {
   const definitions = await liveOf(db, orgId).select(['id', 'module', 'key']).execute()
   const missing = new Map<string, number>(definitions.map((d) => [d.id, 0]))
   for (const [module, table] of Object.entries(VALUE_TABLES)) {
@@ -115,12 +103,12 @@ export async function recordsMissingValue(db: Kysely<any>, orgId: string): Promi
  * The definitions of one module, in display order: what record writes validate against (all of
  * them, for values.ts) and what a record's detail shows (`activeOnly`).
  */
-export function definitionsOf(db: Kysely<any>, orgId: string, module: CustomFieldModule, options: { activeOnly: boolean }): Promise<CustomFieldDefinitionRow[]> {
+export function definitionsOf(db: Db, orgId: string, module: CustomFieldModule, options: { activeOnly: boolean }): Promise<CustomFieldDefinitionRow[]> {
   const query = liveOf(db, orgId).selectAll().where('module', '=', module)
   return (options.activeOnly ? query.where('is_active', '=', true) : query).orderBy('display_order').orderBy(sql`lower(label)`).orderBy('position').execute()
 }
 
 /** A live definition of the organization, or undefined: another org's id, or a deleted one's, looks exactly like a missing one. */
-export function definitionOf(db: Kysely<any>, orgId: string, id: string): Promise<CustomFieldDefinitionRow | undefined> {
+export function definitionOf(db: Db, orgId: string, id: string): Promise<CustomFieldDefinitionRow | undefined> {
   return liveOf(db, orgId).selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { CLOSED_LEAD_STATUSES } from '../../commands/lead/lead.ts'
 import { goalOf, visibleTo } from '../goal/goals.ts'
 import type { GoalView } from '../goal/goals.ts'
@@ -7,6 +7,7 @@ import { leadConditions } from '../lead/leads.ts'
 import { dealQuery, stalled } from '../opportunity/queries.ts'
 import type { Viewer } from '../opportunity/queries.ts'
 import { visibleSql } from '../../visibility/policy.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * The dashboard's numbers (the original's home and Today views), read from the deals, leads,
@@ -30,7 +31,7 @@ const leadsOf = (viewer: Viewer) => leadConditions(viewer, {})
 export type RecordCounts = { accounts: number; contacts: number; open_leads: number; all_leads: number; converted_leads: number; hot_leads: number; opportunities: number }
 
 /** The counts the lists answer: accounts and contacts (every member reads them all), open leads and deals as the caller's lists show them. */
-export async function recordCounts(db: Kysely<any>, viewer: Viewer, now: Date): Promise<RecordCounts> {
+export async function recordCounts(db: Db, viewer: Viewer, now: Date): Promise<RecordCounts> {
   const { rows } = await sql<Record<keyof RecordCounts, string>>`SELECT
       (SELECT count(*) FROM accounts WHERE org_id = ${viewer.orgId} AND NOT is_deleted AND ${visibleSql('Account', viewer)}) AS accounts,
       (SELECT count(*) FROM contacts WHERE org_id = ${viewer.orgId} AND NOT is_deleted AND ${visibleSql('Contact', viewer)}) AS contacts,
@@ -46,14 +47,14 @@ export async function recordCounts(db: Kysely<any>, viewer: Viewer, now: Date): 
 export type HotLead = { id: string; first_name: string; last_name: string | null; company_name: string | null; rating: string | null; next_follow_up: string | null; last_contacted: string | null }
 
 /** The ten newest hot leads the caller may see. */
-export async function hotLeads(db: Kysely<any>, viewer: Viewer, limit: number): Promise<HotLead[]> {
+export async function hotLeads(db: Db, viewer: Viewer, limit: number): Promise<HotLead[]> {
   const { rows } = await sql<HotLead>`SELECT l.id, l.first_name, l.last_name, l.company_name, l.rating, l.next_follow_up::text AS next_follow_up, l.last_contacted::text AS last_contacted FROM leads l
     WHERE ${where([...leadsOf(viewer), HOT_LEAD])} ORDER BY l.created_at DESC, l.id LIMIT ${limit}`.execute(db)
   return rows
 }
 
 /** Open leads the caller may see whose next follow-up is `today` (YYYY-MM-DD). */
-export async function followUpsOn(db: Kysely<any>, viewer: Viewer, today: string): Promise<number> {
+export async function followUpsOn(db: Db, viewer: Viewer, today: string): Promise<number> {
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${where([...leadsOf(viewer), OPEN_LEAD, sql<boolean>`l.next_follow_up = ${today}::date`])}`.execute(db)
   return Number(rows[0]!.n)
 }
@@ -65,7 +66,7 @@ export type StageSummary = { code: string; label: string; kind: string; count: n
  * their order (with zero deals too), then any other code by name. `value` sums amounts in the
  * organization's currency only; `count` counts every deal of the stage.
  */
-export async function pipelineByStage(db: Kysely<any>, viewer: Viewer, now: Date, currency: string): Promise<StageSummary[]> {
+export async function pipelineByStage(db: Db, viewer: Viewer, now: Date, currency: string): Promise<StageSummary[]> {
   const [stages, deals] = await Promise.all([
     sql<{ code: string; label: string; kind: string }>`SELECT s.code, s.label, s.kind FROM pipeline_stages s JOIN pipelines p ON p.id = s.pipeline_id
       WHERE p.org_id = ${viewer.orgId} AND p.is_default ORDER BY s.position, s.code`.execute(db),
@@ -90,7 +91,7 @@ export type Revenue = { pipeline_value: string; open_count: number; weighted_pip
  * the deal list weighs it) in the organization's currency; wins (stage kind won) closed in the
  * month `[monthStart, nextMonthStart)`; how many deals are in another currency.
  */
-export async function revenue(db: Kysely<any>, viewer: Viewer, now: Date, currency: string, month: { from: string; to: string }): Promise<Revenue> {
+export async function revenue(db: Db, viewer: Viewer, now: Date, currency: string, month: { from: string; to: string }): Promise<Revenue> {
   const open = sql<boolean>`o.stage_kind = 'open'`
   const { rows } = await sql<{ pipeline_value: string; open_count: string; weighted_pipeline: string; won_this_month: string; other_currency_count: string }>`SELECT
       ${money(sql`sum(o.amount) FILTER (WHERE ${open} AND ${inCurrency(currency)})`)} AS pipeline_value,
@@ -108,7 +109,7 @@ export async function revenue(db: Kysely<any>, viewer: Viewer, now: Date, curren
  * their profile or to a team they are in, and for an admin the whole organization's goals too; at
  * most `limit`, ending soonest first.
  */
-export async function currentGoals(db: Kysely<any>, viewer: Viewer, today: string, limit: number): Promise<GoalView[]> {
+export async function currentGoals(db: Db, viewer: Viewer, today: string, limit: number): Promise<GoalView[]> {
   const mine = viewer.profileId === null ? sql<boolean>`false` : visibleTo(viewer.profileId)
   const { rows } = await sql<{ id: string }>`SELECT g.id FROM goals g WHERE g.org_id = ${viewer.orgId} AND g.is_active
       AND g.period_start <= ${today}::date AND g.period_end >= ${today}::date
@@ -126,7 +127,7 @@ export type QuietDeal = { id: string; name: string; amount: string | null; curre
  * ones first, then the longest unmoved; at most `limit`, with the count and value (in the
  * organization's currency) of all of them.
  */
-export async function quietDeals(db: Kysely<any>, viewer: Viewer, now: Date, currency: string, limit: number): Promise<{ count: number; value: string; rows: QuietDeal[] }> {
+export async function quietDeals(db: Db, viewer: Viewer, now: Date, currency: string, limit: number): Promise<{ count: number; value: string; rows: QuietDeal[] }> {
   const quiet = sql<boolean>`o.stage_kind = 'open' AND (${stalled(now)}
     OR (coalesce(s.warning_days, s.expected_days) IS NOT NULL AND o.stage_changed_at + make_interval(days => coalesce(s.warning_days, s.expected_days)) <= ${now}::timestamptz))`
   const from = sql`opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id WHERE ${where([...dealConditions(viewer, now), quiet])}`
@@ -141,7 +142,7 @@ export async function quietDeals(db: Kysely<any>, viewer: Viewer, now: Date, cur
 export type ClosingDeal = { id: string; name: string; amount: string | null; currency: string | null; stage: string; stage_label: string | null; closed_on: string }
 
 /** Open deals the caller may see expected to close after `today` and up to `until` (inclusive), soonest first. */
-export async function dealsClosingSoon(db: Kysely<any>, viewer: Viewer, now: Date, window: { today: string; until: string }, limit: number): Promise<ClosingDeal[]> {
+export async function dealsClosingSoon(db: Db, viewer: Viewer, now: Date, window: { today: string; until: string }, limit: number): Promise<ClosingDeal[]> {
   const { rows } = await sql<ClosingDeal>`SELECT o.id, o.name, o.amount::text AS amount, o.currency, o.stage, s.label AS stage_label, o.closed_on::text AS closed_on
     FROM opportunities o LEFT JOIN pipeline_stages s ON s.id = o.stage_id
     WHERE ${where([...dealConditions(viewer, now), sql`o.stage_kind = 'open'`, sql`o.closed_on > ${window.today}::date`, sql`o.closed_on <= ${window.until}::date`])}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { SelectQueryBuilder } from 'kysely'
 import { goalStreams } from '../../commands/goal/goal.ts'
-import type { GoalEvent, GoalFields } from '../../commands/goal/goal.ts'
+import type { GoalEvent } from '../../commands/goal/goal.ts'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import type { FreshTables } from '../../db/copy-rows.ts'
@@ -10,39 +10,17 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { GoalRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The goals read model: one row per live goal (a deleted goal leaves none), and the won-deal
- * ledger its progress is summed from: one row per deal with what crediting a win needs, copied
- * from the deal's own events (a read model never reads another one's tables while applying, so it
- * rebuilds alone). `won` follows the KIND of the stage the deal is in (OpportunityCreated's
- * stage_kind, then each OpportunityStageChanged's `to.stage_kind`), never its code, so a renamed
- * code or a custom won stage counts, and a deal moved out of won stops counting. `credited` is who
- * a win counts for: the assignees, or the creator while nobody is assigned. Every statement sets
- * values, so applying an event twice changes nothing.
- */
-export type GoalRow = GoalFields & { id: string; org_id: string; created_by: string | null; created_at: Date; updated_at: Date }
-
-export type GoalDealRow = {
-  deal_id: string
-  org_id: string
-  amount: string | null
-  currency: string | null
-  closed_on: string | null
-  assigned_to: string[]
-  created_by: string | null
-  won: boolean
-  is_deleted: boolean
-}
-
-type Tables = { goals: GoalRow; goal_deals: GoalDealRow }
+export type { GoalDealRow, GoalRow } from './tables.ts'
 
 const GOAL_EVENTS = ['GoalSet', 'GoalChanged', 'GoalDeleted']
 const DEAL_EVENTS = ['OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged', 'OpportunityDeleted']
 /** The deal fields the ledger copies from OpportunityUpdated. */
 const LEDGER_FIELDS = ['amount', 'currency', 'closed_on', 'assigned_to'] as const
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE goals (id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, goal_type text NOT NULL, owner_type text NOT NULL, owner_id uuid,
     period_type text NOT NULL, period_start date NOT NULL, period_end date NOT NULL, target_amount numeric(15, 2) NOT NULL, currency text NOT NULL,
     is_active boolean NOT NULL, created_by uuid, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
@@ -53,7 +31,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX goal_deals_won ON goal_deals (org_id, closed_on) WHERE won AND NOT is_deleted`.execute(db)
 }
 
-async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Promise<void> {
+async function applyGoal(db: Db, id: string, event: GoalEvent): Promise<void> {
   const at = new Date(event.data.at)
   switch (event.type) {
     case 'GoalSet': {
@@ -72,7 +50,7 @@ async function applyGoal(db: Kysely<Tables>, id: string, event: GoalEvent): Prom
 type CreatedDeal = { id: string; event: Extract<OpportunityEvent, { type: 'OpportunityCreated' }> }
 
 /** Deals enter the ledger in one statement however many (a page of creates under load, a replay). */
-async function insertCreatedDeals(db: Kysely<Tables>, deals: readonly CreatedDeal[], fresh?: FreshTables): Promise<void> {
+async function insertCreatedDeals(db: Db, deals: readonly CreatedDeal[], fresh?: FreshTables): Promise<void> {
   const rows = deals.map(({ id, event: { data } }) => ({ deal_id: id, org_id: data.org_id, amount: data.amount, currency: data.currency, closed_on: data.closed_on, assigned_to: data.assigned_to, created_by: data.created_by, won: data.stage_kind === 'won', is_deleted: false }))
   await insertRowsOnce(db, 'goal_deals', 'deal_id', rows, fresh)
 }
@@ -101,7 +79,7 @@ function finalColumns(run: readonly RecordedEvent[]): { key: string; set: Record
   return [...deals].filter(([, set]) => Object.keys(set).length).map(([key, set]) => ({ key, set }))
 }
 
-async function applyDeal(db: Kysely<Tables>, id: string, event: OpportunityEvent): Promise<void> {
+async function applyDeal(db: Db, id: string, event: OpportunityEvent): Promise<void> {
   if (event.type === 'OpportunityCreated') return insertCreatedDeals(db, [{ id, event }])
   const set = columnsSet(event)
   if (Object.keys(set).length) await db.updateTable('goal_deals').set(set).where('deal_id', '=', id).execute()
@@ -116,8 +94,8 @@ export const goalsProjector: Projector = {
   createTables,
   apply: (trx, recorded) =>
     GOAL_EVENTS.includes(recorded.type)
-      ? applyGoal(trx as unknown as Kysely<Tables>, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
-      : applyDeal(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
+      ? applyGoal(trx, goalStreams.idOf(recorded.streamName), domainEventOf<GoalEvent>(recorded))
+      : applyDeal(trx, opportunityStreams.idOf(recorded.streamName), domainEventOf<OpportunityEvent>(recorded)),
   // Deal events come in runs (concurrent writes share a page; a replay is mostly creates): the
   // creations in one INSERT, then every other deal's final columns in one UPDATE (a deal's changes
   // come after its creation in the log). A rebuild's creations are a COPY into its fresh tables.
@@ -126,9 +104,8 @@ export const goalsProjector: Projector = {
       events,
       (event) => DEAL_EVENTS.includes(event.type),
       async (run) => {
-        const db = trx as unknown as Kysely<Tables>
         const created = run.filter((e) => e.type === 'OpportunityCreated')
-        if (created.length) await insertCreatedDeals(db, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh)
+        if (created.length) await insertCreatedDeals(trx, created.map((recorded) => ({ id: opportunityStreams.idOf(recorded.streamName), event: domainEventOf<CreatedDeal['event']>(recorded) })), fresh)
         await updateRows(trx, 'goal_deals', 'deal_id', finalColumns(run.filter((e) => e.type !== 'OpportunityCreated')))
       },
       (event) => goalsProjector.apply(trx, event),
@@ -165,8 +142,8 @@ const creditedToOwner = sql<boolean>`CASE g.owner_type WHEN 'profile' THEN g.own
 export const visibleTo = (profileId: string) => sql<boolean>`((g.owner_type = 'profile' AND g.owner_id = ${profileId})
   OR (g.owner_type = 'team' AND EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = g.owner_id AND m.profile_id = ${profileId})))`
 
-function goalQuery(db: Kysely<any>, orgId: string): SelectQueryBuilder<any, any, object> {
-  return (db as Kysely<Tables>).selectFrom('goals as g').where('g.org_id', '=', orgId)
+function goalQuery(db: Db, orgId: string): SelectQueryBuilder<any, any, object> {
+  return db.selectFrom('goals as g').where('g.org_id', '=', orgId)
 }
 
 function withProgress(query: SelectQueryBuilder<any, any, object>) {
@@ -219,7 +196,7 @@ export type GoalFilter = {
   search?: string
 }
 
-function filtered(db: Kysely<any>, orgId: string, filter: Omit<GoalFilter, 'limit' | 'offset'>) {
+function filtered(db: Db, orgId: string, filter: Omit<GoalFilter, 'limit' | 'offset'>) {
   let query = goalQuery(db, orgId)
   if (filter.viewer !== undefined) query = query.where(visibleTo(filter.viewer))
   if (filter.endedBefore !== undefined) query = query.where('g.period_end', '<', sql<string>`${filter.endedBefore}::date`)
@@ -233,7 +210,7 @@ function filtered(db: Kysely<any>, orgId: string, filter: Omit<GoalFilter, 'limi
 }
 
 /** One page of the org's goals: newest first (the history: latest end first), then by name. */
-export async function listGoals(db: Kysely<any>, orgId: string, filter: GoalFilter): Promise<{ count: number; rows: GoalView[] }> {
+export async function listGoals(db: Db, orgId: string, filter: GoalFilter): Promise<{ count: number; rows: GoalView[] }> {
   const query = filtered(db, orgId, filter)
   const order = filter.endedBefore === undefined ? sql`g.created_at DESC` : sql`g.period_end DESC`
   const [rows, total] = await Promise.all([
@@ -244,13 +221,13 @@ export async function listGoals(db: Kysely<any>, orgId: string, filter: GoalFilt
 }
 
 /** A goal of the organization with its progress, or undefined: another org's id looks exactly like a missing one. */
-export async function goalOf(db: Kysely<any>, orgId: string, id: string): Promise<GoalView | undefined> {
+export async function goalOf(db: Db, orgId: string, id: string): Promise<GoalView | undefined> {
   const row = (await withProgress(goalQuery(db, orgId).where('g.id', '=', id)).executeTakeFirst()) as GoalView | undefined
   return row && viewOf(row)
 }
 
 /** Whether a member may read the goal (visibleTo). */
-export async function goalVisibleTo(db: Kysely<any>, orgId: string, id: string, profileId: string): Promise<boolean> {
+export async function goalVisibleTo(db: Db, orgId: string, id: string, profileId: string): Promise<boolean> {
   return Boolean(await goalQuery(db, orgId).where('g.id', '=', id).where(visibleTo(profileId)).select('g.id').executeTakeFirst())
 }
 
@@ -262,7 +239,7 @@ export const goalProfileName = (profile: GoalProfileView) => `${profile.first_na
  * period holds `today` and has `periodType`, those a member may read (all for an admin), ranked by
  * progress_percent (highest first), ties by the profile's name then the goal's id.
  */
-export async function leaderboardGoals(db: Kysely<any>, orgId: string, filter: { today: string; periodType: string; viewer?: string }): Promise<GoalView[]> {
+export async function leaderboardGoals(db: Db, orgId: string, filter: { today: string; periodType: string; viewer?: string }): Promise<GoalView[]> {
   const query = filtered(db, orgId, { current: filter.today, active: true, periodType: filter.periodType, viewer: filter.viewer }).where('g.owner_type', '=', 'profile')
   const rows = (await withProgress(query).orderBy('g.id').execute()) as GoalView[]
   return rows

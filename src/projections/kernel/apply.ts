@@ -10,14 +10,14 @@ import type { Projector } from './projector.ts'
 export const LIVE_SCHEMA = 'public'
 
 /** Points unqualified table names at `schema` for the rest of the transaction (rebuilds use a fresh schema). */
-export async function useSchema(trx: Transaction<any>, schema: string): Promise<void> {
+export async function useSchema(trx: Transaction<Database>, schema: string): Promise<void> {
   if (schema !== LIVE_SCHEMA) await sql`SELECT set_config('search_path', ${`${quoteIdent(schema)}, public`}, true)`.execute(trx)
 }
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /** `fresh`: only a rebuild's replay into the tables it created (see Projector.applyBatch). */
-export async function applyEvents(trx: Transaction<any>, projector: Projector, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+export async function applyEvents(trx: Transaction<Database>, projector: Projector, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   if (projector.applyBatch) return projector.applyBatch(trx, events, fresh)
   for (const event of events) await projector.apply(trx, event)
 }

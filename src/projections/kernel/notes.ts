@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
-import type { NoteEvent } from '../../commands/notes.ts'
+import type { AttachmentData, NoteEvent } from '../../commands/notes.ts'
+import type { Database, Db } from '../../db/database.ts'
+import type { NoteAttachmentRow, NoteCommentRow } from './note-tables.ts'
 
 /**
  * The read side of a module's comments and attachments (see commands/notes.ts): two tables,
@@ -8,24 +9,32 @@ import type { NoteEvent } from '../../commands/notes.ts'
  * Removed notes stay, flagged, so history can still name them. Every statement sets values, so
  * applying an event twice changes nothing.
  */
-export type NoteTables = { comments: string; attachments: string }
-export const noteTables = (module: string): NoteTables => ({ comments: `${module}_comments`, attachments: `${module}_attachments` })
+type TablesOf<Row> = { [T in keyof Database]: Database[T] extends Row ? T : never }[keyof Database]
+/** The modules' note tables, as their tables.ts files declare them (NoteTablesOf). */
+type CommentsTable = TablesOf<NoteCommentRow>
+type AttachmentsTable = TablesOf<NoteAttachmentRow>
+/** The modules with notes: those whose tables.ts declares their note tables. */
+type NoteModule = CommentsTable extends `${infer M}_comments` ? M : never
+export type NoteTables = { comments: CommentsTable; attachments: AttachmentsTable }
+export const noteTables = <M extends NoteModule>(module: M) => ({ comments: `${module}_comments`, attachments: `${module}_attachments` }) as const satisfies NoteTables
 
-export type NoteCommentRow = { id: string; owner_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-export type NoteAttachmentRow = { id: string; owner_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
+export type { NoteAttachmentRow, NoteCommentRow } from './note-tables.ts'
 
-export async function createNoteTables(db: Kysely<any>, tables: NoteTables): Promise<void> {
+export async function createNoteTables(db: Db, tables: NoteTables): Promise<void> {
   const common = sql`id uuid PRIMARY KEY, owner_id uuid NOT NULL, org_id uuid NOT NULL, created_by uuid, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL`
   await sql`CREATE TABLE ${sql.table(tables.comments)} (${common}, comment text NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE TABLE ${sql.table(tables.attachments)} (${common}, file_name text NOT NULL, content_type text NOT NULL, size bigint NOT NULL, storage_key text NOT NULL)`.execute(db)
   for (const table of [tables.comments, tables.attachments]) await sql`CREATE INDEX ${sql.id(`${table}_owner`)} ON ${sql.table(table)} (owner_id, created_at)`.execute(db)
 }
 
+/** Every note event's fields at once: the switch below, on the event type's suffix (which TypeScript cannot narrow by), reads only those of its event. */
+type NoteEventFields = AttachmentData & { comment_id: string; comment: string; by?: string | null; at: string }
+
 /** Applies one note event of the record `ownerId` of organization `orgId` (the caller knows both). */
-export async function applyNoteEvent<P extends string>(db: Kysely<any>, tables: NoteTables, prefix: P, owner: { id: string; orgId: string }, event: NoteEvent<P>): Promise<void> {
-  const data = event.data as Record<string, unknown> & { at: string }
+export async function applyNoteEvent<P extends string>(db: Db, tables: NoteTables, prefix: P, owner: { id: string; orgId: string }, event: NoteEvent<P>): Promise<void> {
+  const data = event.data as NoteEventFields
   const at = new Date(data.at)
-  const row = { owner_id: owner.id, org_id: owner.orgId, created_by: (data.by as string | null) ?? null, is_deleted: false, created_at: at }
+  const row = { owner_id: owner.id, org_id: owner.orgId, created_by: data.by ?? null, is_deleted: false, created_at: at }
   switch (event.type.slice(prefix.length)) {
     case 'CommentAdded':
       await db.insertInto(tables.comments).values({ ...row, id: data.comment_id, comment: data.comment, updated_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
@@ -46,15 +55,15 @@ export async function applyNoteEvent<P extends string>(db: Kysely<any>, tables: 
   }
 }
 
-const live = (db: Kysely<any>, table: string) => db.selectFrom(table).selectAll().where('is_deleted', '=', false)
+const live = (db: Db, table: CommentsTable | AttachmentsTable) => db.selectFrom(table).selectAll().where('is_deleted', '=', false)
 
 /** A record's live comments and attachments, oldest first. */
-export async function notesOfOwner(db: Kysely<any>, tables: NoteTables, ownerId: string): Promise<{ comments: NoteCommentRow[]; attachments: NoteAttachmentRow[] }> {
-  const ofOwner = (table: string) => live(db, table).where('owner_id', '=', ownerId).orderBy('created_at').orderBy('id').execute()
+export async function notesOfOwner(db: Db, tables: NoteTables, ownerId: string): Promise<{ comments: NoteCommentRow[]; attachments: NoteAttachmentRow[] }> {
+  const ofOwner = (table: CommentsTable | AttachmentsTable) => live(db, table).where('owner_id', '=', ownerId).orderBy('created_at').orderBy('id').execute()
   const [comments, attachments] = await Promise.all([ofOwner(tables.comments), ofOwner(tables.attachments)])
   return { comments: comments as NoteCommentRow[], attachments: attachments as NoteAttachmentRow[] }
 }
 
 /** A live comment or attachment of the organization, or undefined. */
-export const liveNote = <Row>(db: Kysely<any>, table: string, orgId: string, id: string): Promise<Row | undefined> =>
+export const liveNote = <Row>(db: Db, table: CommentsTable | AttachmentsTable, orgId: string, id: string): Promise<Row | undefined> =>
   live(db, table).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>

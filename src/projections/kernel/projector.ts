@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { FreshTables } from '../../db/copy-rows.ts'
+import type { Database, Db } from '../../db/database.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 
 /**
@@ -14,22 +15,22 @@ export interface Projector {
   readonly version: number
   readonly eventTypes: readonly string[]
   readonly tables: readonly string[]
-  createTables(db: Kysely<any>): Promise<void>
+  createTables(db: Db): Promise<void>
   /**
    * Optional: the indexes only the read model's queries use (never a key an ON CONFLICT names, nor a
    * column an apply statement looks rows up by). A rebuild creates them once after the replay, with
    * a sort, rather than maintaining them row by row; an index left in `createTables` costs nothing
    * more than before.
    */
-  createIndexes?(db: Kysely<any>): Promise<void>
-  apply(trx: Transaction<any>, event: RecordedEvent): Promise<void>
+  createIndexes?(db: Db): Promise<void>
+  apply(trx: Transaction<Database>, event: RecordedEvent): Promise<void>
   /**
    * Optional: applies a whole page, in log order, with fewer statements than one per event (a
    * replay is bound by round trips otherwise). Must leave the same rows as `apply` one by one.
    * `fresh` is given during a rebuild's replay, into tables it created: rows no earlier event of the
    * log wrote (a stream's creation) may go through it (insertRowsOnce takes it), COPY rather than INSERT.
    */
-  applyBatch?(trx: Transaction<any>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void>
+  applyBatch?(trx: Transaction<Database>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void>
 }
 
 // Keeps a multi-row statement under PostgreSQL's 65,535 bind parameters for any row width we use.

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { CreateTableBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely'
+import type { Db } from '../../db/database.ts'
 import { isNoteEvent, noteEventTypes } from '../../commands/notes.ts'
 import type { RecordNames } from '../../commands/record.ts'
 import type { StreamCategory } from '../../commands/streams.ts'
@@ -22,10 +23,15 @@ export type RecordProjectorOptions = {
   events: RecordNames['events']
   /** The record's own columns; id, org_id, created_by, is_deleted, created_at and updated_at are added. */
   columns: (table: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>
-  indexes: (db: Kysely<any>) => Promise<void>
+  indexes: (db: Db) => Promise<void>
   /** A module with notes (RecordNames.notes): their prefix and tables (projections/kernel/notes.ts), kept by this projector too. */
   notes?: { prefix: string; tables: NoteTables }
 }
+
+/** The columns every record module's table has (the module names the table): what this kernel reads and writes by name. */
+type RecordTableRow = { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+/** A view of `db` in which the module's table, whatever its name, has the common columns: a narrow cast, since the name is the caller's. */
+const recordTable = (db: Db) => db as unknown as Kysely<Record<string, RecordTableRow>>
 
 export function recordProjector(options: RecordProjectorOptions): Projector {
   const { table, events, notes } = options
@@ -51,20 +57,21 @@ export function recordProjector(options: RecordProjectorOptions): Projector {
     },
     // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
     async apply(trx, recorded) {
+      const db = recordTable(trx)
       const id = options.streams.idOf(recorded.streamName)
       if (notes && isNoteEvent(notes.prefix, recorded)) {
         // A note names its record's organization, which only the record's row knows.
-        const row = await trx.selectFrom(table).select('org_id').where('id', '=', id).executeTakeFirst()
+        const row = await db.selectFrom(table).select('org_id').where('id', '=', id).executeTakeFirst()
         if (row) await applyNoteEvent(trx, notes.tables, notes.prefix, { id, orgId: row.org_id }, domainEventOf(recorded))
         return
       }
       const { at, [events.idKey]: _id, ...data } = recorded.data as Record<string, unknown> & { at: string }
       if (recorded.type === events.created) {
-        await trx.insertInto(table).values({ ...data, id, is_deleted: false, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
+        await db.insertInto(table).values({ ...(data as Pick<RecordTableRow, 'org_id' | 'created_by'>), id, is_deleted: false, created_at: new Date(at), updated_at: new Date(at) }).onConflict((oc) => oc.column('id').doNothing()).execute()
         return
       }
       const changes = recorded.type === events.deleted ? { is_deleted: true } : data
-      await trx.updateTable(table).set({ ...changes, updated_at: new Date(at) }).where('id', '=', id).execute()
+      await db.updateTable(table).set({ ...changes, updated_at: new Date(at) }).where('id', '=', id).execute()
     },
   }
 }
@@ -78,8 +85,8 @@ export function anyOf(column: string, ids: readonly string[]): RawBuilder<boolea
 }
 
 /** The live records of the organization carrying `tagId` in `table`: what a tag merge retags. */
-export function liveRecordsTagged(db: Kysely<any>, table: string, orgId: string, tagId: string): Promise<{ id: string }[]> {
-  return db.selectFrom(table).select('id').where('org_id', '=', orgId).where('is_deleted', '=', false).where(anyOf('tags', [tagId])).orderBy('id').execute()
+export function liveRecordsTagged(db: Db, table: string, orgId: string, tagId: string): Promise<{ id: string }[]> {
+  return recordTable(db).selectFrom(table).select('id').where('org_id', '=', orgId).where('is_deleted', '=', false).where(anyOf('tags', [tagId])).orderBy('id').execute()
 }
 
 /** One page of `query` in `order`, and the count of the whole filtered set. */

@@ -23,7 +23,7 @@ export async function replayInto(db: Kysely<Database>, store: EventStore, projec
     // are dropped if anything fails before the swap, so a page's commit need not wait for its WAL to
     // reach the disk; the swap transaction commits durably.
     await client.query(`SET search_path = ${client.escapeIdentifier(schema)}, public; SET synchronous_commit = off`)
-    const onClient = kyselyOn(client) as unknown as Transaction<any>
+    const onClient = kyselyOn(client) as unknown as Transaction<Database>
     const fresh = freshTables(client)
     let ahead: Promise<unknown> = Promise.resolve()
     const replayed = await drain(store, projector, START, batchSize, async (page: RecordedEvent[], to) => {
@@ -53,7 +53,7 @@ function unawaited<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** A kysely whose statements go to `client`, in its transaction if one is open there. */
-function kyselyOn(client: pg.PoolClient): Kysely<any> {
+function kyselyOn(client: pg.PoolClient): Kysely<Database> {
   const shared: PostgresPoolClient = { query: client.query.bind(client) as PostgresPoolClient['query'], release: () => {} }
-  return new Kysely<any>({ dialect: new PostgresDialect({ pool: { connect: async () => shared, end: async () => {} } }) })
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => shared, end: async () => {} } }) })
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
+import type { Db } from '../../db/database.ts'
 
 /**
  * Per-process caches of what reads derive from read models (issue 20: a list's totals, its pick
@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely'
 export type Stamps = ReadonlyMap<string, string>
 
 /** The stamps (version and position) of the named projectors' checkpoints, in one statement; a projector without one (tables not built yet) has none, and nothing of it is cached. */
-export async function readStamps(db: Kysely<any>, names: readonly string[]): Promise<Stamps> {
+export async function readStamps(db: Db, names: readonly string[]): Promise<Stamps> {
   const { rows } = await sql<{ name: string; stamp: string }>`SELECT name, version || ':' || position_commit || ':' || position_prepare AS stamp FROM projection_checkpoints WHERE name = ANY(${names}::text[])`.execute(db)
   return new Map(rows.map((r) => [r.name, r.stamp]))
 }

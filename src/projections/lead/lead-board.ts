@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { boardCards, cardIn, neighbourOrderIn } from '../kernel/record-board.ts'
 import type { BoardColumn, BoardSource } from '../kernel/record-board.ts'
 import { COLUMNS } from './leads.ts'
 import type { LeadRow } from './leads.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * The lead board's queries over the leads read model (http/leads/lead-board.ts), on the shared board
@@ -22,9 +23,9 @@ export const statusColumn: BoardColumn = sql<string>`l.status`
 
 export type BoardLead = LeadRow & { column_key: string }
 
-export const boardLeads = (db: Kysely<any>, conditions: RawBuilder<boolean>[], column: BoardColumn, keys: readonly string[], perColumn: number) => boardCards<LeadRow>(db, LEADS, conditions, column, keys, perColumn)
+export const boardLeads = (db: Db, conditions: RawBuilder<boolean>[], column: BoardColumn, keys: readonly string[], perColumn: number) => boardCards<LeadRow>(db, LEADS, conditions, column, keys, perColumn)
 
-export const leadCardOf = (db: Kysely<any>, orgId: string, column: BoardColumn, id: string) => cardIn(db, LEADS, orgId, column, id)
+export const leadCardOf = (db: Db, orgId: string, column: BoardColumn, id: string) => cardIn(db, LEADS, orgId, column, id)
 
-export const leadNeighbourOrder = (db: Kysely<any>, orgId: string, column: { expression: BoardColumn; key: string }, order: number | null, direction: 'next' | 'previous', exceptId: string) =>
+export const leadNeighbourOrder = (db: Db, orgId: string, column: { expression: BoardColumn; key: string }, order: number | null, direction: 'next' | 'previous', exceptId: string) =>
   neighbourOrderIn(db, LEADS, orgId, column, order, direction, exceptId)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { CLOSED_LEAD_STATUSES, convertedFields, leadStreams } from '../../commands/lead/lead.ts'
 import type { LeadEvent, LeadFields } from '../../commands/lead/lead.ts'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
@@ -13,42 +13,15 @@ import { visibleSql } from '../../visibility/policy.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
-
-/**
- * The leads read model: one row per lead (deleted ones kept, flagged) with what conversion
- * created, its place on the lead board (commands/lead/move.ts: null pipeline and stage until its first
- * move; `kanban_order` the creation time in ms until then), and the lead's comments and attachments
- * (projections/kernel/notes.ts). `worked_at` is the time of the lead's last event of any kind, notes and
- * moves included: what "unworked" is measured from.
- */
-export type LeadRow = Omit<LeadFields, 'close_date' | 'last_contacted' | 'next_follow_up'> & {
-  id: string
-  org_id: string
-  close_date: string | null
-  last_contacted: string | null
-  next_follow_up: string | null
-  converted_account: string | null
-  converted_contact: string | null
-  converted_opportunity: string | null
-  converted_by: string | null
-  converted_at: Date | null
-  created_by: string | null
-  is_deleted: boolean
-  created_at: Date
-  updated_at: Date
-  worked_at: Date
-  pipeline_id: string | null
-  stage_id: string | null
-  stage: string | null
-  kanban_order: number
-  stage_changed_at: Date | null
-}
+import type { LeadRow } from './tables.ts'
+export type { LeadRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
 export const LEAD_NOTES = noteTables('lead')
 const TEXT_COLUMNS = ['salutation', 'last_name', 'title', 'email', 'phone', 'company_name', 'industry', 'website', 'linkedin_url', 'currency', 'address_line', 'city', 'state', 'postcode', 'country', 'source', 'rating', 'description']
 const LIST_COLUMNS = ['contacts', 'tags', 'teams', 'assigned_to']
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   let table = db.schema
     .createTable('leads')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -83,7 +56,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
 const json = (values: CustomValues) => JSON.stringify(values) as unknown as CustomValues
 
-async function apply(db: Kysely<any>, id: string, event: LeadEvent): Promise<void> {
+async function apply(db: Db, id: string, event: LeadEvent): Promise<void> {
   const at = new Date(event.data.at)
   const worked = db.updateTable('leads').where('id', '=', id)
   if (isNoteEvent('Lead', event)) {
@@ -139,7 +112,7 @@ export const leadsProjector: Projector = {
 export const COLUMNS = sql`l.*, l.close_date::text AS close_date, l.last_contacted::text AS last_contacted, l.next_follow_up::text AS next_follow_up, l.opportunity_amount::text AS opportunity_amount`
 
 /** A live lead of the organization, or undefined: another org's id looks exactly like a missing one. */
-export async function leadOf(db: Kysely<any>, orgId: string, id: string): Promise<LeadRow | undefined> {
+export async function leadOf(db: Db, orgId: string, id: string): Promise<LeadRow | undefined> {
   const { rows } = await sql<LeadRow>`SELECT ${COLUMNS} FROM leads l WHERE l.org_id = ${orgId} AND l.id = ${id} AND NOT l.is_deleted`.execute(db)
   return rows[0]
 }
@@ -195,7 +168,7 @@ export const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions,
 const closedSection = (closed: boolean) => sql<boolean>`(l.status = ANY(${[...CLOSED_LEAD_STATUSES]}::text[])) = ${closed}`
 
 /** One page of a section of the filtered set (`close_leads` when `closed`, else `open_leads`), newest first, and the section's count. */
-export async function leadSection(db: Kysely<any>, conditions: RawBuilder<boolean>[], closed: boolean, page: { limit: number; offset: number }): Promise<{ count: number; rows: LeadRow[] }> {
+export async function leadSection(db: Db, conditions: RawBuilder<boolean>[], closed: boolean, page: { limit: number; offset: number }): Promise<{ count: number; rows: LeadRow[] }> {
   const section = where([...conditions, closedSection(closed)])
   const [rows, count] = await Promise.all([
     sql<LeadRow>`SELECT ${COLUMNS} FROM leads l WHERE ${section} ORDER BY l.created_at DESC, l.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
@@ -205,7 +178,7 @@ export async function leadSection(db: Kysely<any>, conditions: RawBuilder<boolea
 }
 
 /** Live leads in a stage (or, with no stage, a pipeline): the count a removal, kind change or pipeline deletion is refused on. */
-export async function countLeads(db: Kysely<any>, at: { stageId: string } | { pipelineId: string }): Promise<number> {
+export async function countLeads(db: Db, at: { stageId: string } | { pipelineId: string }): Promise<number> {
   const placed = 'stageId' in at ? sql`l.stage_id = ${at.stageId}` : sql`l.pipeline_id = ${at.pipelineId}`
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM leads l WHERE ${placed} AND NOT l.is_deleted`.execute(db)
   return Number(rows[0]!.n)
@@ -215,7 +188,7 @@ export async function countLeads(db: Kysely<any>, at: { stageId: string } | { pi
 export const UNWORKED_DAYS = 7
 
 /** Totals over the whole filtered set: every lead, and the open ones with no event for more than a week. */
-export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean>[], now: Date): Promise<{ count: number; unworked_over_a_week: number }> {
+export async function leadTotals(db: Db, conditions: RawBuilder<boolean>[], now: Date): Promise<{ count: number; unworked_over_a_week: number }> {
   const stale = new Date(now.getTime() - UNWORKED_DAYS * 86_400_000)
   const { rows } = await sql<{ n: string; unworked: string }>`SELECT count(*) AS n, count(*) FILTER (WHERE ${closedSection(false)} AND l.worked_at < ${stale}::timestamptz) AS unworked
     FROM leads l WHERE ${where(conditions)}`.execute(db)
@@ -223,7 +196,7 @@ export async function leadTotals(db: Kysely<any>, conditions: RawBuilder<boolean
 }
 
 /** The live leads of the organization carrying a tag, for a tag merge (commands/tag/retag.ts). */
-export const leadsTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
+export const leadsTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'leads', orgId, tagId)
 
-export const leadCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)
-export const leadAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, LEAD_NOTES.attachments, orgId, id)
+export const leadCommentOf = (db: Db, orgId: string, id: string) => liveNote<NoteCommentRow>(db, LEAD_NOTES.comments, orgId, id)
+export const leadAttachmentOf = (db: Db, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, LEAD_NOTES.attachments, orgId, id)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
+import type { Db } from '../../db/database.ts'
 
 /**
  * What only the passing of time makes worth a notification, read from the tasks and deals read
@@ -24,7 +24,7 @@ const recipientsOf = (assignedTo: readonly string[], createdBy: string | null): 
  * Open (not completed, not deleted) tasks due today or earlier in their organization's calendar
  * (its time zone): due today, or overdue.
  */
-export async function dueTaskCauses(db: Kysely<any>, now: Date): Promise<TimeCause[]> {
+export async function dueTaskCauses(db: Db, now: Date): Promise<TimeCause[]> {
   const { rows } = await sql<{ id: string; org_id: string; due_date: string; today: string; assigned_to: string[]; created_by: string | null }>`
     SELECT t.id, t.org_id, t.due_date::text AS due_date, (${now}::timestamptz AT TIME ZONE o.timezone)::date::text AS today, t.assigned_to, t.created_by
     FROM tasks t JOIN organizations o ON o.id = t.org_id
@@ -37,7 +37,7 @@ export async function dueTaskCauses(db: Kysely<any>, now: Date): Promise<TimeCau
 }
 
 /** Deals that turned red (§3.2: `stalls_at`, see opportunity/opportunity-rollups.ts, has passed), once per stint in a stage. */
-export async function redDealCauses(db: Kysely<any>, now: Date): Promise<TimeCause[]> {
+export async function redDealCauses(db: Db, now: Date): Promise<TimeCause[]> {
   const { rows } = await sql<{ id: string; org_id: string; stage: string; stage_changed_at: Date; stalls_at: Date; assigned_to: string[]; created_by: string | null }>`
     SELECT id, org_id, stage, stage_changed_at, stalls_at, assigned_to, created_by FROM opportunities
     WHERE NOT is_deleted AND stalls_at IS NOT NULL AND stalls_at <= ${now}::timestamptz ORDER BY stalls_at, id`.execute(db)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import { nameBasedId } from '../../commands/name-based-id.ts'
 import { NOTIFICATION_EVENT_TYPES, notificationStreams } from '../../commands/notification/notification.ts'
 import type { NotificationEvent } from '../../commands/notification/notification.ts'
@@ -9,41 +9,12 @@ import type { Projector } from '../kernel/projector.ts'
 import { ENTITY_TYPES, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import type { EntityType } from '../record/record-kinds.ts'
+import type { NotificationRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * Each member's notifications (issue 19), the original's Notification: what a person must act on.
- * Read off the log: a record assigned to them (a new assignee of an account, contact, lead or deal,
- * not the one who assigned it), a comment whose `@name`s named them (resolved when it was written,
- * in the event), and what the scheduled processes raised on their notification stream (a task due,
- * a deal turned red). Their own stream's events mark notifications read or deleted.
- *
- * A notification read off another stream has an id derived from the event and the recipient, so
- * applying the event twice inserts nothing and a rebuild gives the same ids the members act on. The
- * record's name and page are read when listed (record-kinds.ts).
- */
-export type NotificationRow = {
-  id: string
-  org_id: string
-  recipient_id: string
-  verb: string
-  actor_id: string | null
-  entity_type: string
-  entity_id: string
-  data: Record<string, unknown>
-  read_at: Date | null
-  is_deleted: boolean
-  created_at: Date
-  /** The event that made it: what the live stream sends it under. */
-  position_commit: string
-  position_prepare: string
-}
+export type { NotificationRow } from './tables.ts'
 
-/** Who each record is assigned to, as far as this read model has seen: a change notifies only the new assignees. */
-type AssigneesRow = { entity_id: string; org_id: string; assigned_to: string[] }
-
-type Tables = { notifications: NotificationRow; notification_assignees: AssigneesRow }
-
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE notifications (id uuid PRIMARY KEY, org_id uuid NOT NULL, recipient_id uuid NOT NULL, verb text NOT NULL, actor_id uuid, entity_type text NOT NULL,
     entity_id uuid NOT NULL, data jsonb NOT NULL, read_at timestamptz, is_deleted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL,
     position_commit bigint NOT NULL, position_prepare bigint NOT NULL)`.execute(db)
@@ -72,7 +43,7 @@ function assignedBy(data: Record<string, unknown>): string[] | undefined {
 
 type Derived = Pick<NotificationRow, 'recipient_id' | 'verb' | 'data'>
 
-async function applyRecordEvent(db: Kysely<Tables>, event: RecordedEvent, type: EntityType): Promise<void> {
+async function applyRecordEvent(db: Db, event: RecordedEvent, type: EntityType): Promise<void> {
   // Stored shapes: upcasting only adds fields read here with a default.
   const data = (event.data ?? {}) as Record<string, unknown>
   const entityId = event.streamName.slice(event.streamName.indexOf('-') + 1)
@@ -109,7 +80,7 @@ function atOf(event: RecordedEvent): Date {
   return Number.isNaN(date.getTime()) ? event.createdAt : date
 }
 
-async function applyNotificationEvent(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void> {
+async function applyNotificationEvent(db: Db, recorded: RecordedEvent): Promise<void> {
   const event = domainEventOf<NotificationEvent>(recorded)
   const recipient = notificationStreams.idOf(recorded.streamName)
   const mine = db.updateTable('notifications').where('recipient_id', '=', recipient)
@@ -140,8 +111,7 @@ export const notificationsProjector: Projector = {
   eventTypes: [...recordEventTypes, ...NOTIFICATION_EVENT_TYPES],
   tables: ['notifications', 'notification_assignees'],
   createTables,
-  async apply(trx, event) {
-    const db = trx as unknown as Kysely<Tables>
+  async apply(db, event) {
     const type = entityTypeOf(event.type)
     await (type ? applyRecordEvent(db, event, type) : applyNotificationEvent(db, event))
   },
@@ -158,7 +128,7 @@ export type Recipient = Viewer & { profileId: string }
 /** The recipient's live notifications about records they may see now (visibility/policy.ts): one about a deal they were unassigned from no longer shows. */
 const live = (recipient: Recipient) => sql<boolean>`n.recipient_id = ${recipient.profileId} AND NOT n.is_deleted AND ${mayReadRecordSql('n', recipient)}`
 
-async function viewsWhere(db: Kysely<any>, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
+async function viewsWhere(db: Db, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
   const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${recordNameSql('n')} AS entity_name FROM notifications n WHERE ${where}
     ORDER BY n.created_at DESC, n.position_commit DESC, n.position_prepare DESC LIMIT ${limit}`.execute(db)
   return rows.map((row) => ({ ...row, link: recordLink(row.entity_type, row.entity_id) }))
@@ -169,7 +139,7 @@ async function viewsWhere(db: Kysely<any>, where: RawBuilder<boolean>, limit: nu
  * total (under `since`, how many arrived since), `unread_count` always the member's whole unread
  * count, so a poll refreshes the bell's badge too.
  */
-export async function listNotifications(db: Kysely<any>, recipient: Recipient, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
+export async function listNotifications(db: Db, recipient: Recipient, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
   const conditions = [live(recipient)]
   if (filter.unread) conditions.push(sql<boolean>`n.read_at IS NULL`)
   if (filter.since) conditions.push(sql<boolean>`n.created_at > ${filter.since}`)
@@ -183,24 +153,24 @@ export async function listNotifications(db: Kysely<any>, recipient: Recipient, f
 }
 
 /** A live notification of the member, or undefined: another member's id looks exactly like a missing one. */
-export function notificationOf(db: Kysely<any>, recipientId: string, id: string): Promise<Pick<NotificationRow, 'id' | 'read_at'> | undefined> {
-  return (db as Kysely<Tables>).selectFrom('notifications').select(['id', 'read_at']).where('recipient_id', '=', recipientId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function notificationOf(db: Db, recipientId: string, id: string): Promise<Pick<NotificationRow, 'id' | 'read_at'> | undefined> {
+  return db.selectFrom('notifications').select(['id', 'read_at']).where('recipient_id', '=', recipientId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The member's unread notifications created at or before `before`: what "read all" marks. */
-export async function unreadNotificationIds(db: Kysely<any>, recipientId: string, before: Date): Promise<string[]> {
-  const rows = await (db as Kysely<Tables>).selectFrom('notifications').select('id').where('recipient_id', '=', recipientId).where('is_deleted', '=', false).where('read_at', 'is', null).where('created_at', '<=', before).orderBy('created_at').execute()
+export async function unreadNotificationIds(db: Db, recipientId: string, before: Date): Promise<string[]> {
+  const rows = await db.selectFrom('notifications').select('id').where('recipient_id', '=', recipientId).where('is_deleted', '=', false).where('read_at', 'is', null).where('created_at', '<=', before).orderBy('created_at').execute()
   return rows.map((row) => row.id)
 }
 
 /** The member's live notifications made by the event at `position`: what the live stream sends for it. */
-export const notificationsMadeAt = (db: Kysely<any>, recipient: Recipient, position: Position): Promise<NotificationView[]> =>
+export const notificationsMadeAt = (db: Db, recipient: Recipient, position: Position): Promise<NotificationView[]> =>
   viewsWhere(db, sql<boolean>`${live(recipient)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
 
 
 /** Which of these notification ids the read model holds (deleted ones too): causes already raised. */
-export async function knownNotificationIds(db: Kysely<any>, ids: readonly string[]): Promise<Set<string>> {
+export async function knownNotificationIds(db: Db, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set()
-  const rows = await (db as Kysely<Tables>).selectFrom('notifications').select('id').where('id', 'in', ids).execute()
+  const rows = await db.selectFrom('notifications').select('id').where('id', 'in', ids).execute()
   return new Set(rows.map((row) => row.id))
 }

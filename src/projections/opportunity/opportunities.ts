@@ -1,9 +1,7 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { lineTotal } from '../../commands/opportunity/line-items.ts'
-import type { LineItem } from '../../commands/opportunity/line-items.ts'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
-import type { DealFields, OpportunityEvent, Placement } from '../../commands/opportunity/opportunity.ts'
+import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import { pipelineStreams } from '../../commands/pipeline/pipeline.ts'
 import { isStreamOf } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
@@ -14,27 +12,14 @@ import { domainEventOf } from '../../events/versions.ts'
 import { liveRecordsTagged } from '../kernel/records.ts'
 import { hasTrigrams } from '../search/search.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { AttachmentRow, CommentRow, LineItemRow, OpportunityRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The deals read model: one row per deal (deleted ones kept, flagged), what the detail, the rules'
- * counts (deals in a stage or pipeline) and the board placement read; and the rollups of
- * opportunity-rollups.ts. `revision` is the deal stream's revision, the detail's ETag. Every statement
- * sets values (the rollups move by a before/after difference), so replaying an event is harmless.
- */
-export type OpportunityRow = Omit<DealFields, 'amount' | 'closed_on'> &
-  Placement & { id: string; org_id: string; amount: string | null; closed_on: string | null; created_by: string | null; kanban_order: number; stage_changed_at: Date; stalls_at: Date | null; revision: string; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-/** A deal's comments and attachments, kept (flagged) when removed so history can still name them. */
-export type CommentRow = { id: string; opportunity_id: string; org_id: string; comment: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-export type AttachmentRow = { id: string; opportunity_id: string; org_id: string; file_name: string; content_type: string; size: number; storage_key: string; created_by: string | null; is_deleted: boolean; created_at: Date }
-
-export type LineItemRow = LineItem & { opportunity_id: string; org_id: string; total: string; position: string; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { opportunities: OpportunityRow; opportunity_comments: CommentRow; opportunity_attachments: AttachmentRow; opportunity_line_items: LineItemRow }
+export type { AttachmentRow, CommentRow, LineItemRow, OpportunityRow } from './tables.ts'
 
 const relationColumns = ['contacts', 'tags', 'teams', 'assigned_to'] as const
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   let table = db.schema
     .createTable('opportunities')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -82,7 +67,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 }
 
 /** The list's order, its custom field filter and its other filters' indexes (GINs, the dearest to maintain row by row): apply never reads through them. */
-async function createIndexes(db: Kysely<any>): Promise<void> {
+async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX opportunities_org_created ON opportunities (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_custom_fields ON opportunities USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
   await createFilterIndexes(db)
@@ -95,7 +80,7 @@ async function createIndexes(db: Kysely<any>): Promise<void> {
  * wider); tags and assignees (a member's own deals, assigned_to=) by GIN; who created a deal (the
  * other half of a member's visibility); a name or search by trigrams where pg_trgm is installed.
  */
-async function createFilterIndexes(db: Kysely<any>): Promise<void> {
+async function createFilterIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX opportunities_totals ON opportunities (org_id, stage) INCLUDE (stage_kind, currency, amount, probability, stalls_at, created_by, assigned_to, tags) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_tags ON opportunities USING gin (tags) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX opportunities_assigned_to ON opportunities USING gin (assigned_to) WHERE NOT is_deleted`.execute(db)
@@ -104,7 +89,7 @@ async function createFilterIndexes(db: Kysely<any>): Promise<void> {
 }
 
 // Line items keep their own rows (the deal's amount moves by its own OpportunityUpdated).
-async function applyLineItem(db: Kysely<Tables>, id: string, revision: bigint, event: Extract<OpportunityEvent, { type: `OpportunityLineItem${string}` }>): Promise<void> {
+async function applyLineItem(db: Db, id: string, revision: bigint, event: Extract<OpportunityEvent, { type: `OpportunityLineItem${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   switch (event.type) {
     case 'OpportunityLineItemAdded': {
@@ -128,12 +113,12 @@ async function applyLineItem(db: Kysely<Tables>, id: string, revision: bigint, e
   }
 }
 
-async function orgOf(db: Kysely<Tables>, id: string): Promise<string | undefined> {
+async function orgOf(db: Db, id: string): Promise<string | undefined> {
   return (await db.selectFrom('opportunities').select('org_id').where('id', '=', id).executeTakeFirst())?.org_id
 }
 
 // Comments and attachments leave the deal row (and its revision) alone: their own rows carry them.
-async function applyNote(db: Kysely<Tables>, id: string, event: Extract<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
+async function applyNote(db: Db, id: string, event: Extract<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   switch (event.type) {
     case 'OpportunityCommentAdded': {
@@ -164,7 +149,7 @@ function createdRow(id: string, revision: bigint, event: Extract<OpportunityEven
   return { ...row, id, stage_changed_at: at, is_deleted: false, created_at: at, updated_at: at, revision: revision.toString() }
 }
 
-async function applyRow(db: Kysely<Tables>, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` | `OpportunityLineItem${string}` }>): Promise<void> {
+async function applyRow(db: Db, id: string, revision: bigint, event: Exclude<OpportunityEvent, { type: `OpportunityComment${string}` | `OpportunityAttachment${string}` | `OpportunityLineItem${string}` }>): Promise<void> {
   const at = new Date(event.data.at)
   const stamp = { revision: revision.toString(), updated_at: at }
   switch (event.type) {
@@ -191,7 +176,7 @@ const isNote = (event: OpportunityEvent): event is Extract<OpportunityEvent, { t
   event.type.startsWith('OpportunityComment') || event.type.startsWith('OpportunityAttachment')
 const isLineItem = (event: OpportunityEvent): event is Extract<OpportunityEvent, { type: `OpportunityLineItem${string}` }> => event.type.startsWith('OpportunityLineItem')
 
-async function apply(db: Kysely<Tables>, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
+async function apply(db: Db, id: string, revision: bigint, event: OpportunityEvent): Promise<void> {
   if (isNote(event)) return applyNote(db, id, event)
   if (isLineItem(event)) return applyLineItem(db, id, revision, event)
   // A creation carries its own stalls_at and totals (insertCreatedDeals).
@@ -218,7 +203,7 @@ export const opportunitiesProjector: Projector = {
   createTables,
   createIndexes,
   apply: async (trx, recorded) => {
-    if (!PIPELINE_EVENTS.includes(recorded.type)) return apply(trx as unknown as Kysely<Tables>, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded))
+    if (!PIPELINE_EVENTS.includes(recorded.type)) return apply(trx, opportunityStreams.idOf(recorded.streamName), recorded.revision, domainEventOf<OpportunityEvent>(recorded))
     // Lead pipelines write the same event types to their own streams: not the deals' business.
     if (isStreamOf(pipelineStreams, recorded.streamName)) await applyPipelineEvent(trx, pipelineStreams.idOf(recorded.streamName), domainEventOf<PipelineEvent>(recorded))
   },
@@ -238,14 +223,13 @@ export const opportunitiesProjector: Projector = {
     ),
 }
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 /** A deal row with its stage's label and rotting thresholds (joined: the pipelines read model owns them). */
 export type OpportunityView = OpportunityRow & { stage_label: string | null; expected_days: number | null; warning_days: number | null }
 
 /** A live deal of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function opportunityOf(db: Kysely<any>, orgId: string, id: string): Promise<OpportunityView | undefined> {
-  return readDb(db)
+export function opportunityOf(db: Db, orgId: string, id: string): Promise<OpportunityView | undefined> {
+  return db
     .selectFrom('opportunities as o')
     .leftJoin(sql<{ id: string; label: string; expected_days: number | null; warning_days: number | null }>`pipeline_stages`.as('s'), 's.id', 'o.stage_id')
     .selectAll('o')
@@ -257,20 +241,20 @@ export function opportunityOf(db: Kysely<any>, orgId: string, id: string): Promi
 }
 
 /** Live deals in a stage (or, with no stage, a pipeline): the count a removal, kind change or pipeline deletion is refused on. */
-export async function countDeals(db: Kysely<any>, where: { stageId: string } | { pipelineId: string }): Promise<number> {
-  let query = readDb(db).selectFrom('opportunities').select((eb) => eb.fn.countAll<string>().as('n')).where('is_deleted', '=', false)
+export async function countDeals(db: Db, where: { stageId: string } | { pipelineId: string }): Promise<number> {
+  let query = db.selectFrom('opportunities').select((eb) => eb.fn.countAll<string>().as('n')).where('is_deleted', '=', false)
   query = 'stageId' in where ? query.where('stage_id', '=', where.stageId) : query.where('pipeline_id', '=', where.pipelineId)
   return Number((await query.executeTakeFirstOrThrow()).n)
 }
 
 /** A card's kanban order and its column, for placing another card next to it. */
-export function cardOf(db: Kysely<any>, orgId: string, id: string): Promise<{ stage_id: string; kanban_order: number } | undefined> {
-  return readDb(db).selectFrom('opportunities').select(['stage_id', 'kanban_order']).where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function cardOf(db: Db, orgId: string, id: string): Promise<{ stage_id: string; kanban_order: number } | undefined> {
+  return db.selectFrom('opportunities').select(['stage_id', 'kanban_order']).where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The nearest kanban order in the column strictly after (`next`) or before (`previous`) `order`, or at the column's end when `order` is null. */
-export async function neighbourOrder(db: Kysely<any>, stageId: string, order: number | null, direction: 'next' | 'previous', exceptId: string): Promise<number | null> {
-  let query = readDb(db).selectFrom('opportunities').select('kanban_order').where('stage_id', '=', stageId).where('is_deleted', '=', false).where('id', '<>', exceptId)
+export async function neighbourOrder(db: Db, stageId: string, order: number | null, direction: 'next' | 'previous', exceptId: string): Promise<number | null> {
+  let query = db.selectFrom('opportunities').select('kanban_order').where('stage_id', '=', stageId).where('is_deleted', '=', false).where('id', '<>', exceptId)
   if (order !== null) query = query.where('kanban_order', direction === 'next' ? '>' : '<', order)
   const row = await query.orderBy('kanban_order', direction === 'next' ? 'asc' : 'desc').limit(1).executeTakeFirst()
   return row?.kanban_order ?? null
@@ -278,35 +262,35 @@ export async function neighbourOrder(db: Kysely<any>, stageId: string, order: nu
 
 
 /** The live deals of the organization carrying a tag, for a tag merge. */
-export const opportunitiesTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'opportunities', orgId, tagId)
+export const opportunitiesTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'opportunities', orgId, tagId)
 
 /** The live comments of a deal, oldest first. */
-export function commentsOf(db: Kysely<any>, opportunityId: string): Promise<CommentRow[]> {
-  return readDb(db).selectFrom('opportunity_comments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
+export function commentsOf(db: Db, opportunityId: string): Promise<CommentRow[]> {
+  return db.selectFrom('opportunity_comments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
 }
 
 /** The live attachments of a deal, oldest first. */
-export function attachmentsOf(db: Kysely<any>, opportunityId: string): Promise<AttachmentRow[]> {
-  return readDb(db).selectFrom('opportunity_attachments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
+export function attachmentsOf(db: Db, opportunityId: string): Promise<AttachmentRow[]> {
+  return db.selectFrom('opportunity_attachments').selectAll().where('opportunity_id', '=', opportunityId).where('is_deleted', '=', false).orderBy('created_at').orderBy('id').execute()
 }
 
 /** A live comment of the organization (of a live deal), or undefined. */
-export function commentOf(db: Kysely<any>, orgId: string, id: string): Promise<CommentRow | undefined> {
-  return readDb(db).selectFrom('opportunity_comments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function commentOf(db: Db, orgId: string, id: string): Promise<CommentRow | undefined> {
+  return db.selectFrom('opportunity_comments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** A live attachment of the organization, or undefined. */
-export function attachmentOf(db: Kysely<any>, orgId: string, id: string): Promise<AttachmentRow | undefined> {
-  return readDb(db).selectFrom('opportunity_attachments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function attachmentOf(db: Db, orgId: string, id: string): Promise<AttachmentRow | undefined> {
+  return db.selectFrom('opportunity_attachments').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
 /** The live line items of these deals, each deal's in the order they were added: one query for a page of any size. */
-export function lineItemsOf(db: Kysely<any>, opportunityIds: readonly string[]): Promise<LineItemRow[]> {
+export function lineItemsOf(db: Db, opportunityIds: readonly string[]): Promise<LineItemRow[]> {
   if (!opportunityIds.length) return Promise.resolve([])
-  return readDb(db).selectFrom('opportunity_line_items').selectAll().where('opportunity_id', 'in', opportunityIds).where('is_deleted', '=', false).orderBy('opportunity_id').orderBy('position').execute()
+  return db.selectFrom('opportunity_line_items').selectAll().where('opportunity_id', 'in', opportunityIds).where('is_deleted', '=', false).orderBy('opportunity_id').orderBy('position').execute()
 }
 
 /** A live line item of a live deal of the organization, or undefined. */
-export function lineItemOf(db: Kysely<any>, orgId: string, opportunityId: string, id: string): Promise<LineItemRow | undefined> {
-  return readDb(db).selectFrom('opportunity_line_items').selectAll().where('org_id', '=', orgId).where('opportunity_id', '=', opportunityId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
+export function lineItemOf(db: Db, orgId: string, opportunityId: string, id: string): Promise<LineItemRow | undefined> {
+  return db.selectFrom('opportunity_line_items').selectAll().where('org_id', '=', orgId).where('opportunity_id', '=', opportunityId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }

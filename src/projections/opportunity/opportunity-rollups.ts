@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * What the deals read model keeps beside its rows so the default list, totals and board need no
@@ -18,7 +18,7 @@ import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
  *   moved the same way. stalled_count at `now` is then the buckets of the days before today plus
  *   an index range over today's deals, however many deals have ever stalled.
  */
-export async function createRollupTables(db: Kysely<any>): Promise<void> {
+export async function createRollupTables(db: Db): Promise<void> {
   await sql`CREATE TABLE deal_stage_rotting (stage_id uuid PRIMARY KEY, pipeline_id uuid NOT NULL, expected_days integer)`.execute(db)
   await sql`CREATE INDEX deal_stage_rotting_pipeline ON deal_stage_rotting (pipeline_id)`.execute(db)
   // `currency` '' is a deal without one; `priced` counts the deals with an amount (a sum of none is "0").
@@ -43,10 +43,10 @@ export const setStallsAt = (where: ReturnType<typeof sql>) =>
   sql`UPDATE opportunities o SET stalls_at = CASE WHEN o.stage_kind = 'open' AND r.expected_days IS NOT NULL THEN o.stage_changed_at + make_interval(days => ceil(r.expected_days * 1.5)::int) END
     FROM (SELECT o2.id, r2.expected_days FROM opportunities o2 LEFT JOIN deal_stage_rotting r2 ON r2.stage_id = o2.stage_id WHERE ${where}) r WHERE o.id = r.id`
 
-export const refreshStallsAt = (db: Kysely<any>, dealId: string) => setStallsAt(sql`o2.id = ${dealId}`).execute(db)
+export const refreshStallsAt = (db: Db, dealId: string) => setStallsAt(sql`o2.id = ${dealId}`).execute(db)
 
 /** Keeps `deal_stage_rotting` (and the stalls_at of the stage's deals) in step with a pipeline's events. */
-export async function applyPipelineEvent(db: Kysely<any>, pipelineId: string, event: PipelineEvent): Promise<void> {
+export async function applyPipelineEvent(db: Db, pipelineId: string, event: PipelineEvent): Promise<void> {
   const upsert = (stageId: string, expectedDays: number | null) =>
     sql`INSERT INTO deal_stage_rotting VALUES (${stageId}, ${pipelineId}, ${expectedDays}) ON CONFLICT (stage_id) DO UPDATE SET expected_days = EXCLUDED.expected_days`.execute(db)
   switch (event.type) {
@@ -84,7 +84,7 @@ type Contribution = { org_id: string; stage_id: string; stage: string; stage_kin
 const contributionQuery = (dealId: string) => sql`SELECT org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability, ${stallDay(sql`stalls_at`)}::text AS stall_day
   FROM opportunities WHERE id = ${dealId} AND NOT is_deleted`
 
-async function contributionOf(db: Kysely<any>, dealId: string): Promise<Contribution | undefined> {
+async function contributionOf(db: Db, dealId: string): Promise<Contribution | undefined> {
   return (await sql<Contribution>`${contributionQuery(dealId)}`.execute(db)).rows[0]
 }
 
@@ -98,7 +98,7 @@ const ADD_TOTALS = sql`ON CONFLICT (org_id, stage_id, stage, stage_kind, currenc
  * change). Contributions under one key are summed first (an upsert may touch a row once per
  * statement); a key whose sums cancel out is left alone.
  */
-export async function withTotals(db: Kysely<any>, dealId: string, change: () => Promise<void>): Promise<void> {
+export async function withTotals(db: Db, dealId: string, change: () => Promise<void>): Promise<void> {
   const before = await contributionOf(db, dealId)
   await change()
   const taken = before
@@ -130,7 +130,7 @@ const DEAL_COLUMNS = [
  * totals and stall days of the rows actually inserted (a replayed creation inserts nothing, so adds nothing).
  * `rows` carry the columns above as JSON; jsonb_populate_recordset types them by the table.
  */
-export async function insertCreatedDeals(db: Kysely<any>, rows: readonly Record<string, unknown>[]): Promise<void> {
+export async function insertCreatedDeals(db: Db, rows: readonly Record<string, unknown>[]): Promise<void> {
   const columns = sql.join(DEAL_COLUMNS.map((c) => sql.ref(c)))
   const values = sql.join(DEAL_COLUMNS.map((c) => sql.ref(`i.${c}`)))
   await sql`
@@ -178,7 +178,7 @@ export type RollupDelta = {
  * that change is dropped (as there), then the changes' sums are added up per key, so a key touched
  * by one change keeps its row even when a later change of the page takes it back to zero.
  */
-export async function addRollupDeltas(db: Kysely<any>, deltas: readonly RollupDelta[]): Promise<void> {
+export async function addRollupDeltas(db: Db, deltas: readonly RollupDelta[]): Promise<void> {
   if (!deltas.length) return
   await sql`WITH deltas AS (
       SELECT d.step, d.sign, d.org_id, d.stage_id, d.stage, d.stage_kind, d.pipeline_id, d.currency, d.amount::numeric(15, 2) AS amount, d.probability,

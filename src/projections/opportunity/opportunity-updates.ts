@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
@@ -7,6 +6,7 @@ import { updateRows } from '../../db/insert-rows.ts'
 import { addRollupDeltas, setStallsAt } from './opportunity-rollups.ts'
 import type { RollupDelta } from './opportunity-rollups.ts'
 import { domainEventOf } from '../../events/versions.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * A page's changes of existing deals (edits, stage changes, positions, deletions: what board
@@ -26,7 +26,7 @@ type Counted = Pick<RollupDelta, 'org_id' | 'stage_id' | 'stage' | 'stage_kind' 
 type Stall = Pick<RollupDelta, 'stall_day' | 'stall_stage_id' | 'stall_kind' | 'stall_at'>
 type Deal = { counted: Counted; stall: Stall; set: Record<string, unknown> }
 
-async function dealsAsTheyStand(db: Kysely<any>, ids: readonly string[]): Promise<Map<string, Deal>> {
+async function dealsAsTheyStand(db: Db, ids: readonly string[]): Promise<Map<string, Deal>> {
   const { rows } = await sql<Counted & { id: string; stall_day: string | null }>`SELECT id, org_id, stage_id, stage, stage_kind, pipeline_id, coalesce(currency, '') AS currency, amount::text AS amount, probability,
       (stalls_at AT TIME ZONE 'UTC')::date::text AS stall_day, is_deleted
     FROM opportunities WHERE id = ANY(${ids}::uuid[])`.execute(db)
@@ -68,7 +68,7 @@ const contribution = (step: number, sign: 1 | -1, deal: Deal): RollupDelta[] => 
   return is_deleted ? [] : [{ step, sign, ...counted, ...deal.stall }]
 }
 
-export async function applyDealUpdates(db: Kysely<any>, run: readonly RecordedEvent[]): Promise<void> {
+export async function applyDealUpdates(db: Db, run: readonly RecordedEvent[]): Promise<void> {
   const deals = await dealsAsTheyStand(db, [...new Set(run.map((e) => opportunityStreams.idOf(e.streamName)))])
   const deltas: RollupDelta[] = []
   run.forEach((recorded, step) => {

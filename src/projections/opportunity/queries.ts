@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
 import { isIsoDate } from '../../db/date-range.ts'
 import { containsPattern } from '../../db/like.ts'
@@ -8,6 +8,7 @@ import { anyOf } from '../kernel/records.ts'
 import { ruleFor, visibleSql } from '../../visibility/policy.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import type { Timed } from '../kernel/stamped-cache.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * The deal list, its totals and the board (§4.3, §2.3, §4.6) read one filter, built here once, so
@@ -78,7 +79,7 @@ export function dealQuery(viewer: Viewer, filter: DealFilter, now: Date): DealQu
  * alone, where a contains-condition reads every deal of the organization. The codes are read first,
  * as values, so the planner sees how few they are.
  */
-async function liveConditions(db: Kysely<any>, query: DealQuery, memo: Memo = uncached): Promise<RawBuilder<boolean>[]> {
+async function liveConditions(db: Db, query: DealQuery, memo: Memo = uncached): Promise<RawBuilder<boolean>[]> {
   const stage = query.stage
   if (!stage) return query.conditions
   const codes = await memo('codes', async () => ({ value: (await sql<{ stage: string }>`SELECT DISTINCT t.stage FROM deal_totals t WHERE t.org_id = ${stage.orgId} AND strpos(t.stage, ${stage.text}) > 0`.execute(db)).rows.map((r) => r.stage) }))
@@ -154,7 +155,7 @@ type CurrencyRow = { currency: string; n: string; priced: string; amount_sum: st
  * counts in the default), which also counts the stalled ones so the set is read once, and finds
  * the next instant one turns red (until which the count holds).
  */
-function currencyRows(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string) {
+function currencyRows(db: Db, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string) {
   if (query.rollup) {
     return sql<CurrencyRow>`SELECT coalesce(nullif(t.currency, ''), ${defaultCurrency}) AS currency, sum(t.n) AS n, sum(t.priced) AS priced, round(sum(t.amount_sum), 2)::text AS amount_sum, round(sum(t.weighted_sum), 2)::text AS weighted_sum
       FROM ${rollupRows(query.rollup)} t GROUP BY 1 HAVING sum(t.n) > 0 ORDER BY 1`.execute(db)
@@ -170,7 +171,7 @@ function currencyRows(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<
  * The same with open=true: only a deal in an open stage has a stalls_at (opportunity-rollups.ts). With the
  * next instant a deal turns red.
  */
-async function stalledFromRollups(db: Kysely<any>, rollup: Rollup, now: Date): Promise<{ n: number; next: Date | null }> {
+async function stalledFromRollups(db: Db, rollup: Rollup, now: Date): Promise<{ n: number; next: Date | null }> {
   const { orgId, pipelines } = rollup
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
   const inPipelines = (column: RawBuilder<unknown>) => (pipelines ? sql`AND ${column} = ANY(${pipelines}::uuid[])` : sql``)
@@ -190,7 +191,7 @@ const money = (sum: string | null, priced: string) => (Number(priced) > 0 && sum
  * per currency by code; the overall sums only when one currency is present (null otherwise). The
  * stalled count holds from `now` until the next deal of the set turns red.
  */
-async function totalsOf(db: Kysely<any>, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string): Promise<Timed<Totals>> {
+async function totalsOf(db: Db, query: DealQuery, conditions: RawBuilder<boolean>[], defaultCurrency: string): Promise<Timed<Totals>> {
   const [{ rows: currencies }, rolledUpStalled] = await Promise.all([currencyRows(db, query, conditions, defaultCurrency), query.rollup ? stalledFromRollups(db, query.rollup, query.now) : undefined])
   const byCurrency = currencies.map((r) => ({ currency: r.currency, amount_sum: money(r.amount_sum, r.priced), weighted_sum: money(r.weighted_sum, r.priced) }))
   const single = byCurrency.length <= 1
@@ -210,7 +211,7 @@ async function totalsOf(db: Kysely<any>, query: DealQuery, conditions: RawBuilde
  * count is the set's count). `memo` keeps the set's stage codes and totals between requests; with
  * rotten=true the set itself changes with the clock, so nothing of it is kept.
  */
-export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string, memo: Memo = uncached): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
+export async function listDeals(db: Db, query: DealQuery, page: { limit: number; offset: number }, defaultCurrency: string, memo: Memo = uncached): Promise<{ count: number; rows: OpportunityView[]; totals: Totals }> {
   const kept = query.clocked ? uncached : memo
   const conditions = await liveConditions(db, query, kept)
   const [rows, totals] = await Promise.all([
@@ -227,7 +228,7 @@ export async function listDeals(db: Kysely<any>, query: DealQuery, page: { limit
  * `shape` from the limited rows `c`: as rows by default, or as what it makes of them (card-json.ts:
  * one row of JSON text per column).
  */
-export async function boardDeals<Row = CardRow>(db: Kysely<any>, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities', shape: (limited: RawBuilder<unknown>) => RawBuilder<unknown> = asRows): Promise<{ rows: Row[]; counts: Map<string, number> }> {
+export async function boardDeals<Row = CardRow>(db: Db, query: DealQuery, stageIds: readonly string[], perColumn: number, table = 'opportunities', shape: (limited: RawBuilder<unknown>) => RawBuilder<unknown> = asRows): Promise<{ rows: Row[]; counts: Map<string, number> }> {
   const conditions = table === 'opportunities' ? await liveConditions(db, query) : query.conditions
   const counts = query.rollup
     ? sql<{ stage_id: string; n: string }>`SELECT t.stage_id, sum(t.n) AS n FROM ${rollupRows(query.rollup)} t GROUP BY t.stage_id`

@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import type { Viewer } from './queries.ts'
 import { visibleSql } from '../../visibility/policy.ts'
 import type { StageChangeRow } from './stage-changes.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * Reads of the stage-change ledger (stage-changes.ts): the feed, page by page or by keyset for a
@@ -72,7 +73,7 @@ const COLUMNS = sql`c.event_id, c.position_commit::text AS position_commit, c.po
 const ORDER = sql`ORDER BY c.position_commit, c.position_prepare`
 
 /** One page of the feed, oldest first (log order), and the count of the whole filtered set. */
-export async function listStageChanges(db: Kysely<any>, viewer: Viewer, filter: StageChangeFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: StageChangeRow[] }> {
+export async function listStageChanges(db: Db, viewer: Viewer, filter: StageChangeFilter, page: { limit: number; offset: number }): Promise<{ count: number; rows: StageChangeRow[] }> {
   const conditions = where(feedConditions(viewer, filter))
   const [rows, count] = await Promise.all([
     sql<StageChangeRow>`SELECT ${COLUMNS} FROM ${FROM} WHERE ${conditions} ${ORDER} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
@@ -85,7 +86,7 @@ export async function listStageChanges(db: Kysely<any>, viewer: Viewer, filter: 
  * The whole filtered feed in log order, `pageSize` rows per query, each page after the last one's
  * position (a keyset, not an offset), so memory stays flat and late pages cost what early ones do.
  */
-export async function* stageChangePages(db: Kysely<any>, viewer: Viewer, filter: StageChangeFilter, pageSize = 1000): AsyncGenerator<StageChangeRow[]> {
+export async function* stageChangePages(db: Db, viewer: Viewer, filter: StageChangeFilter, pageSize = 1000): AsyncGenerator<StageChangeRow[]> {
   const conditions = feedConditions(viewer, filter)
   let after: { commit: string; prepare: string } | null = null
   for (;;) {
@@ -117,7 +118,7 @@ export type StageMetricsRow = {
  * entered in range is followed past its end). Forward means an open stage of the same pipeline
  * with a higher current position, or any won stage (a lost stage never is). Durations are exact (fractional) days.
  */
-export async function stageMetrics(db: Kysely<any>, viewer: Viewer, pipelineId: string, range: { from?: string; to?: string }): Promise<Map<string, StageMetricsRow>> {
+export async function stageMetrics(db: Db, viewer: Viewer, pipelineId: string, range: { from?: string; to?: string }): Promise<Map<string, StageMetricsRow>> {
   const { rows } = await sql<Record<keyof StageMetricsRow, string | number | null>>`
     WITH ledger AS (
       SELECT c.deal_id, c.position_commit, c.position_prepare, c.pipeline_id, c.to_stage_id, c.to_kind, c.at,

@@ -1,54 +1,16 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
 import type { OpportunityEvent } from '../../commands/opportunity/opportunity.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { StageChangeDealRow as DealRow, StageChangeRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The stage-change ledger (issue 8 §2, analysts replaying stage changes): one row per entry of a
- * deal into a stage, keyed by the event id, so applying an event twice inserts nothing the second
- * time. A deal's creation is its entry into its first stage (`event_type` OpportunityCreated, no
- * `from_*`); every OpportunityStageChanged is one more row. Each row carries the deal's name,
- * amount and currency as they were then (after any edit of the same request, which is recorded
- * before the move), kept per deal in `stage_change_deals`, this projector's own table: a read model
- * never reads another one's tables while applying, so it rebuilds alone.
- *
- * Rows are ordered by the event's global position (`position_commit`, `position_prepare`), the
- * keyset the streamed feed pages on. A stay in a stage runs from its row to the deal's next row.
- */
-export type StageChangeRow = {
-  event_id: string
-  position_commit: string
-  position_prepare: string
-  org_id: string
-  deal_id: string
-  event_type: 'OpportunityCreated' | 'OpportunityStageChanged'
-  deal_name: string
-  pipeline_id: string
-  from_pipeline_id: string | null
-  from_stage: string | null
-  from_stage_id: string | null
-  from_kind: string | null
-  to_stage: string
-  to_stage_id: string
-  to_kind: string
-  amount: string | null
-  currency: string | null
-  actor_id: string | null
-  at: Date
-  /** Whole days between the entry into the previous stage and this change; null for a creation. */
-  days_in_previous_stage: number | null
-}
+export type { StageChangeRow } from './tables.ts'
 
-/** A deal as the ledger needs it: what a stage change copies, and when its current stay began. */
-type DealRow = { deal_id: string; org_id: string; name: string; amount: string | null; currency: string | null; stage_entered_at: Date }
-
-type Tables = { stage_changes: StageChangeRow; stage_change_deals: DealRow }
-
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE stage_change_deals (deal_id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, amount numeric(15, 2), currency text, stage_entered_at timestamptz NOT NULL)`.execute(db)
   await sql`CREATE TABLE stage_changes (
     event_id uuid PRIMARY KEY, position_commit bigint NOT NULL, position_prepare bigint NOT NULL, org_id uuid NOT NULL, deal_id uuid NOT NULL, event_type text NOT NULL,
@@ -97,7 +59,7 @@ function creationRow(recorded: RecordedEvent, event: Created): StageChangeRow {
 }
 
 /** Runs of creations (a replay, a busy minute): both tables in one statement each. */
-async function applyCreations(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+async function applyCreations(db: Db, run: readonly RecordedEvent[]): Promise<void> {
   const created = run.map((recorded) => ({ recorded, event: domainEventOf<Created>(recorded) }))
   await db.insertInto('stage_change_deals').values(created.map(({ recorded, event }) => dealOf(recorded, event))).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
   await db.insertInto('stage_changes').values(created.map(({ recorded, event }) => creationRow(recorded, event))).onConflict((oc) => oc.column('event_id').doNothing()).execute()
@@ -105,7 +67,7 @@ async function applyCreations(db: Kysely<Tables>, run: readonly RecordedEvent[])
 
 const FOLLOWED = new Set<string>(['name', 'amount', 'currency'])
 
-async function apply(db: Kysely<Tables>, recorded: RecordedEvent): Promise<void> {
+async function apply(db: Db, recorded: RecordedEvent): Promise<void> {
   const event = domainEventOf<OpportunityEvent>(recorded)
   const dealId = opportunityStreams.idOf(recorded.streamName)
   switch (event.type) {
@@ -143,7 +105,7 @@ type Changed = Extract<OpportunityEvent, { type: 'OpportunityUpdated' | 'Opportu
  * (one statement). The events are folded here in log order, so each row copies the deal as `apply`
  * one event at a time would have found it.
  */
-async function applyChanges(db: Kysely<Tables>, run: readonly RecordedEvent[]): Promise<void> {
+async function applyChanges(db: Db, run: readonly RecordedEvent[]): Promise<void> {
   const ids = [...new Set(run.map((e) => opportunityStreams.idOf(e.streamName)))]
   const { rows } = await sql<Omit<DealRow, 'stage_entered_at'> & { stage_entered_at: string }>`SELECT deal_id, org_id, name, amount::text AS amount, currency, stage_entered_at::text AS stage_entered_at
     FROM stage_change_deals WHERE deal_id = ANY(${ids}::uuid[])`.execute(db)
@@ -187,7 +149,7 @@ export const stageChangesProjector: Projector = {
   eventTypes: ['OpportunityCreated', 'OpportunityUpdated', 'OpportunityStageChanged'],
   tables: ['stage_changes', 'stage_change_deals'],
   createTables,
-  apply: (trx, recorded) => apply(trx as unknown as Kysely<Tables>, recorded),
+  apply: (trx, recorded) => apply(trx, recorded),
   // Every event type of this ledger runs together (up to applyInRuns' run size): its creations
   // first (a deal's changes come after its creation in the log), then its changes.
   applyBatch: (trx, events) =>
@@ -196,9 +158,9 @@ export const stageChangesProjector: Projector = {
       (event) => stageChangesProjector.eventTypes.includes(event.type),
       async (run) => {
         const created = run.filter((e) => e.type === 'OpportunityCreated')
-        if (created.length) await applyCreations(trx as unknown as Kysely<Tables>, created)
-        if (created.length < run.length) await applyChanges(trx as unknown as Kysely<Tables>, run.filter((e) => e.type !== 'OpportunityCreated'))
+        if (created.length) await applyCreations(trx, created)
+        if (created.length < run.length) await applyChanges(trx, run.filter((e) => e.type !== 'OpportunityCreated'))
       },
-      (event) => apply(trx as unknown as Kysely<Tables>, event),
+      (event) => apply(trx, event),
     ),
 }

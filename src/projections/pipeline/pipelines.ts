@@ -1,32 +1,14 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { dealPipelines, isStreamOf, leadPipelines, taskPipelines } from '../../commands/pipeline/kinds.ts'
 import type { PipelineKind } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
-import type { Stage, StageKind } from '../../commands/pipeline/stage-rules.ts'
+import type { Stage } from '../../commands/pipeline/stage-rules.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { PipelinePrefix, PipelineRow, PipelineStageRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The pipelines read model of one kind (deals', leads' or tasks', commands/pipeline/kinds.ts): one row per
- * live pipeline and one per live stage; a deleted pipeline or removed stage leaves no rows.
- * `position` is the stage's 1-based order; `probability` is the default a deal in the stage gets
- * (100 won, 0 lost, the seeded per-code default, or null: none). Each kind has its own tables and
- * projector, fed by the same event types from its own stream category.
- */
-export type PipelineRow = { id: string; org_id: string; name: string; is_default: boolean; created_by: string | null; created_at: Date; updated_at: Date }
-export type PipelineStageRow = {
-  id: string
-  pipeline_id: string
-  org_id: string
-  code: string
-  label: string
-  position: number
-  kind: StageKind
-  expected_days: number | null
-  warning_days: number | null
-  probability: number | null
-}
+export type { PipelineRow, PipelineStageRow } from './tables.ts'
 
 export type PipelineWithStages = PipelineRow & { stages: PipelineStageRow[] }
 
@@ -34,11 +16,11 @@ export type PipelineWithStages = PipelineRow & { stages: PipelineStageRow[] }
 export type PipelineReadModel = {
   projector: Projector
   /** The organization's pipelines: the default first, then by creation. */
-  listPipelines(db: Kysely<any>, orgId: string): Promise<PipelineWithStages[]>
+  listPipelines(db: Db, orgId: string): Promise<PipelineWithStages[]>
   /** A pipeline of the organization with its stages, or undefined: another org's id looks exactly like a missing one. */
-  pipelineOf(db: Kysely<any>, orgId: string, id: string): Promise<PipelineWithStages | undefined>
+  pipelineOf(db: Db, orgId: string, id: string): Promise<PipelineWithStages | undefined>
   /** A stage of the organization, or undefined. */
-  stageOf(db: Kysely<any>, orgId: string, id: string): Promise<PipelineStageRow | undefined>
+  stageOf(db: Db, orgId: string, id: string): Promise<PipelineStageRow | undefined>
 }
 
 const stageRow = (pipelineId: string, orgId: string, { order, ...stage }: Stage): PipelineStageRow => ({ ...stage, pipeline_id: pipelineId, org_id: orgId, position: order })
@@ -46,15 +28,15 @@ const stageRow = (pipelineId: string, orgId: string, { order, ...stage }: Stage)
 type StageEvent = Exclude<PipelineEvent, { type: 'PipelineCreated' | 'PipelineRenamed' | 'PipelineDeleted' }>
 
 /** Builds a kind's read model over tables `<prefix>pipelines` and `<prefix>pipeline_stages`. */
-function pipelineReadModel(name: string, kind: PipelineKind, prefix: string): PipelineReadModel {
-  const P = `${prefix}pipelines`
-  const S = `${prefix}pipeline_stages`
+function pipelineReadModel(name: string, kind: PipelineKind, prefix: PipelinePrefix): PipelineReadModel {
+  const P = `${prefix}pipelines` as const
+  const S = `${prefix}pipeline_stages` as const
 
   // Positions are recomputed from the rows, so applying an event twice changes nothing.
-  const renumber = (db: Kysely<any>, pipelineId: string) =>
+  const renumber = (db: Db, pipelineId: string) =>
     sql`UPDATE ${sql.table(S)} s SET position = r.n FROM (SELECT id, row_number() OVER (ORDER BY position, id) AS n FROM ${sql.table(S)} WHERE pipeline_id = ${pipelineId}) r WHERE s.id = r.id AND s.position <> r.n`.execute(db)
 
-  async function applyStageEvent(db: Kysely<any>, id: string, event: StageEvent): Promise<void> {
+  async function applyStageEvent(db: Db, id: string, event: StageEvent): Promise<void> {
     switch (event.type) {
       case 'StageAdded': {
         const pipeline = await db.selectFrom(P).select('org_id').where('id', '=', id).executeTakeFirst()
@@ -77,7 +59,7 @@ function pipelineReadModel(name: string, kind: PipelineKind, prefix: string): Pi
     }
   }
 
-  async function apply(db: Kysely<any>, id: string, event: PipelineEvent): Promise<void> {
+  async function apply(db: Db, id: string, event: PipelineEvent): Promise<void> {
     const at = new Date(event.data.at)
     switch (event.type) {
       case 'PipelineCreated': {
@@ -99,7 +81,7 @@ function pipelineReadModel(name: string, kind: PipelineKind, prefix: string): Pi
     }
   }
 
-  async function createTables(db: Kysely<any>): Promise<void> {
+  async function createTables(db: Db): Promise<void> {
     await db.schema
       .createTable(P)
       .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -127,7 +109,7 @@ function pipelineReadModel(name: string, kind: PipelineKind, prefix: string): Pi
     await sql`CREATE INDEX ${sql.id(`${S}_pipeline`)} ON ${sql.table(S)} (pipeline_id, position)`.execute(db)
   }
 
-  async function withStages(db: Kysely<any>, rows: PipelineRow[]): Promise<PipelineWithStages[]> {
+  async function withStages(db: Db, rows: PipelineRow[]): Promise<PipelineWithStages[]> {
     if (!rows.length) return []
     const stages = (await db.selectFrom(S).selectAll().where('pipeline_id', 'in', rows.map((r) => r.id)).orderBy('position').orderBy('id').execute()) as PipelineStageRow[]
     return rows.map((row) => ({ ...row, stages: stages.filter((s) => s.pipeline_id === row.id) }))

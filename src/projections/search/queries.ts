@@ -1,10 +1,11 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import type { Viewer } from '../opportunity/queries.ts'
 import { hasTrigrams, partitionOf, viewerWord } from './search.ts'
 import { KIND_SPECS } from './search-documents.ts'
 import type { KindSpec, SearchKind } from './search-documents.ts'
 import { ruleFor, visibleSql } from '../../visibility/policy.ts'
+import type { Db } from '../../db/database.ts'
 
 /**
  * Global search's query: a handful of the best matches of each kind, org-scoped and filtered by
@@ -29,8 +30,8 @@ const FUZZY_CANDIDATES = 50
 /** Fuzzy matching needs a trigram of the query's own. */
 const MIN_FUZZY = 3
 
-const trigramsByDb = new WeakMap<Kysely<any>, Promise<boolean>>()
-const trigramsOf = (db: Kysely<any>): Promise<boolean> => {
+const trigramsByDb = new WeakMap<Db, Promise<boolean>>()
+const trigramsOf = (db: Db): Promise<boolean> => {
   let known = trigramsByDb.get(db)
   if (!known) trigramsByDb.set(db, (known = hasTrigrams(db)))
   return known
@@ -103,7 +104,7 @@ function fuzzy(s: Search, spec: KindSpec, missing: number, found: string[]): Raw
  * tier only for the kinds still short of `perKind`, for a text of MIN_FUZZY characters or more,
  * where pg_trgm is installed.
  */
-export async function searchRecords(db: Kysely<any>, viewer: Viewer, text: string, perKind: number): Promise<SearchHit[]> {
+export async function searchRecords(db: Db, viewer: Viewer, text: string, perKind: number): Promise<SearchHit[]> {
   const s: Search = { viewer, text, perKind }
   const words = text.length >= MIN_FUZZY ? wordQuery(text) : null
   const trigrams = text.length >= MIN_FUZZY && (await trigramsOf(db))
@@ -125,7 +126,7 @@ export async function searchRecords(db: Kysely<any>, viewer: Viewer, text: strin
   return bestPerKind(hits, perKind)
 }
 
-async function run(db: Kysely<any>, parts: RawBuilder<SearchHit>[]): Promise<SearchHit[]> {
+async function run(db: Db, parts: RawBuilder<SearchHit>[]): Promise<SearchHit[]> {
   const { rows } = await sql<SearchHit>`${sql.join(parts, sql` UNION ALL `)}`.execute(db)
   return rows.map((hit) => ({ ...hit, score: Number(hit.score) }))
 }

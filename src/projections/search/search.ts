@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import type { FreshTables } from '../../db/copy-rows.ts'
 import { insertRowsOnce, updateRows } from '../../db/insert-rows.ts'
@@ -7,8 +7,9 @@ import { BATCH_FROM } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { KIND_SPECS, SEARCH_KINDS, pick } from './search-documents.ts'
-import type { Fields, KindSpec } from './search-documents.ts'
 import { isRestricted } from '../../visibility/policy.ts'
+import type { Fields, KindSpec, SearchKind } from './search-documents.ts'
+import type { Database, Db } from '../../db/database.ts'
 
 /**
  * Global search's read model (issue 19): one document per live lead, deal, account, contact,
@@ -50,7 +51,7 @@ function viewersOf(restricted: boolean, createdBy: string | null, assignedTo: re
 }
 
 /** The extension may be missing (migrations/…-pg-trgm.ts): then no trigram index and no fuzzy tier. */
-export async function hasTrigrams(db: Kysely<any>): Promise<boolean> {
+export async function hasTrigrams(db: Db): Promise<boolean> {
   const { rows } = await sql<{ present: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS present`.execute(db)
   return rows[0]!.present
 }
@@ -61,9 +62,9 @@ export async function hasTrigrams(db: Kysely<any>): Promise<boolean> {
  * each (with one table, the planner scanned every lead for a word only deals hold), and its own
  * indexes. Queries name the kind as a literal and read only its partition.
  */
-export const partitionOf = (kind: string) => `${SEARCH_TABLE}_${kind}`
+export const partitionOf = <K extends SearchKind>(kind: K) => `${SEARCH_TABLE}_${kind}` as const
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   await db.schema
     .createTable(SEARCH_TABLE)
     .addColumn('id', 'uuid', (c) => c.notNull())
@@ -95,7 +96,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 }
 
 /** The searches' indexes (two of them GIN, the dearest to maintain row by row): apply never reads through them. */
-async function createIndexes(db: Kysely<any>): Promise<void> {
+async function createIndexes(db: Db): Promise<void> {
   // Name prefixes in byte order: LIKE 'ab%' is a range of it, and its order the answer's.
   await sql`CREATE INDEX search_name_prefix ON search_documents (org_id, lower(names) COLLATE "C")`.execute(db)
   await sql`CREATE INDEX search_words ON search_documents USING gin (tsv) WITH (fastupdate = off)`.execute(db)
@@ -115,17 +116,17 @@ function rowOf(spec: KindSpec, id: string, data: EventData): Record<string, unkn
 }
 
 /** Deals take the name of their account's document (null when it has none, or it was deleted). */
-async function lookUpAccountNames(trx: Kysely<any>, dealIds: readonly string[]): Promise<void> {
+async function lookUpAccountNames(trx: Db, dealIds: readonly string[]): Promise<void> {
   if (!dealIds.length) return
   await sql`UPDATE search_documents_deal d SET account_name = a.title FROM search_documents_account a
     WHERE d.id = ANY(${dealIds}::uuid[]) AND a.id = d.account_id AND a.org_id = d.org_id`.execute(trx)
 }
 
-async function renameAccountOfDeals(trx: Kysely<any>, accountId: string, name: string | null): Promise<void> {
+async function renameAccountOfDeals(trx: Db, accountId: string, name: string | null): Promise<void> {
   await trx.updateTable(partitionOf('deal')).set({ account_name: name }).where('account_id', '=', accountId).execute()
 }
 
-async function insertDocuments(trx: Kysely<any>, spec: KindSpec, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function insertDocuments(trx: Db, spec: KindSpec, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = events.map((recorded) => rowOf(spec, spec.streams.idOf(recorded.streamName), domainEventOf<{ type: string; data: EventData }>(recorded).data))
   await insertRowsOnce(trx, partitionOf(spec.kind), 'id', rows, fresh)
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
@@ -141,7 +142,7 @@ const reachesOthers = (spec: KindSpec, changed: Fields) => (spec.kind === 'deal'
  * once, each one's changes merged in log order, one UPDATE, instead of a read and an UPDATE per
  * event. The stored fields merged with the changes: applying the same changes twice gives the same documents.
  */
-async function updateDocuments(trx: Kysely<any>, spec: KindSpec, all: readonly { id: string; changed: Fields }[]): Promise<void> {
+async function updateDocuments(trx: Db, spec: KindSpec, all: readonly { id: string; changed: Fields }[]): Promise<void> {
   const changes = all.filter(({ changed }) => Object.keys(changed).length)
   if (!changes.length) return
   const table = partitionOf(spec.kind)
@@ -155,7 +156,7 @@ async function updateDocuments(trx: Kysely<any>, spec: KindSpec, all: readonly {
   await updateRows(trx, table, 'id', [...documents].map(([key, { fields, createdBy }]) => ({ key, set: { ...documentColumns(spec, fields, createdBy), fields } })))
 }
 
-async function apply(trx: Kysely<any>, recorded: RecordedEvent): Promise<void> {
+async function apply(trx: Db, recorded: RecordedEvent): Promise<void> {
   const { spec, action } = ACTIONS.get(recorded.type)!
   const id = spec.streams.idOf(recorded.streamName)
   const table = partitionOf(spec.kind)
@@ -187,7 +188,7 @@ type Run = { spec: KindSpec; action: 'created' | 'updated'; type: string; events
  * one kind's documents in one read and one UPDATE; deletions and edits reaching other documents
  * one by one, in log order.
  */
-async function applyBatch(trx: Transaction<any>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function applyBatch(trx: Transaction<Database>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: Run | undefined
   const flush = async () => {
     if (run?.action === 'created') await insertDocuments(trx, run.spec, run.events, fresh)

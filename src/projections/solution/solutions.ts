@@ -1,14 +1,11 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { solutionNames, solutionStreams } from '../../commands/solution/solution.ts'
-import type { SolutionFields } from '../../commands/solution/solution.ts'
 import { containsPattern } from '../../db/like.ts'
 import { fetchPage, recordProjector } from '../kernel/records.ts'
+import type { SolutionRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/** The solutions read model: one row per solution, soft-deleted rows kept but hidden from every query. */
-export type SolutionRow = SolutionFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
-
-type Tables = { solutions: SolutionRow }
+export type { SolutionRow } from './tables.ts'
 
 export const solutionsProjector = recordProjector({
   name: 'solutions',
@@ -27,13 +24,12 @@ export const solutionsProjector = recordProjector({
   },
 })
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
-const live = (db: Kysely<any>, orgId: string) => readDb(db).selectFrom('solutions').where('org_id', '=', orgId).where('is_deleted', '=', false)
+const live = (db: Db, orgId: string) => db.selectFrom('solutions').where('org_id', '=', orgId).where('is_deleted', '=', false)
 
 export type SolutionListFilter = { limit: number; offset: number; title?: string; search?: string; status?: string; isPublished?: boolean }
 
 /** A page of the organization's solutions, most recently changed first (then by title); unknown status values match nothing. */
-export function listSolutions(db: Kysely<any>, orgId: string, filter: SolutionListFilter): Promise<{ count: number; rows: SolutionRow[] }> {
+export function listSolutions(db: Db, orgId: string, filter: SolutionListFilter): Promise<{ count: number; rows: SolutionRow[] }> {
   let query = live(db, orgId)
   if (filter.title) query = query.where('title', 'ilike', containsPattern(filter.title))
   if (filter.search) {
@@ -48,7 +44,7 @@ export function listSolutions(db: Kysely<any>, orgId: string, filter: SolutionLi
 export type SolutionTotals = { count: number; published: number; draft: number; reviewed: number; approved_unpublished: number }
 
 /** Totals of the whole knowledge base, whatever the filters (where-the-spec-is-silent.md). */
-export async function solutionTotals(db: Kysely<any>, orgId: string): Promise<SolutionTotals> {
+export async function solutionTotals(db: Db, orgId: string): Promise<SolutionTotals> {
   const row = await live(db, orgId)
     .select((eb) => [
       eb.fn.countAll<string>().as('count'),
@@ -62,6 +58,6 @@ export async function solutionTotals(db: Kysely<any>, orgId: string): Promise<So
 }
 
 /** A live solution of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function solutionOf(db: Kysely<any>, orgId: string, id: string): Promise<SolutionRow | undefined> {
+export function solutionOf(db: Db, orgId: string, id: string): Promise<SolutionRow | undefined> {
   return live(db, orgId).selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -1,5 +1,4 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { tagStreams } from '../../commands/tag/tag.ts'
 import type { TagEvent } from '../../commands/tag/tag.ts'
 import { idsAmong } from '../../db/ids-among.ts'
@@ -10,27 +9,10 @@ import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { TagRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The tags read model: one row per tag. Archived tags (is_active false) and merged sources (archived,
- * pointing at their target) are kept and listed on request; deleted ones (the older soft delete) are
- * kept too, restorable.
- */
-export type TagRow = {
-  id: string
-  org_id: string
-  name: string
-  color: string | null
-  description: string
-  is_active: boolean
-  is_deleted: boolean
-  merged_into: string | null
-  created_by: string | null
-  created_at: Date
-  updated_at: Date
-}
-
-type Tables = { tags: TagRow }
+export type { TagRow } from './tables.ts'
 
 export const tagsProjector: Projector = {
   name: 'tags',
@@ -58,8 +40,7 @@ export const tagsProjector: Projector = {
     await sql`CREATE INDEX tags_org_name ON tags (org_id, lower(name))`.execute(db)
   },
   // Every statement sets values rather than adjusting them, so applying an event twice changes nothing.
-  async apply(trx, recorded) {
-    const db = trx as unknown as Kysely<Tables>
+  async apply(db, recorded) {
     const event = domainEventOf<TagEvent>(recorded)
     const id = tagStreams.idOf(recorded.streamName)
     if (event.type === 'TagCreated') return insertCreated(db, [recorded])
@@ -67,7 +48,7 @@ export const tagsProjector: Projector = {
     await db.updateTable('tags').set({ ...changesOf(event), updated_at: at }).where('id', '=', id).execute()
   },
   // A replay is mostly creations: runs of them become one multi-row INSERT (a COPY into fresh tables: a tag's stream is created once).
-  applyBatch: (trx, events, fresh) => applyInRuns(events, 'TagCreated', (run) => insertCreated(trx as unknown as Kysely<Tables>, run, fresh), (event) => tagsProjector.apply(trx, event)),
+  applyBatch: (trx, events, fresh) => applyInRuns(events, 'TagCreated', (run) => insertCreated(trx, run, fresh), (event) => tagsProjector.apply(trx, event)),
 }
 
 function changesOf(event: Exclude<TagEvent, { type: 'TagCreated' }>): Partial<TagRow> {
@@ -89,7 +70,7 @@ function changesOf(event: Exclude<TagEvent, { type: 'TagCreated' }>): Partial<Ta
   }
 }
 
-async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function insertCreated(db: Db, created: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   const rows = created.map((recorded) => {
     const { org_id, name, color, description, created_by, at } = domainEventOf<Extract<TagEvent, { type: 'TagCreated' }>>(recorded).data
     // `at` stays the event's ISO string (with its offset; PostgreSQL reads it as the same instant): a Date
@@ -99,21 +80,20 @@ async function insertCreated(db: Kysely<Tables>, created: readonly RecordedEvent
   await insertRowsOnce(db, 'tags', 'id', rows, fresh)
 }
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 /** The list's filter: the original's `name` (contains, any case) and `include_archived` (also archived, merged and deleted tags). */
 export type TagListFilter = { name?: string; includeInactive: boolean }
 
 /** The organization's tags matching the filter, by name: the whole list (an organization's tags are few; the original does not page them). */
-export function listTags(db: Kysely<any>, orgId: string, filter: TagListFilter): Promise<TagRow[]> {
-  let query = readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId)
+export function listTags(db: Db, orgId: string, filter: TagListFilter): Promise<TagRow[]> {
+  let query = db.selectFrom('tags').selectAll().where('org_id', '=', orgId)
   if (!filter.includeInactive) query = query.where('is_active', '=', true)
   if (filter.name) query = query.where(sql<string>`name`, 'ilike', containsPattern(filter.name))
   return query.orderBy(sql`lower(name)`).orderBy('id').execute()
 }
 
 /** Every tag of the organization (active or not): what the totals count. */
-export const allTags = (db: Kysely<any>, orgId: string): Promise<TagRow[]> => listTags(db, orgId, { includeInactive: true })
+export const allTags = (db: Db, orgId: string): Promise<TagRow[]> => listTags(db, orgId, { includeInactive: true })
 
 /** The read models whose records carry tags, by the original's usage key. */
 export const TAGGED_TABLES = { accounts: 'accounts', contacts: 'contacts', leads: 'leads', opportunities: 'opportunities', tasks: 'tasks' } as const
@@ -127,7 +107,7 @@ export const noUsage = (): TagUsage => ({ accounts: 0, contacts: 0, leads: 0, op
  * Per tag of the organization, how many live (not deleted) accounts, contacts, leads, deals and
  * tasks carry it, from their read models. A tag no record carries is absent from the map.
  */
-export async function tagUsage(db: Kysely<any>, orgId: string): Promise<Map<string, TagUsage>> {
+export async function tagUsage(db: Db, orgId: string): Promise<Map<string, TagUsage>> {
   const keys = Object.keys(TAGGED_TABLES) as TagUsageKey[]
   const counts = await Promise.all(
     keys.map((key) =>
@@ -147,27 +127,27 @@ export async function tagUsage(db: Kysely<any>, orgId: string): Promise<Map<stri
 }
 
 /** A tag of the organization (archived, merged and deleted ones too), or undefined: another org's id looks exactly like a missing one. */
-export function tagOf(db: Kysely<any>, orgId: string, id: string): Promise<TagRow | undefined> {
-  return readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
+export function tagOf(db: Db, orgId: string, id: string): Promise<TagRow | undefined> {
+  return db.selectFrom('tags').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
 }
 
 /** The archived (not deleted) tags of the organization named `name`, any case, latest first: what a create of that name turns back on. */
-export function archivedTagsNamed(db: Kysely<any>, orgId: string, name: string): Promise<TagRow[]> {
-  return readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId).where('is_active', '=', false).where('is_deleted', '=', false).where(sql`lower(name)`, '=', name.trim().toLowerCase()).orderBy('updated_at', 'desc').orderBy('id').execute()
+export function archivedTagsNamed(db: Db, orgId: string, name: string): Promise<TagRow[]> {
+  return db.selectFrom('tags').selectAll().where('org_id', '=', orgId).where('is_active', '=', false).where('is_deleted', '=', false).where(sql`lower(name)`, '=', name.trim().toLowerCase()).orderBy('updated_at', 'desc').orderBy('id').execute()
 }
 
 /** Which of these ids are active tags of the organization: what records may be newly tagged with. */
-export function liveTagIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  return idsAmong(readDb(db).selectFrom('tags').where('org_id', '=', orgId).where('is_active', '=', true), ids)
+export function liveTagIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(db.selectFrom('tags').where('org_id', '=', orgId).where('is_active', '=', true), ids)
 }
 
 /**
  * With `ids` (a record's tags): those of them not deleted, archived ones included (a record keeps an
  * archived tag). Without: the organization's active tags (what pickers offer). By name.
  */
-export function liveTags(db: Kysely<any>, orgId: string, ids?: readonly string[]): Promise<TagRow[]> {
+export function liveTags(db: Db, orgId: string, ids?: readonly string[]): Promise<TagRow[]> {
   if (ids && !ids.length) return Promise.resolve([])
-  let query = readDb(db).selectFrom('tags').selectAll().where('org_id', '=', orgId)
+  let query = db.selectFrom('tags').selectAll().where('org_id', '=', orgId)
   query = ids ? query.where('is_deleted', '=', false).where('id', 'in', ids) : query.where('is_active', '=', true)
   return query.orderBy(sql`lower(name)`).orderBy('id').execute()
 }

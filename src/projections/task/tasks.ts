@@ -1,8 +1,7 @@
 import { sql } from 'kysely'
-import type { Kysely, RawBuilder } from 'kysely'
+import type { RawBuilder } from 'kysely'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
 import { isNoteEvent, noteEventTypes } from '../../commands/notes.ts'
-import type { TaskFields } from '../../commands/task/fields.ts'
 import { taskStreams } from '../../commands/task/task.ts'
 import type { TaskEvent } from '../../commands/task/task.ts'
 import { dateRange } from '../../db/date-range.ts'
@@ -15,30 +14,16 @@ import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 import type { BoardColumn, BoardSource } from '../kernel/record-board.ts'
+import type { TaskRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The tasks read model: one row per task (deleted ones kept, flagged), its place on the task board
- * (commands/task/move.ts: null pipeline and stage on the status board; `kanban_order` the creation
- * time in ms until a move sets it), and its comments and attachments (projections/kernel/notes.ts).
- */
-export type TaskRow = TaskFields & {
-  id: string
-  org_id: string
-  created_by: string | null
-  is_deleted: boolean
-  created_at: Date
-  updated_at: Date
-  pipeline_id: string | null
-  stage_id: string | null
-  stage: string | null
-  kanban_order: number
-}
+export type { TaskRow } from './tables.ts'
 
 export const TASK_NOTES = noteTables('task')
 const ID_COLUMNS = ['account', 'opportunity', 'case', 'lead', 'created_by', 'pipeline_id', 'stage_id']
 const LIST_COLUMNS = ['contacts', 'teams', 'assigned_to', 'tags']
 
-async function createTables(db: Kysely<any>): Promise<void> {
+async function createTables(db: Db): Promise<void> {
   let table = db.schema
     .createTable('tasks')
     .addColumn('id', 'uuid', (c) => c.primaryKey())
@@ -62,7 +47,7 @@ async function createTables(db: Kysely<any>): Promise<void> {
 }
 
 /** The list's, the calendar's, the board's and the custom field filter's: apply finds tasks by id. */
-async function createIndexes(db: Kysely<any>): Promise<void> {
+async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX tasks_org_created ON tasks (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_org_due ON tasks (org_id, due_date) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX tasks_board ON tasks (org_id, stage_id, status, kanban_order, id) WHERE NOT is_deleted`.execute(db)
@@ -72,7 +57,7 @@ async function createIndexes(db: Kysely<any>): Promise<void> {
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
 const json = (values: CustomValues) => JSON.stringify(values) as unknown as CustomValues
 
-async function apply(db: Kysely<any>, id: string, event: TaskEvent): Promise<void> {
+async function apply(db: Db, id: string, event: TaskEvent): Promise<void> {
   const at = new Date(event.data.at)
   const row = db.updateTable('tasks').where('id', '=', id)
   if (isNoteEvent('Task', event)) {
@@ -118,7 +103,7 @@ export const tasksProjector: Projector = {
 const COLUMNS = sql`t.*, t.due_date::text AS due_date`
 
 /** A live task of the organization, or undefined: another org's id looks exactly like a missing one. */
-export async function taskOf(db: Kysely<any>, orgId: string, id: string): Promise<TaskRow | undefined> {
+export async function taskOf(db: Db, orgId: string, id: string): Promise<TaskRow | undefined> {
   const { rows } = await sql<TaskRow>`SELECT ${COLUMNS} FROM tasks t WHERE t.org_id = ${orgId} AND t.id = ${id} AND NOT t.is_deleted`.execute(db)
   return rows[0]
 }
@@ -163,7 +148,7 @@ export function taskConditions(viewer: Viewer, filter: TaskFilter): RawBuilder<b
 const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
 
 /** One page of the filtered tasks, newest first, and how many match. */
-export async function listTasks(db: Kysely<any>, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number }): Promise<{ count: number; rows: TaskRow[] }> {
+export async function listTasks(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number }): Promise<{ count: number; rows: TaskRow[] }> {
   const [rows, count] = await Promise.all([
     sql<TaskRow>`SELECT ${COLUMNS} FROM tasks t WHERE ${where(conditions)} ORDER BY t.created_at DESC, t.id LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
     sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${where(conditions)}`.execute(db),
@@ -177,7 +162,7 @@ export type TaskTotals = { count: number; open: number; overdue: number; due_tod
  * The original's totals over the whole filtered set: open is not Completed; overdue, due today and
  * due this week (today to seven days out) count open tasks only, by `today` (YYYY-MM-DD, UTC).
  */
-export async function taskTotals(db: Kysely<any>, conditions: RawBuilder<boolean>[], today: string): Promise<TaskTotals> {
+export async function taskTotals(db: Db, conditions: RawBuilder<boolean>[], today: string): Promise<TaskTotals> {
   const { rows } = await sql<Record<keyof TaskTotals, string>>`SELECT count(*) AS count,
       count(*) FILTER (WHERE t.status <> 'Completed') AS open,
       count(*) FILTER (WHERE t.status <> 'Completed' AND t.due_date < ${today}::date) AS overdue,
@@ -190,24 +175,24 @@ export async function taskTotals(db: Kysely<any>, conditions: RawBuilder<boolean
 }
 
 /** Live tasks in a stage (or, with no stage, a pipeline): the count a removal, kind change or pipeline deletion is refused on. */
-export async function countTasks(db: Kysely<any>, at: { stageId: string } | { pipelineId: string }): Promise<number> {
+export async function countTasks(db: Db, at: { stageId: string } | { pipelineId: string }): Promise<number> {
   const placed = 'stageId' in at ? sql`t.stage_id = ${at.stageId}` : sql`t.pipeline_id = ${at.pipelineId}`
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${placed} AND NOT t.is_deleted`.execute(db)
   return Number(rows[0]!.n)
 }
 
 /** The organization's live tasks carrying the tag: what a tag merge retags. */
-export const tasksTagged = (db: Kysely<any>, orgId: string, tagId: string) => liveRecordsTagged(db, 'tasks', orgId, tagId)
+export const tasksTagged = (db: Db, orgId: string, tagId: string) => liveRecordsTagged(db, 'tasks', orgId, tagId)
 
-export const taskCommentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteCommentRow>(db, TASK_NOTES.comments, orgId, id)
-export const taskAttachmentOf = (db: Kysely<any>, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, TASK_NOTES.attachments, orgId, id)
+export const taskCommentOf = (db: Db, orgId: string, id: string) => liveNote<NoteCommentRow>(db, TASK_NOTES.comments, orgId, id)
+export const taskAttachmentOf = (db: Db, orgId: string, id: string) => liveNote<NoteAttachmentRow>(db, TASK_NOTES.attachments, orgId, id)
 
 /**
  * The names of the parent records a batch of tasks points at that the viewer may see, keyed by id
  * (one query for the whole batch): an account's or a deal's name, a lead's full name (or company, or
  * email). A deleted parent a task still points at keeps its name; one the viewer may not see has none.
  */
-export async function parentNames(db: Kysely<any>, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, string>> {
+export async function parentNames(db: Db, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, string>> {
   const { orgId } = viewer
   const ids = (key: 'account' | 'opportunity' | 'lead') => [...new Set(rows.flatMap((row) => row[key] ?? []))]
   const [accounts, deals, leads] = [ids('account'), ids('opportunity'), ids('lead')]
@@ -225,7 +210,7 @@ export const taskStageColumn: BoardColumn = sql<string | null>`t.stage_id::text`
 export const taskStatusColumn: BoardColumn = sql<string>`t.status`
 
 /** Open tasks (not Completed) due in a range of days (either end open), soonest first, at most `limit`, and how many there are. */
-export async function openTasksDue(db: Kysely<any>, conditions: RawBuilder<boolean>[], due: { after?: string; until?: string }, limit: number): Promise<{ count: number; rows: TaskRow[] }> {
+export async function openTasksDue(db: Db, conditions: RawBuilder<boolean>[], due: { after?: string; until?: string }, limit: number): Promise<{ count: number; rows: TaskRow[] }> {
   const inRange = [...conditions, sql<boolean>`t.status <> 'Completed'`, sql<boolean>`t.due_date IS NOT NULL`]
   if (due.after !== undefined) inRange.push(sql<boolean>`t.due_date > ${due.after}::date`)
   if (due.until !== undefined) inRange.push(sql<boolean>`t.due_date <= ${due.until}::date`)
@@ -237,7 +222,7 @@ export async function openTasksDue(db: Kysely<any>, conditions: RawBuilder<boole
 }
 
 /** Tasks marked Completed whose last change fell on `day` in `timeZone` (the original's proxy: tasks record no completion time). */
-export async function tasksClearedOn(db: Kysely<any>, conditions: RawBuilder<boolean>[], day: string, timeZone: string): Promise<number> {
+export async function tasksClearedOn(db: Db, conditions: RawBuilder<boolean>[], day: string, timeZone: string): Promise<number> {
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM tasks t WHERE ${where(conditions)} AND t.status = 'Completed' AND (t.updated_at AT TIME ZONE ${timeZone})::date = ${day}::date`.execute(db)
   return Number(rows[0]!.n)
 }

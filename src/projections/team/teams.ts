@@ -1,21 +1,17 @@
 import { sql } from 'kysely'
 import { idsAmong } from '../../db/ids-among.ts'
-import type { Kysely } from 'kysely'
 import { teamStreams } from '../../commands/team/team.ts'
 import type { TeamEvent } from '../../commands/team/team.ts'
-import type { Database } from '../../db/database.ts'
+import type { Db } from '../../db/database.ts'
 import { containsPattern } from '../../db/like.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import { fetchPage } from '../kernel/records.ts'
 import type { Projector } from '../kernel/projector.ts'
+import type { TeamRow } from './tables.ts'
 
-/** The teams read model: one row per live team and one per membership; a deleted team leaves no rows. */
-export type TeamRow = { id: string; org_id: string; name: string; description: string | null; created_by: string | null; created_at: Date; updated_at: Date }
-export type TeamMemberRow = { team_id: string; profile_id: string }
+export type { TeamMemberRow, TeamRow } from './tables.ts'
 
-type Tables = { teams: TeamRow; team_members: TeamMemberRow }
-
-async function setMembers(db: Kysely<Tables>, teamId: string, users: readonly string[]): Promise<void> {
+async function setMembers(db: Db, teamId: string, users: readonly string[]): Promise<void> {
   await db.deleteFrom('team_members').where('team_id', '=', teamId).execute()
   if (users.length) await db.insertInto('team_members').values(users.map((profile_id) => ({ team_id: teamId, profile_id }))).execute()
 }
@@ -46,8 +42,7 @@ export const teamsProjector: Projector = {
     await sql`CREATE INDEX team_members_profile ON team_members (profile_id)`.execute(db)
   },
   // Every statement sets values (member sets are replaced whole), so applying an event twice changes nothing.
-  async apply(trx, recorded) {
-    const db = trx as unknown as Kysely<Tables>
+  async apply(db, recorded) {
     const event = domainEventOf<TeamEvent>(recorded)
     const id = teamStreams.idOf(recorded.streamName)
     const at = new Date(event.data.at)
@@ -73,31 +68,30 @@ export const teamsProjector: Projector = {
 }
 
 // Queries read the projection's tables together with the identity tables (profiles, users).
-const readDb = (db: Kysely<any>) => db as Kysely<Tables & Database>
 
 export type TeamMember = { team_id: string; id: string; email: string; role: string; is_active: boolean }
 export type TeamListFilter = { limit: number; offset: number; name?: string }
 
-export function listTeams(db: Kysely<any>, orgId: string, filter: TeamListFilter): Promise<{ count: number; rows: TeamRow[] }> {
-  let query = readDb(db).selectFrom('teams').where('org_id', '=', orgId)
+export function listTeams(db: Db, orgId: string, filter: TeamListFilter): Promise<{ count: number; rows: TeamRow[] }> {
+  let query = db.selectFrom('teams').where('org_id', '=', orgId)
   if (filter.name) query = query.where('name', 'ilike', containsPattern(filter.name))
   return fetchPage<TeamRow>(query, filter, (q) => q.orderBy(sql`lower(name)`).orderBy('id'))
 }
 
 /** Every team of the organization, by name, for pickers. */
-export function allTeams(db: Kysely<any>, orgId: string): Promise<TeamRow[]> {
-  return readDb(db).selectFrom('teams').selectAll().where('org_id', '=', orgId).orderBy(sql`lower(name)`).orderBy('id').execute()
+export function allTeams(db: Db, orgId: string): Promise<TeamRow[]> {
+  return db.selectFrom('teams').selectAll().where('org_id', '=', orgId).orderBy(sql`lower(name)`).orderBy('id').execute()
 }
 
 /** A team of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function teamOf(db: Kysely<any>, orgId: string, id: string): Promise<TeamRow | undefined> {
-  return readDb(db).selectFrom('teams').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
+export function teamOf(db: Db, orgId: string, id: string): Promise<TeamRow | undefined> {
+  return db.selectFrom('teams').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
 }
 
 /** The members of these teams, inactive profiles included, by email. */
-export async function membersOf(db: Kysely<any>, teamIds: readonly string[]): Promise<TeamMember[]> {
+export async function membersOf(db: Db, teamIds: readonly string[]): Promise<TeamMember[]> {
   if (!teamIds.length) return []
-  return readDb(db)
+  return db
     .selectFrom('team_members as m')
     .innerJoin('profiles as p', 'p.id', 'm.profile_id')
     .innerJoin('users as u', 'u.id', 'p.user_id')
@@ -109,13 +103,13 @@ export async function membersOf(db: Kysely<any>, teamIds: readonly string[]): Pr
 }
 
 /** Team id to its members' profile ids (all members, for pickers). */
-export async function memberIdsOf(db: Kysely<any>, teamIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function memberIdsOf(db: Db, teamIds: readonly string[]): Promise<Map<string, string[]>> {
   const byTeam = new Map<string, string[]>(teamIds.map((id) => [id, []]))
   for (const member of await membersOf(db, teamIds)) byTeam.get(member.team_id)?.push(member.id)
   return byTeam
 }
 
 /** Which of these ids are teams of the organization: what a deal may point at. */
-export function teamIds(db: Kysely<any>, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  return idsAmong(readDb(db).selectFrom('teams').where('org_id', '=', orgId), ids)
+export function teamIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  return idsAmong(db.selectFrom('teams').where('org_id', '=', orgId), ids)
 }

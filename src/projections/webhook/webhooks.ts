@@ -1,25 +1,14 @@
 import { sql } from 'kysely'
-import type { Kysely } from 'kysely'
 import { WEBHOOK_EVENT_TYPES, webhookStreams } from '../../commands/webhook/webhook.ts'
 import type { WebhookEvent } from '../../commands/webhook/webhook.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { fetchPage } from '../kernel/records.ts'
+import type { WebhookRow } from './tables.ts'
+import type { Db } from '../../db/database.ts'
 
-/**
- * The webhook subscriptions read model: one row per live subscription (a deleted one is removed;
- * its delivery log stays). `created_position_*` is where delivery starts: the events after the
- * subscription was created. The secret is not here (see the webhooks migration).
- */
-export type WebhookRow = {
-  id: string; org_id: string; url: string; event_types: string[]
-  is_active: boolean; disabled_reason: string | null; activation: number
-  created_position_commit: string; created_position_prepare: string
-  created_by: string | null; created_at: Date; updated_at: Date
-}
-
-type Tables = { webhooks: WebhookRow }
+export type { WebhookRow } from './tables.ts'
 
 export const webhooksProjector: Projector = {
   name: 'webhooks',
@@ -37,8 +26,7 @@ export const webhooksProjector: Projector = {
     await sql`CREATE INDEX webhooks_org ON webhooks (org_id, created_at)`.execute(db)
   },
   // Every statement sets values (the activation is the event's own revision), so a replay changes nothing.
-  async apply(trx, recorded) {
-    const db = trx as unknown as Kysely<Tables>
+  async apply(db, recorded) {
     const event = domainEventOf<WebhookEvent>(recorded)
     const id = webhookStreams.idOf(recorded.streamName)
     const revision = Number(recorded.revision)
@@ -69,24 +57,23 @@ export const webhooksProjector: Projector = {
   },
 }
 
-const readDb = (db: Kysely<any>) => db as Kysely<Tables>
 
 export const createdPositionOf = (row: WebhookRow): Position => ({ commit: BigInt(row.created_position_commit), prepare: BigInt(row.created_position_prepare) })
 
-export function listWebhooks(db: Kysely<any>, orgId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: WebhookRow[] }> {
-  return fetchPage<WebhookRow>(readDb(db).selectFrom('webhooks').where('org_id', '=', orgId), page, (q) => q.orderBy('created_at').orderBy('id'))
+export function listWebhooks(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: WebhookRow[] }> {
+  return fetchPage<WebhookRow>(db.selectFrom('webhooks').where('org_id', '=', orgId), page, (q) => q.orderBy('created_at').orderBy('id'))
 }
 
 /** A webhook of the organization, or undefined: another org's id looks exactly like a missing one. */
-export function webhookOf(db: Kysely<any>, orgId: string, id: string): Promise<WebhookRow | undefined> {
-  return readDb(db).selectFrom('webhooks').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
+export function webhookOf(db: Db, orgId: string, id: string): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst()
 }
 
 /** For the delivery worker: one subscription whatever its organization, or every active one. */
-export function webhookById(db: Kysely<any>, id: string): Promise<WebhookRow | undefined> {
-  return readDb(db).selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
+export function webhookById(db: Db, id: string): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export function activeWebhooks(db: Kysely<any>): Promise<WebhookRow[]> {
-  return readDb(db).selectFrom('webhooks').selectAll().where('is_active', '=', true).orderBy('created_at').orderBy('id').execute()
+export function activeWebhooks(db: Db): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('is_active', '=', true).orderBy('created_at').orderBy('id').execute()
 }
