@@ -1,8 +1,10 @@
 import { z } from 'zod'
+import { leadStreams } from '../commands/lead/lead.ts'
 import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
 import type { LeadEvent } from '../commands/lead/lead.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { leadsProjector } from '../projections/lead/leads.ts'
+import { email, firstOf, words } from '../projections/search/search-documents.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Leads (lead-<id>).
@@ -43,6 +45,22 @@ export const leadModule: ModuleManifest = {
     return [leadRoutes(deps, files), leadUploadRoutes(deps), leadCaptureRoutes(deps), leadBoardRoutes(deps)]
   },
   projectors: [leadsProjector],
+  search: {
+    kind: 'lead',
+    order: 1,
+    version: 0,
+    streams: leadStreams,
+    events: { created: 'LeadCreated', updated: 'LeadUpdated', deleted: 'LeadDeleted' },
+    changes: 'fromTo',
+    keys: ['title', 'first_name', 'last_name', 'email', 'company_name', 'assigned_to'],
+    visibility: 'Lead',
+    document: (f) => ({
+      title: firstOf(f.title, words(f.first_name, f.last_name), f.email) || 'Untitled lead',
+      subtitle: firstOf(f.company_name, f.email),
+      names: words(f.first_name, f.last_name, f.title),
+      terms: words(email(f.email), f.company_name),
+    }),
+  },
   idKinds: [
     [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
     [/^\/api\/leads\/attachment\/\{id\}/, 'leadAttachment'],
