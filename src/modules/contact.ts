@@ -4,6 +4,7 @@ import type { ContactEvent } from '../commands/contact/contact.ts'
 import { By, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { contactsProjector } from '../projections/contact/contacts.ts'
 import { email, firstOf, words } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, personName, updatedFlat } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Contacts (contact-<id>): commands/record.ts events.
@@ -49,6 +50,16 @@ export const contactModule: ModuleManifest = {
       names: words(f.first_name, f.last_name),
       terms: words(email(f.email), f.organization),
     }),
+  },
+  record: {
+    entityType: 'Contact',
+    version: 0,
+    table: 'contacts',
+    name: personName,
+    page: '/contacts',
+    noun: 'contact',
+    activity: { ContactCreated: created, ContactUpdated: updatedFlat, ContactDeleted: deleted, ...noteReadings('Contact') },
+    notifiedBy: { created: 'ContactCreated', updated: 'ContactUpdated', commented: 'ContactCommentAdded' },
   },
   idKinds: [
     [/^\/api\/contacts\/comment\/\{id\}/, 'contactComment'],

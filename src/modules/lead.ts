@@ -5,6 +5,7 @@ import type { LeadEvent } from '../commands/lead/lead.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { leadsProjector } from '../projections/lead/leads.ts'
 import { email, firstOf, words } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, personName, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Leads (lead-<id>).
@@ -60,6 +61,23 @@ export const leadModule: ModuleManifest = {
       names: words(f.first_name, f.last_name, f.title),
       terms: words(email(f.email), f.company_name),
     }),
+  },
+  record: {
+    entityType: 'Lead',
+    version: 0,
+    table: 'leads',
+    name: personName,
+    page: '/leads',
+    noun: 'lead',
+    activity: {
+      LeadCreated: created,
+      LeadUpdated: updatedChanges,
+      LeadConverted: { action: 'UPDATE', describe: () => 'Converted the lead into an account, a contact and a deal' },
+      LeadDeleted: deleted,
+      LeadMoved: { action: 'UPDATE', describe: () => 'Moved the lead on its board' },
+      ...noteReadings('Lead'),
+    },
+    notifiedBy: { created: 'LeadCreated', updated: 'LeadUpdated', commented: 'LeadCommentAdded' },
   },
   idKinds: [
     [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],

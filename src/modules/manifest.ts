@@ -3,6 +3,7 @@ import type { EventDeclaration } from '../events/event-schemas.ts'
 import type { FileStore } from '../files/file-store.ts'
 import type { RoutePlugin } from '../http/kernel/route-plugin.ts'
 import type { Projector } from '../projections/kernel/projector.ts'
+import type { RecordKindSpec } from '../projections/record/record-kinds.ts'
 import type { SearchKindSpec } from '../projections/search/search-documents.ts'
 
 /** A scheduled process (leader-locked, idempotent): the server starts it, and stops it at shutdown. */
@@ -43,6 +44,8 @@ export type ModuleManifest = Readonly<{
   idParams?: Readonly<Record<string, string>>
   /** Its records in global search: the document each keeps, from which events (the search module reads every manifest's). */
   search?: SearchKindSpec
+  /** Its records in the activity feed and notifications: their names, pages, the feed's entries, the events that notify (the activity and notification modules read every manifest's). */
+  record?: RecordKindSpec
 }>
 
 /**

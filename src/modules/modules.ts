@@ -1,4 +1,6 @@
 import type { Projector } from '../projections/kernel/projector.ts'
+import { recordKindsOf } from '../projections/record/record-kinds.ts'
+import type { RecordKinds } from '../projections/record/record-kinds.ts'
 import { accountModule } from './account.ts'
 import { activityModule } from './activity.ts'
 import { boardModule } from './board.ts'
@@ -48,6 +50,9 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
 
 const declared = LISTED.filter((module): module is ModuleManifest => typeof module !== 'function')
 export const MODULES: readonly ModuleManifest[] = LISTED.map((module) => (typeof module === 'function' ? module(declared) : module))
+
+/** The kinds of record the manifests declare for the activity feed and notifications: the app's live notification stream reads them. */
+export const RECORD_KINDS: RecordKinds = recordKindsOf(declared.map((module) => module.record))
 
 /** Every read model the service keeps: the runner applies them, the CLI rebuilds and reports them, readiness checks them. */
 export const allProjectors: readonly Projector[] = MODULES.flatMap((module) => module.projectors ?? [])

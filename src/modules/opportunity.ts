@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
 import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../commands/opportunity/enums.ts'
@@ -7,6 +8,7 @@ import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, even
 import { opportunitiesProjector } from '../projections/opportunity/opportunities.ts'
 import { stageChangesProjector } from '../projections/opportunity/stage-changes.ts'
 import { str } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Deals (opportunity-<id>).
@@ -63,6 +65,25 @@ export const opportunityModule: ModuleManifest = {
     visibility: 'Opportunity',
     // The subtitle is the stage; the answer shows the account's name instead when the deal has one (projections/search/queries.ts).
     document: (f) => ({ title: str(f.name), subtitle: str(f.stage), names: str(f.name), terms: str(f.description) }),
+  },
+  record: {
+    entityType: 'Opportunity',
+    version: 0,
+    table: 'opportunities',
+    name: sql<string>`r.name`,
+    page: '/pipeline',
+    noun: 'deal',
+    activity: {
+      OpportunityCreated: created,
+      OpportunityUpdated: updatedChanges,
+      OpportunityStageChanged: { action: 'UPDATE', describe: (data) => `Moved the deal to ${String((data.to as { stage?: unknown } | undefined)?.stage ?? 'another stage')}` },
+      OpportunityDeleted: deleted,
+      OpportunityLineItemAdded: { action: 'UPDATE', describe: () => 'Added a line item' },
+      OpportunityLineItemChanged: { action: 'UPDATE', describe: () => 'Changed a line item' },
+      OpportunityLineItemRemoved: { action: 'UPDATE', describe: () => 'Removed a line item' },
+      ...noteReadings('Opportunity'),
+    },
+    notifiedBy: { created: 'OpportunityCreated', updated: 'OpportunityUpdated', commented: 'OpportunityCommentAdded' },
   },
   idKinds: [
     [/^\/api\/opportunities\/comment\/\{id\}/, 'comment'],
