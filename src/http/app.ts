@@ -22,7 +22,7 @@ import { notBuiltRoutes } from './kernel/not-built.ts'
 import { streamRoutes } from './events/streams.ts'
 import { validatorCompiler } from './kernel/unknown-fields.ts'
 import { checkAnswersAgainstDocument } from './kernel/document-conformance.ts'
-import { MODULES } from '../modules/modules.ts'
+import { MODULES, RECORD_KINDS } from '../modules/modules.ts'
 
 
 /** API requests wait (up to READ_YOUR_WRITES_TIMEOUT_MS, then 503) until the read models' tables exist: a first start creates them. */
@@ -67,7 +67,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps))
   // Every module's routes (src/modules/modules.ts), between the service's own (health, the event log) and the 501s of paths not built yet.
   for (const module of MODULES) for (const routes of (await module.routes?.(deps, files)) ?? []) await app.register(routes)
-  await app.register(streamRoutes(deps))
+  await app.register(streamRoutes(deps, RECORD_KINDS))
   await app.register(eventSchemaRoutes(deps))
   await app.register(notBuiltRoutes(deps))
   return app

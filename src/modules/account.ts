@@ -1,7 +1,11 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
+import { accountStreams } from '../commands/account/account.ts'
 import type { AccountEvent } from '../commands/account/account.ts'
 import { By, Decimal, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { accountsProjector } from '../projections/account/accounts.ts'
+import { email, firstOf, str, words } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, updatedFlat } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Accounts (account-<id>): commands/record.ts events.
@@ -37,6 +41,33 @@ export const accountModule: ModuleManifest = {
     return [accountRoutes(deps), accountNoteRoutes(deps, files), accountMailRoutes(deps)]
   },
   projectors: [accountsProjector],
+  search: {
+    kind: 'account',
+    order: 3,
+    version: 0,
+    streams: accountStreams,
+    events: { created: 'AccountCreated', updated: 'AccountUpdated', deleted: 'AccountDeleted' },
+    changes: 'flat',
+    keys: ['name', 'email', 'website', 'industry'],
+    visibility: 'Account',
+    document: (f) => ({ title: str(f.name), subtitle: firstOf(f.email, f.industry), names: str(f.name), terms: words(email(f.email), f.website, f.industry) }),
+  },
+  record: {
+    entityType: 'Account',
+    version: 0,
+    table: 'accounts',
+    name: sql<string>`r.name`,
+    page: '/accounts',
+    noun: 'account',
+    activity: {
+      AccountCreated: created,
+      AccountUpdated: updatedFlat,
+      AccountDeleted: deleted,
+      AccountEmailSent: { action: 'UPDATE', describe: () => 'Sent an email to the account' },
+      ...noteReadings('Account'),
+    },
+    notifiedBy: { created: 'AccountCreated', updated: 'AccountUpdated', commented: 'AccountCommentAdded' },
+  },
   idKinds: [
     [/^\/api\/accounts\/comment\/\{id\}/, 'accountComment'],
     [/^\/api\/accounts\/attachment\/\{id\}/, 'accountAttachment'],

@@ -1,7 +1,10 @@
 import { z } from 'zod'
+import { contactStreams } from '../commands/contact/contact.ts'
 import type { ContactEvent } from '../commands/contact/contact.ts'
 import { By, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { contactsProjector } from '../projections/contact/contacts.ts'
+import { email, firstOf, words } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, personName, updatedFlat } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Contacts (contact-<id>): commands/record.ts events.
@@ -32,6 +35,32 @@ export const contactModule: ModuleManifest = {
     return [contactRoutes(deps), contactNoteRoutes(deps, files)]
   },
   projectors: [contactsProjector],
+  search: {
+    kind: 'contact',
+    order: 4,
+    version: 0,
+    streams: contactStreams,
+    events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
+    changes: 'flat',
+    keys: ['first_name', 'last_name', 'email', 'organization'],
+    visibility: 'Contact',
+    document: (f) => ({
+      title: firstOf(words(f.first_name, f.last_name), f.email) || 'Unnamed contact',
+      subtitle: firstOf(f.organization, f.email),
+      names: words(f.first_name, f.last_name),
+      terms: words(email(f.email), f.organization),
+    }),
+  },
+  record: {
+    entityType: 'Contact',
+    version: 0,
+    table: 'contacts',
+    name: personName,
+    page: '/contacts',
+    noun: 'contact',
+    activity: { ContactCreated: created, ContactUpdated: updatedFlat, ContactDeleted: deleted, ...noteReadings('Contact') },
+    notifiedBy: { created: 'ContactCreated', updated: 'ContactUpdated', commented: 'ContactCommentAdded' },
+  },
   idKinds: [
     [/^\/api\/contacts\/comment\/\{id\}/, 'contactComment'],
     [/^\/api\/contacts\/attachment\/\{id\}/, 'contactAttachment'],

@@ -1,8 +1,11 @@
 import { z } from 'zod'
+import { leadStreams } from '../commands/lead/lead.ts'
 import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
 import type { LeadEvent } from '../commands/lead/lead.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { leadsProjector } from '../projections/lead/leads.ts'
+import { email, firstOf, words } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, personName, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Leads (lead-<id>).
@@ -43,6 +46,39 @@ export const leadModule: ModuleManifest = {
     return [leadRoutes(deps, files), leadUploadRoutes(deps), leadCaptureRoutes(deps), leadBoardRoutes(deps)]
   },
   projectors: [leadsProjector],
+  search: {
+    kind: 'lead',
+    order: 1,
+    version: 0,
+    streams: leadStreams,
+    events: { created: 'LeadCreated', updated: 'LeadUpdated', deleted: 'LeadDeleted' },
+    changes: 'fromTo',
+    keys: ['title', 'first_name', 'last_name', 'email', 'company_name', 'assigned_to'],
+    visibility: 'Lead',
+    document: (f) => ({
+      title: firstOf(f.title, words(f.first_name, f.last_name), f.email) || 'Untitled lead',
+      subtitle: firstOf(f.company_name, f.email),
+      names: words(f.first_name, f.last_name, f.title),
+      terms: words(email(f.email), f.company_name),
+    }),
+  },
+  record: {
+    entityType: 'Lead',
+    version: 0,
+    table: 'leads',
+    name: personName,
+    page: '/leads',
+    noun: 'lead',
+    activity: {
+      LeadCreated: created,
+      LeadUpdated: updatedChanges,
+      LeadConverted: { action: 'UPDATE', describe: () => 'Converted the lead into an account, a contact and a deal' },
+      LeadDeleted: deleted,
+      LeadMoved: { action: 'UPDATE', describe: () => 'Moved the lead on its board' },
+      ...noteReadings('Lead'),
+    },
+    notifiedBy: { created: 'LeadCreated', updated: 'LeadUpdated', commented: 'LeadCommentAdded' },
+  },
   idKinds: [
     [/^\/api\/leads\/comment\/\{id\}/, 'leadComment'],
     [/^\/api\/leads\/attachment\/\{id\}/, 'leadAttachment'],

@@ -3,6 +3,8 @@ import type { EventDeclaration } from '../events/event-schemas.ts'
 import type { FileStore } from '../files/file-store.ts'
 import type { RoutePlugin } from '../http/kernel/route-plugin.ts'
 import type { Projector } from '../projections/kernel/projector.ts'
+import type { RecordKindSpec } from '../projections/record/record-kinds.ts'
+import type { SearchKindSpec } from '../projections/search/search-documents.ts'
 
 /** A scheduled process (leader-locked, idempotent): the server starts it, and stops it at shutdown. */
 export type Process = { start(): void; stop(): Promise<void> }
@@ -40,4 +42,15 @@ export type ModuleManifest = Readonly<{
   idKinds?: readonly IdKind[]
   /** Path parameters other than `id` (in routes with two ids) → the kind of record each names. */
   idParams?: Readonly<Record<string, string>>
+  /** Its records in global search: the document each keeps, from which events (the search module reads every manifest's). */
+  search?: SearchKindSpec
+  /** Its records in the activity feed and notifications: their names, pages, the feed's entries, the events that notify (the activity and notification modules read every manifest's). */
+  record?: RecordKindSpec
 }>
+
+/**
+ * A module over the others' declarations (search, the activity feed, notifications): listed like
+ * any module, built from the plain manifests of the list, so a module that joins it declares so in
+ * its own manifest and the module over them imports none of them.
+ */
+export type ModuleOverModules = (modules: readonly ModuleManifest[]) => ModuleManifest

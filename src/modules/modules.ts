@@ -1,4 +1,6 @@
 import type { Projector } from '../projections/kernel/projector.ts'
+import { recordKindsOf } from '../projections/record/record-kinds.ts'
+import type { RecordKinds } from '../projections/record/record-kinds.ts'
 import { accountModule } from './account.ts'
 import { activityModule } from './activity.ts'
 import { boardModule } from './board.ts'
@@ -8,7 +10,7 @@ import { dashboardModule } from './dashboard.ts'
 import { goalModule } from './goal.ts'
 import { identityModule } from './identity.ts'
 import { leadModule } from './lead.ts'
-import type { ModuleManifest } from './manifest.ts'
+import type { ModuleManifest, ModuleOverModules } from './manifest.ts'
 import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
 import { pipelineModule } from './pipeline.ts'
@@ -22,9 +24,10 @@ import { webhookModule } from './webhook.ts'
 /**
  * Every module of the service, in the order their routes are registered. Adding a module adds its
  * manifest here (src/modules/<module>.ts) and edits no other shared file: the app, the projection
- * runner, the server's processes and the isolation matrix read this list.
+ * runner, the server's processes and the isolation matrix read this list, and the modules over
+ * modules (search, …) the manifests in it.
  */
-export const MODULES: readonly ModuleManifest[] = [
+const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   identityModule,
   tagModule,
   accountModule,
@@ -44,6 +47,12 @@ export const MODULES: readonly ModuleManifest[] = [
   boardModule,
   searchModule,
 ]
+
+const declared = LISTED.filter((module): module is ModuleManifest => typeof module !== 'function')
+export const MODULES: readonly ModuleManifest[] = LISTED.map((module) => (typeof module === 'function' ? module(declared) : module))
+
+/** The kinds of record the manifests declare for the activity feed and notifications: the app's live notification stream reads them. */
+export const RECORD_KINDS: RecordKinds = recordKindsOf(declared.map((module) => module.record))
 
 /** Every read model the service keeps: the runner applies them, the CLI rebuilds and reports them, readiness checks them. */
 export const allProjectors: readonly Projector[] = MODULES.flatMap((module) => module.projectors ?? [])

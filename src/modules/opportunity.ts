@@ -1,10 +1,14 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
+import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../commands/opportunity/enums.ts'
 import { DISCOUNT_TYPES } from '../commands/opportunity/line-items.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, placementShape } from '../events/event-schemas.ts'
 import { opportunitiesProjector } from '../projections/opportunity/opportunities.ts'
 import { stageChangesProjector } from '../projections/opportunity/stage-changes.ts'
+import { str } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Deals (opportunity-<id>).
@@ -48,6 +52,39 @@ export const opportunityModule: ModuleManifest = {
     return [stageChangeRoutes(deps), opportunityHistoryRoutes(deps), opportunityRoutes(deps, files), opportunityListRoutes(deps), opportunityNoteRoutes(deps, files), opportunityLineItemRoutes(deps)]
   },
   projectors: [opportunitiesProjector, stageChangesProjector],
+  search: {
+    kind: 'deal',
+    order: 2,
+    version: 0,
+    streams: opportunityStreams,
+    events: { created: 'OpportunityCreated', updated: 'OpportunityUpdated', deleted: 'OpportunityDeleted' },
+    changes: 'fromTo',
+    // A stage move changes a deal's subtitle like an edit of its stage.
+    alsoUpdatedBy: { OpportunityStageChanged: (data) => ({ stage: (data.to as { stage: string }).stage }) },
+    keys: ['name', 'description', 'account', 'stage', 'assigned_to'],
+    visibility: 'Opportunity',
+    // The subtitle is the stage; the answer shows the account's name instead when the deal has one (projections/search/queries.ts).
+    document: (f) => ({ title: str(f.name), subtitle: str(f.stage), names: str(f.name), terms: str(f.description) }),
+  },
+  record: {
+    entityType: 'Opportunity',
+    version: 0,
+    table: 'opportunities',
+    name: sql<string>`r.name`,
+    page: '/pipeline',
+    noun: 'deal',
+    activity: {
+      OpportunityCreated: created,
+      OpportunityUpdated: updatedChanges,
+      OpportunityStageChanged: { action: 'UPDATE', describe: (data) => `Moved the deal to ${String((data.to as { stage?: unknown } | undefined)?.stage ?? 'another stage')}` },
+      OpportunityDeleted: deleted,
+      OpportunityLineItemAdded: { action: 'UPDATE', describe: () => 'Added a line item' },
+      OpportunityLineItemChanged: { action: 'UPDATE', describe: () => 'Changed a line item' },
+      OpportunityLineItemRemoved: { action: 'UPDATE', describe: () => 'Removed a line item' },
+      ...noteReadings('Opportunity'),
+    },
+    notifiedBy: { created: 'OpportunityCreated', updated: 'OpportunityUpdated', commented: 'OpportunityCommentAdded' },
+  },
   idKinds: [
     [/^\/api\/opportunities\/comment\/\{id\}/, 'comment'],
     [/^\/api\/opportunities\/attachment\/\{id\}/, 'attachment'],

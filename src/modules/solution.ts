@@ -1,8 +1,10 @@
 import { z } from 'zod'
+import { solutionStreams } from '../commands/solution/solution.ts'
 import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
 import type { SolutionEvent } from '../commands/solution/solution.ts'
 import { By, Id, at, eventsOf } from '../events/event-schemas.ts'
 import { solutionsProjector } from '../projections/solution/solutions.ts'
+import { str } from '../projections/search/search-documents.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Solutions (solution-<id>): knowledge-base articles, commands/record.ts events.
@@ -22,6 +24,17 @@ export const solutionModule: ModuleManifest = {
     return [solutionRoutes(deps)]
   },
   projectors: [solutionsProjector],
+  search: {
+    kind: 'solution',
+    order: 5,
+    version: 0,
+    streams: solutionStreams,
+    events: { created: 'SolutionCreated', updated: 'SolutionUpdated', deleted: 'SolutionDeleted' },
+    changes: 'flat',
+    keys: ['title', 'description', 'status'],
+    visibility: 'Solution',
+    document: (f) => ({ title: str(f.title), subtitle: str(f.status), names: str(f.title), terms: str(f.description) }),
+  },
   idKinds: [
     [/^\/api\/cases\/solutions\/\{id\}/, 'solution'],
   ],

@@ -1,8 +1,12 @@
+import { sql } from 'kysely'
 import { z } from 'zod'
+import { taskStreams } from '../commands/task/task.ts'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../commands/task/fields.ts'
 import type { TaskEvent } from '../commands/task/task.ts'
 import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions } from '../events/event-schemas.ts'
 import { tasksProjector } from '../projections/task/tasks.ts'
+import { str } from '../projections/search/search-documents.ts'
+import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Tasks (task-<id>).
@@ -40,6 +44,35 @@ export const taskModule: ModuleManifest = {
     return [taskRoutes(deps, files)]
   },
   projectors: [tasksProjector],
+  search: {
+    kind: 'task',
+    order: 6,
+    version: 0,
+    streams: taskStreams,
+    events: { created: 'TaskCreated', updated: 'TaskUpdated', deleted: 'TaskDeleted' },
+    changes: 'fromTo',
+    // A move on the task board may change its status.
+    alsoUpdatedBy: { TaskMoved: (data) => (data.status ? { status: (data.status as { to: string }).to } : {}) },
+    keys: ['title', 'description', 'status', 'due_date', 'assigned_to'],
+    visibility: 'Task',
+    document: (f) => ({ title: str(f.title), subtitle: [str(f.status), str(f.due_date) && `due ${str(f.due_date)}`].filter(Boolean).join(' · '), names: str(f.title), terms: str(f.description) }),
+  },
+  record: {
+    entityType: 'Task',
+    version: 0,
+    table: 'tasks',
+    name: sql<string>`r.title`,
+    page: '/tasks',
+    noun: 'task',
+    activity: {
+      TaskCreated: created,
+      TaskUpdated: updatedChanges,
+      TaskMoved: { action: 'UPDATE', describe: (data) => `Moved the task to ${String((data.to as { stage?: unknown } | null)?.stage ?? (data.status as { to?: unknown } | undefined)?.to ?? 'another place')}` },
+      TaskDeleted: deleted,
+      ...noteReadings('Task'),
+    },
+    notifiedBy: { created: 'TaskCreated', updated: 'TaskUpdated', commented: 'TaskCommentAdded' },
+  },
   idKinds: [
     [/^\/api\/tasks\/comment\/\{id\}/, 'taskComment'],
     [/^\/api\/tasks\/attachment\/\{id\}/, 'taskAttachment'],

@@ -4,6 +4,7 @@ import type { DomainEvent } from '../../src/commands/decider.ts'
 import type { Db } from '../../src/db/database.ts'
 import type { EventStore, Position } from '../../src/eventstore/event-store.ts'
 import { currentVersion } from '../../src/events/versions.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { freshDatabase } from './db.ts'
@@ -14,6 +15,13 @@ import { testRunner, testStore } from './runner.ts'
  * in the order of their JSON text), so one helper serves every projection and a test names no
  * table's key columns.
  */
+
+/** A read model as the module list builds it: search, the activity feed and notifications are built over the manifests' declarations. */
+export const projectorNamed = (name: string): Projector => {
+  const projector = allProjectors.find((candidate) => candidate.name === name)
+  if (!projector) throw new Error(`no projector named ${name}`)
+  return projector
+}
 
 const jsonOf = (row: unknown) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
 const byJson = <T>(rows: readonly T[]): T[] => rows.map((row) => [jsonOf(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)

@@ -1,10 +1,9 @@
 import t from 'tap'
-import { dashboardActivityProjector } from '../../src/projections/activity/dashboard-activity.ts'
 import { moneyNumber, roundDecimal } from '../../src/http/dashboard/dashboard-views.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
-import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { projectorNamed, rebuildEqualsLive } from '../helpers/read-models.ts'
 
 const DAY = 86_400_000
 const NOT_COVERED = ['cases', 'invoices']
@@ -181,7 +180,7 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
   })
 
   t.test('the activity read model rebuilds to the same rows', async (t) => {
-    const live = await rebuildEqualsLive(t, { db: database.db, store }, dashboardActivityProjector, { answers: () => home(admin) })
+    const live = await rebuildEqualsLive(t, { db: database.db, store }, projectorNamed('dashboard_activity'), { answers: () => home(admin) })
     t.ok(live.dashboard_activity!.length > 15)
   })
 

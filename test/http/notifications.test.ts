@@ -1,12 +1,10 @@
 import t from 'tap'
 import { notificationStreams } from '../../src/commands/notification/notification.ts'
-import { dashboardActivityProjector } from '../../src/projections/activity/dashboard-activity.ts'
-import { notificationsProjector } from '../../src/projections/notification/notifications.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { openSseClient } from '../helpers/sse-client.ts'
 import type { Headers } from '../helpers/fixtures.ts'
-import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { projectorNamed, rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type Note = { id: string; verb: string; entity_type: string; entity_id: string; entity_name: string; link: string; read_at: string | null; actor: { id: string } | null; data: Record<string, unknown> }
 type Entry = { entity_type: string; entity_id: string; entity_name: string | null; action: string; description: string; link: string; user: { id: string } | null }
@@ -144,7 +142,7 @@ t.test('notifications and the activity feed: projections of the event log', asyn
 
   t.test('rebuild = live: both read models replay to the same rows and answers', async (t) => {
     const answers = async () => ({ alice: await inbox(alice.headers), bob: await inbox(bob.headers), feed: await feed(admin, '?limit=50') })
-    const live = await rebuildEqualsLive(t, { db: database.db, store }, [notificationsProjector, dashboardActivityProjector], { answers })
+    const live = await rebuildEqualsLive(t, { db: database.db, store }, [projectorNamed('notifications'), projectorNamed('dashboard_activity')], { answers })
     t.ok(live.notifications!.length >= 5)
   })
 })

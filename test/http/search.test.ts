@@ -1,8 +1,10 @@
 import t from 'tap'
-import { searchProjector } from '../../src/projections/search/search.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
-import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { projectorNamed, rebuildEqualsLive } from '../helpers/read-models.ts'
+
+// Search's read model over the kinds the manifests declare (src/modules/search.ts).
+const searchProjector = projectorNamed('search')
 
 type Hit = { type: string; id: string; title: string; subtitle: string }
 

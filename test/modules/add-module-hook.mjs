@@ -8,7 +8,7 @@ export async function load(url, context, nextLoad) {
   const loaded = await nextLoad(url, context)
   if (!url.endsWith('/src/modules/modules.ts')) return loaded
   const source = String(loaded.source)
-  const listed = source.replace(/(const MODULES\s*=\s*\[)/, '$1exampleModule, ')
+  const listed = source.replace(/(const LISTED\b[^=]*=\s*\[)/, '$1exampleModule, ')
   if (listed === source) throw new Error('add-module-hook: the module list was not found in src/modules/modules.ts')
   return { ...loaded, source: `import { exampleModule } from ${JSON.stringify(example)};\n${listed}` }
 }

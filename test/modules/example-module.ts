@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { Decider } from '../../src/commands/decider.ts'
+import { streamCategory } from '../../src/commands/streams.ts'
 import type { Deps } from '../../src/deps.ts'
 import { NotFoundError } from '../../src/errors.ts'
 import { Id, at, eventsOf } from '../../src/events/event-schemas.ts'
@@ -11,10 +12,11 @@ import { ErrorBody, IdParams, authErrors } from '../../src/http/kernel/schemas/c
 import { domainEventOf } from '../../src/events/versions.ts'
 import type { ModuleManifest } from '../../src/modules/manifest.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
+import { str } from '../../src/projections/search/search-documents.ts'
 
 /**
  * A whole module in one file, as small as one can be: memos (one event, one decider, one read
- * model, two routes, one id kind). test/modules/new-module.test.ts adds it to the module list, the
+ * model, two routes, one id kind, a kind of search document). test/modules/new-module.test.ts adds it to the module list, the
  * one line a new module's diff adds to a shared file, and finds it wired everywhere.
  */
 type MemoEvent = { type: 'MemoWritten'; data: { memo_id: string; org_id: string; text: string; at: string } }
@@ -74,4 +76,17 @@ export const exampleModule: ModuleManifest = {
   routes: async (deps) => [memoRoutes(deps)],
   projectors: [memosProjector],
   idKinds: [[/^\/api\/example-memos\/\{id\}/, 'exampleMemo']],
+  search: {
+    kind: 'memo',
+    order: 7,
+    // A kind that joins search after it was built starts at 1: the search projector is rebuilt with it.
+    version: 1,
+    streams: streamCategory('memo'),
+    events: { created: 'MemoWritten' },
+    changes: 'flat',
+    keys: ['text'],
+    // Memos are the whole organization's, as its knowledge base is (a real module adds its own line to the visibility policy).
+    visibility: 'Solution',
+    document: (f) => ({ title: str(f.text), subtitle: '', names: str(f.text), terms: '' }),
+  },
 }

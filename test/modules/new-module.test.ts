@@ -5,7 +5,7 @@ import t from 'tap'
  * "Adding a module edits only the list of modules" (docs/adding-a-module.md): a module written
  * wholly outside the shared files (test/modules/example-module.ts) and added to the list in
  * src/modules/modules.ts, by the loader hook below, as its one shared line, is served, catalogued,
- * projected, documented and known to the isolation matrix. Everything is imported after the hook is
+ * projected, documented, known to the isolation matrix and searched. Everything is imported after the hook is
  * registered, so every reader sees the list with it.
  */
 register('./add-module-hook.mjs', import.meta.url, { data: { example: new URL('./example-module.ts', import.meta.url).href } })
@@ -40,4 +40,11 @@ t.test('a module added to the list is wired everywhere', async (t) => {
   t.ok(idRoutes.length, 'its routes are in the OpenAPI document')
   const kinds = MODULES.flatMap((module) => module.idKinds ?? [])
   t.same(idRoutes.filter((op) => !kinds.some(([prefix]) => prefix.test(op.path))), [], 'the isolation matrix knows the kind of its ids')
+
+  const search = allProjectors.find((projector) => projector.name === 'search')!
+  t.ok(search.tables.includes('search_documents_memo') && search.eventTypes.includes('MemoWritten'), 'search keeps documents of its kind, from its event')
+  t.equal(search.version, 3, "search's version counts the kind that joined it, so a server rebuilds the documents")
+  const found = async (headers: Record<string, string>) => (await app.inject({ url: '/api/search/?q=hello', headers })).json().results
+  t.match(await found(acme.admin.headers), [{ type: 'memo', id: written.json().id, title: 'hello' }], 'global search finds the memo, from its manifest alone')
+  t.same(await found(globex.admin.headers), [], "not another organization's")
 })

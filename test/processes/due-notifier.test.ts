@@ -1,11 +1,10 @@
 import t from 'tap'
 import { createDueNotifier } from '../../src/processes/due-notifier.ts'
 import type { NotifyOutcome } from '../../src/processes/due-notifier.ts'
-import { notificationsProjector } from '../../src/projections/notification/notifications.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
-import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { projectorNamed, rebuildEqualsLive } from '../helpers/read-models.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
 const DAY = 86_400_000
@@ -86,6 +85,6 @@ t.test('due notifier', async (t) => {
 
   t.test('the raised notifications replay: rebuild = live', async (t) => {
     const answers = async () => ({ alice: await ok('GET', '/api/notifications/', alice.headers), bob: await ok('GET', '/api/notifications/', bob.headers) })
-    await rebuildEqualsLive(t, { db: database.db, store }, notificationsProjector, { answers })
+    await rebuildEqualsLive(t, { db: database.db, store }, projectorNamed('notifications'), { answers })
   })
 })

@@ -8,10 +8,13 @@ import { useSchema } from '../../src/projections/kernel/apply.ts'
 import { opportunitiesProjector } from '../../src/projections/opportunity/opportunities.ts'
 import { stageChangesProjector } from '../../src/projections/opportunity/stage-changes.ts'
 import { goalsProjector } from '../../src/projections/goal/goals.ts'
-import { searchProjector } from '../../src/projections/search/search.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 import type { Database, Db } from '../../src/db/database.ts'
 import { freshDatabase } from '../helpers/db.ts'
+import { projectorNamed } from '../helpers/read-models.ts'
+
+// Search's read model over the kinds the manifests declare (src/modules/search.ts).
+const searchProjector = projectorNamed('search')
 
 /**
  * The deal read models' (and search's) `applyBatch` folds a page's changes per deal (final rows, rollup deltas

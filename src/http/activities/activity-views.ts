@@ -1,15 +1,16 @@
 import { z } from 'zod'
-import { ACTION_DISPLAY, ACTIVITY_ACTIONS, ENTITY_TYPES } from '../../projections/activity/dashboard-activity.ts'
+import { ACTION_DISPLAY, ACTIVITY_ACTIONS } from '../../projections/activity/dashboard-activity.ts'
 import type { ActivityAction, ActivityView } from '../../projections/activity/dashboard-activity.ts'
+import type { RecordKinds } from '../../projections/record/record-kinds.ts'
 import { humanizedTime } from '../dashboard/dashboard-views.ts'
 
 /** One entry of the activity feed, as the original's dashboard activity (GET /api/activities/ and the dashboard's `activities`). */
-export const Activity = z.object({
+export const activitySchema = (kinds: RecordKinds) => z.object({
   id: z.uuid().describe('The id of the event the row comes from'),
   user: z.object({ id: z.uuid().describe('Profile id'), email: z.string(), name: z.string().describe('First and last name, or the email while both are blank'), profile_pic: z.string().nullable().describe('Always null: profiles have no picture') }).nullable().describe('Who acted; null for system work'),
   action: z.enum(ACTIVITY_ACTIONS),
   action_display: z.string(),
-  entity_type: z.enum(ENTITY_TYPES),
+  entity_type: z.enum(kinds.types),
   entity_id: z.uuid(),
   entity_name: z.string().nullable().describe("The record's current name; null once the record is gone"),
   description: z.string(),
@@ -21,7 +22,7 @@ export const Activity = z.object({
   created_by: z.object({ user__email: z.string() }).nullable().describe("The actor's email as the phone app reads it; null for system work"),
 })
 
-export const activityBody = (row: ActivityView, now: Date): z.infer<typeof Activity> => ({
+export const activityBody = (row: ActivityView, now: Date): z.infer<ReturnType<typeof activitySchema>> => ({
   id: row.event_id,
   user: row.actor_id && row.actor_email ? { id: row.actor_id, email: row.actor_email, name: row.actor_name ?? row.actor_email, profile_pic: null } : null,
   action: row.action,

@@ -4,13 +4,14 @@ import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { daysSince } from '../../projections/opportunity/aging.ts'
 import { recentActivity } from '../../projections/activity/dashboard-activity.ts'
+import type { RecordKinds } from '../../projections/record/record-kinds.ts'
 import { currentGoals, dealsClosingSoon, followUpsOn, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
 import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/task/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
-import { Activity, activityBody } from '../activities/activity-views.ts'
+import { activityBody, activitySchema } from '../activities/activity-views.ts'
 import { addDays, dateIn, monthOf, moneyLine, moneyNumber, weekday } from './dashboard-views.ts'
 
 const TAGS = ['dashboard']
@@ -41,7 +42,7 @@ const GoalSummary = z.object({
   status: z.enum(['completed', 'on_track', 'at_risk', 'behind']).describe('As the goals module answers it: completed at 100%; otherwise against the share of the period elapsed by today, on_track at or above it, at_risk from 80% of it, else behind'),
 })
 
-const Home = z.object({
+const homeOf = (kinds: RecordKinds) => z.object({
   accounts_count: z.number().int().describe('Live accounts of the organization, as /api/accounts/ counts them'),
   contacts_count: z.number().int().describe('Live contacts of the organization, as /api/contacts/ counts them'),
   leads_count: z.number().int().describe("Open leads (neither converted nor closed) the caller may see: /api/leads/ open_leads.leads_count"),
@@ -66,7 +67,7 @@ const Home = z.object({
     .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
     .describe('The ten newest hot leads the caller may see'),
   tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
-  activities: z.array(Activity).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
+  activities: z.array(activitySchema(kinds)).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
   goal_summary: z.array(GoalSummary).describe("Up to three of the caller's active goals whose period holds today (the organization's time zone): assigned to them or to a team of theirs, and for an admin the whole organization's goals; ending soonest first"),
   ...Coverage,
 })
@@ -93,12 +94,13 @@ const SOURCE_LIMIT = 25
 
 /**
  * The dashboard (the original's home and Today views) over the deals, leads, accounts, contacts
- * tasks and goals read models and the recent-activity read model. Read-only; every member may call it.
+ * tasks and goals read models and the recent-activity read model (over the record `kinds` the
+ * manifests declare, modules/dashboard.ts). Read-only; every member may call it.
  */
-export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function dashboardRoutes(deps: Deps, kinds: RecordKinds): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings. ${NOT_BUILT_NOTE}`, response: { 200: Home, ...authErrors } } }, async (request) => {
+    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings. ${NOT_BUILT_NOTE}`, response: { 200: homeOf(kinds), ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const org = await organizationById(db, viewer.orgId)
@@ -110,7 +112,7 @@ export function dashboardRoutes(deps: Deps): FastifyPluginAsyncZod {
         pipelineByStage(db, viewer, now, currency),
         revenue(db, viewer, now, currency, monthOf(today)),
         hotLeads(db, viewer, 10),
-        recentActivity(db, viewer, 10),
+        recentActivity(db, kinds, viewer, 10),
         currentGoals(db, viewer, today, 3),
         taskTotals(db, tasks, today),
         openTasksDue(db, tasks, {}, 10),

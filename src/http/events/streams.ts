@@ -10,7 +10,8 @@ import type { EventStore, Position, RecordedEvent } from '../../eventstore/event
 import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { readCheckpoints } from '../../projections/kernel/checkpoints.ts'
-import { notificationsMadeAt, notificationsProjector } from '../../projections/notification/notifications.ts'
+import { NOTIFICATIONS, notificationEventTypes, notificationsMadeAt } from '../../projections/notification/notifications.ts'
+import type { RecordKinds } from '../../projections/record/record-kinds.ts'
 import { opportunitiesProjector } from '../../projections/opportunity/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunity/opportunities.ts'
 import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
@@ -127,7 +128,7 @@ async function orgEvents(store: EventStore, orgId: string, query: { after?: Posi
   return { events, next: cursor, isEnd }
 }
 
-export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function streamRoutes(deps: Deps, recordKinds: RecordKinds): FastifyPluginAsyncZod {
   const { db, store, projections, config, clock, logger } = deps
   const plugin: FastifyPluginAsyncZod = async (app) => {
     registerMinPosition(app, deps)
@@ -227,7 +228,7 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.get('/api/stream/notifications/', { exposeHeadRoute: false, schema: { tags: ['notifications'], summary: "The caller's new notifications, live", description: `\`notification\` frames, each a notification as GET /api/notifications/ lists it, once that list holds it; id: the position of the event that made it. Not in the spec's route index: the live counterpart of the list, which the web app polls. Without a resume point, starts at what the list holds now. The organization API key has no notifications: its stream stays quiet. ${SSE_NOTE}`, querystring: StreamQuery.omit({ type: true }), response: sseErrors } }, async (request, reply) => {
       const viewer = viewerOfIdentity(identityOf(request))
       const { orgId, profileId } = viewer
-      const start = resumePosition(request.headers['last-event-id'], request.query.after) ?? (await readCheckpoints(db)).find((c) => c.name === notificationsProjector.name)?.position ?? START
+      const start = resumePosition(request.headers['last-event-id'], request.query.after) ?? (await readCheckpoints(db)).find((c) => c.name === NOTIFICATIONS)?.position ?? START
       const stream = openSse(reply, closing.signal)
       await run(request, stream, start, async () => {
         // Nothing will come: the stream stays open (a closed one would be reopened at once by EventSource).
@@ -235,10 +236,10 @@ export function streamRoutes(deps: Deps): FastifyPluginAsyncZod {
           if (!stream.signal.aborted) await once(stream.signal, 'abort')
           return
         }
-        for await (const event of store.subscribeToAll({ after: start, eventTypes: notificationsProjector.eventTypes, signal: stream.signal })) {
+        for await (const event of store.subscribeToAll({ after: start, eventTypes: notificationEventTypes(recordKinds), signal: stream.signal })) {
           if (event.metadata.orgId != null && event.metadata.orgId !== orgId) continue
           if (!(await applied(event.position, stream.signal))) return
-          const made = await notificationsMadeAt(db, { ...viewer, profileId }, event.position)
+          const made = await notificationsMadeAt(db, recordKinds, { ...viewer, profileId }, event.position)
           for (const notification of await notificationBodies(db, orgId, made)) {
             if (!(await stream.send({ event: 'notification', id: formatPosition(event.position), data: notification }))) return
           }

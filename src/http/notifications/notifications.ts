@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { deleteNotification, readAllNotifications, readNotification } from '../../commands/notification/recipient-actions.ts'
 import { listNotifications } from '../../projections/notification/notifications.ts'
+import type { RecordKinds } from '../../projections/record/record-kinds.ts'
 import type { Deps } from '../../deps.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { callerOf, settle } from '../kernel/commands.ts'
@@ -27,9 +28,10 @@ const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 /**
  * The caller's own notifications (issue 19; the original's /api/notifications/): what they must act
  * on, newest first, with the unread count; read one, read all, delete one. Every member has their
- * own and sees no one else's (another's id is a 404); the organization API key has none.
+ * own and sees no one else's (another's id is a 404); the organization API key has none. About
+ * records of the `kinds` the manifests declare (modules/notification.ts).
  */
-export function notificationRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function notificationRoutes(deps: Deps, kinds: RecordKinds): FastifyPluginAsyncZod {
   const { db } = deps
   return async (app) => {
     app.get('/api/notifications/', { schema: { tags: TAGS, summary: "The caller's notifications, newest first, with their unread count", description: 'A record assigned to the caller (by someone else), a comment mentioning them (`@` and the part of their email before the @), a task of theirs due today or overdue, a deal of theirs that turned red (§3.2). Only those about records the caller may see now are listed and counted. `GET /api/stream/notifications/` sends new ones live.', querystring: ListQuery, response: { 200: List, 400: ErrorBody, ...authErrors } } }, async (request) => {
@@ -37,7 +39,7 @@ export function notificationRoutes(deps: Deps): FastifyPluginAsyncZod {
       const { orgId, profileId } = viewer
       if (profileId === null) return { count: 0, unread_count: 0, results: [] }
       const { limit, unread, since } = request.query
-      const list = await listNotifications(db, { ...viewer, profileId }, { unread: unread?.toLowerCase() === 'true', since: since === undefined ? undefined : new Date(since), limit })
+      const list = await listNotifications(db, kinds, { ...viewer, profileId }, { unread: unread?.toLowerCase() === 'true', since: since === undefined ? undefined : new Date(since), limit })
       return { count: list.count, unread_count: list.unread_count, results: await notificationBodies(db, orgId, list.rows) }
     })
 

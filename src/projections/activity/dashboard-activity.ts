@@ -4,83 +4,32 @@ import { insertRowsOnce } from '../../db/insert-rows.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import type { Viewer } from '../opportunity/queries.ts'
 import type { Projector } from '../kernel/projector.ts'
-import { RECORD_KINDS, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
-import type { EntityType } from '../record/record-kinds.ts'
+import { ACTIVITY_ACTIONS } from '../record/record-kinds.ts'
+import type { ActivityAction, Reading, RecordKinds } from '../record/record-kinds.ts'
 import type { DashboardActivityTable } from './tables.ts'
 import type { Db } from '../../db/database.ts'
 
 /**
  * The activity feed (the original's Activity; GET /api/activities/ and the dashboard's recent
- * activity), a projection of the event log: one row per event of an account, contact, lead, deal or task
- * (created, changed, moved, converted, deleted, commented on, a file attached or removed …). A
- * row keeps who acted (the event's actor), what was done and to which record; the record's name
- * and who may see it are read from the record's own read model when the feed is asked for, so a
- * renamed record shows its current name and visibility follows the list rules of today. Rows are
- * keyed by event id (applying an event twice inserts nothing), and nothing here depends on another
- * read model, so a rebuild gives the same rows.
+ * activity), a projection of the event log: one row per event a record kind's manifest reads as
+ * activity (`record.activity`: of accounts, contacts, leads, deals and tasks, created, changed,
+ * moved, converted, deleted, commented on, a file attached or removed …). A row keeps who acted
+ * (the event's actor), what was done and to which record; the record's name and who may see it
+ * are read from the record's own read model when the feed is asked for, so a renamed record shows
+ * its current name and visibility follows the list rules of today. Rows are keyed by event id
+ * (applying an event twice inserts nothing), and nothing here depends on another read model, so a
+ * rebuild gives the same rows.
  */
-export type ActivityRow = Omit<DashboardActivityTable, 'action' | 'entity_type'> & { action: ActivityAction; entity_type: EntityType }
+export type ActivityRow = Omit<DashboardActivityTable, 'action'> & { action: ActivityAction }
 
-export const ACTIVITY_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'COMMENT'] as const
-export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number]
 export const ACTION_DISPLAY: Record<ActivityAction, string> = { CREATE: 'Created', UPDATE: 'Updated', DELETE: 'Deleted', COMMENT: 'Commented' }
-export { ENTITY_TYPES } from '../record/record-kinds.ts'
-export type { EntityType } from '../record/record-kinds.ts'
+export { ACTIVITY_ACTIONS }
+export type { ActivityAction }
 
-/** What each recorded event type becomes: its action and a one-line description from its data. */
-type Reading = { action: ActivityAction; describe: (data: Record<string, unknown>, noun: string) => string }
-const created: Reading = { action: 'CREATE', describe: (_, noun) => `Created the ${noun}` }
-const deleted: Reading = { action: 'DELETE', describe: (_, noun) => `Deleted the ${noun}` }
-const commented: Reading = { action: 'COMMENT', describe: () => 'Added a comment' }
-const commentEdited: Reading = { action: 'COMMENT', describe: () => 'Edited a comment' }
-const commentDeleted: Reading = { action: 'COMMENT', describe: () => 'Removed a comment' }
-const attached: Reading = { action: 'UPDATE', describe: (data) => `Attached ${String(data.file_name ?? 'a file')}` }
-const detached: Reading = { action: 'UPDATE', describe: () => 'Removed an attachment' }
-/** The comment and attachment events every record module shares (commands/notes.ts). */
-const noteReadings = (prefix: string, entity: EntityType) => ({
-  [`${prefix}CommentAdded`]: { entity, reading: commented },
-  [`${prefix}CommentEdited`]: { entity, reading: commentEdited },
-  [`${prefix}CommentDeleted`]: { entity, reading: commentDeleted },
-  [`${prefix}AttachmentAdded`]: { entity, reading: attached },
-  [`${prefix}AttachmentRemoved`]: { entity, reading: detached },
-})
-const lineItem = (what: string): Reading => ({ action: 'UPDATE', describe: () => `${what} a line item` })
-const fieldsOf = (data: Record<string, unknown>) => Object.keys(data).filter((key) => key !== 'at')
-const changedFields = (fields: string[]) => (fields.length ? `Changed ${fields.join(', ')}` : 'Updated')
-/** Accounts and contacts record the new values of the changed fields; deals and leads each change under `changes`. */
-const updatedFlat: Reading = { action: 'UPDATE', describe: (data) => changedFields(fieldsOf(data)) }
-const updatedChanges: Reading = { action: 'UPDATE', describe: (data) => changedFields(Object.keys((data.changes as Record<string, unknown> | undefined) ?? {})) }
-
-const READINGS: Record<string, { entity: EntityType; reading: Reading }> = {
-  AccountCreated: { entity: 'Account', reading: created },
-  AccountUpdated: { entity: 'Account', reading: updatedFlat },
-  AccountDeleted: { entity: 'Account', reading: deleted },
-  AccountEmailSent: { entity: 'Account', reading: { action: 'UPDATE', describe: () => 'Sent an email to the account' } },
-  ...noteReadings('Account', 'Account'),
-  ContactCreated: { entity: 'Contact', reading: created },
-  ContactUpdated: { entity: 'Contact', reading: updatedFlat },
-  ContactDeleted: { entity: 'Contact', reading: deleted },
-  ...noteReadings('Contact', 'Contact'),
-  LeadCreated: { entity: 'Lead', reading: created },
-  LeadUpdated: { entity: 'Lead', reading: updatedChanges },
-  LeadConverted: { entity: 'Lead', reading: { action: 'UPDATE', describe: () => 'Converted the lead into an account, a contact and a deal' } },
-  LeadDeleted: { entity: 'Lead', reading: deleted },
-  LeadMoved: { entity: 'Lead', reading: { action: 'UPDATE', describe: () => 'Moved the lead on its board' } },
-  ...noteReadings('Lead', 'Lead'),
-  OpportunityCreated: { entity: 'Opportunity', reading: created },
-  OpportunityUpdated: { entity: 'Opportunity', reading: updatedChanges },
-  OpportunityStageChanged: { entity: 'Opportunity', reading: { action: 'UPDATE', describe: (data) => `Moved the deal to ${String((data.to as { stage?: unknown } | undefined)?.stage ?? 'another stage')}` } },
-  OpportunityDeleted: { entity: 'Opportunity', reading: deleted },
-  OpportunityLineItemAdded: { entity: 'Opportunity', reading: lineItem('Added') },
-  OpportunityLineItemChanged: { entity: 'Opportunity', reading: lineItem('Changed') },
-  OpportunityLineItemRemoved: { entity: 'Opportunity', reading: lineItem('Removed') },
-  ...noteReadings('Opportunity', 'Opportunity'),
-  TaskCreated: { entity: 'Task', reading: created },
-  TaskUpdated: { entity: 'Task', reading: updatedChanges },
-  TaskMoved: { entity: 'Task', reading: { action: 'UPDATE', describe: (data) => `Moved the task to ${String((data.to as { stage?: unknown } | null)?.stage ?? (data.status as { to?: unknown } | undefined)?.to ?? 'another place')}` } },
-  TaskDeleted: { entity: 'Task', reading: deleted },
-  ...noteReadings('Task', 'Task'),
-}
+/** What each event the kinds read becomes: its record kind, its noun, and its reading. */
+type Known = { entity: string; noun: string; reading: Reading }
+const readingsOf = (kinds: RecordKinds): ReadonlyMap<string, Known> =>
+  new Map(kinds.specs.flatMap((spec) => Object.entries(spec.activity).map(([type, reading]) => [type, { entity: spec.entityType, noun: spec.noun, reading }] as const)))
 
 async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE dashboard_activity (event_id uuid PRIMARY KEY, org_id uuid NOT NULL, actor_id uuid, action text NOT NULL, entity_type text NOT NULL,
@@ -97,8 +46,8 @@ async function createIndexes(db: Db): Promise<void> {
 const isUuid = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
 
 /** The row an event makes, its organization still unknown when neither the metadata nor the data names it (then the record's earlier rows do). */
-function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: string | null }) | undefined {
-  const known = READINGS[event.type]
+function rowOf(readings: ReadonlyMap<string, Known>, event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: string | null }) | undefined {
+  const known = readings.get(event.type)
   const entityId = event.streamName.slice(event.streamName.indexOf('-') + 1)
   if (!known || !isUuid(entityId)) return undefined
   // Stored shapes: upcasting only adds fields these descriptions do not read.
@@ -112,7 +61,7 @@ function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: s
     action: known.reading.action,
     entity_type: known.entity,
     entity_id: entityId,
-    description: known.reading.describe(data, RECORD_KINDS[known.entity].noun),
+    description: known.reading.describe(data, known.noun),
     at: Number.isNaN(at.getTime()) ? event.createdAt : at,
     position_commit: event.position.commit.toString(),
     position_prepare: event.position.prepare.toString(),
@@ -120,14 +69,14 @@ function rowOf(event: RecordedEvent): (Omit<ActivityRow, 'org_id'> & { org_id: s
 }
 
 /** One row per event, keyed by it: idempotent live, and copied into a rebuild's fresh tables (`fresh`), where each event comes once. */
-async function applyEvents(db: Db, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function applyEvents(db: Db, readings: ReadonlyMap<string, Known>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: ActivityRow[] = []
   const flush = async () => {
     await insertRowsOnce(db, 'dashboard_activity', 'event_id', run, fresh)
     run = []
   }
   for (const event of events) {
-    const row = rowOf(event)
+    const row = rowOf(readings, event)
     if (!row) continue
     if (row.org_id === null) {
       await flush()
@@ -141,16 +90,20 @@ async function applyEvents(db: Db, events: readonly RecordedEvent[], fresh?: Fre
   await flush()
 }
 
-export const dashboardActivityProjector: Projector = {
-  name: 'dashboard_activity',
-  // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19).
-  version: 2,
-  eventTypes: Object.keys(READINGS),
-  tables: ['dashboard_activity'],
-  createTables,
-  createIndexes,
-  apply: (trx, event) => applyEvents(trx, [event]),
-  applyBatch: (trx, events, fresh) => applyEvents(trx, events, fresh),
+/** The feed over the record kinds the manifests declare (modules/activity.ts). */
+export function dashboardActivityProjector(kinds: RecordKinds): Projector {
+  const readings = readingsOf(kinds)
+  return {
+    name: 'dashboard_activity',
+    // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19). Plus the kinds' own versions.
+    version: 2 + kinds.version,
+    eventTypes: [...readings.keys()],
+    tables: ['dashboard_activity'],
+    createTables,
+    createIndexes,
+    apply: (trx, event) => applyEvents(trx, readings, [event]),
+    applyBatch: (trx, events, fresh) => applyEvents(trx, readings, events, fresh),
+  }
 }
 
 export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }
@@ -159,19 +112,19 @@ export type ActivityView = ActivityRow & { entity_name: string | null; actor_ema
 const displayName = sql<string>`coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email)`
 
 /** The original's filters of the feed, and a page of it. */
-export type ActivityFilter = { entityType?: EntityType; entityId?: string; actorId?: string; limit: number; offset: number }
+export type ActivityFilter = { entityType?: string; entityId?: string; actorId?: string; limit: number; offset: number }
 
 /**
  * The organization's activity the viewer may see, newest first (by when, then by place in the log):
- * entries about records the viewer may see by the record's list rule (record-kinds.ts), each with
- * the record's current name, its page and the actor.
+ * entries about records of the `kinds` the viewer may see by the record's list rule (record-kinds.ts),
+ * each with the record's current name, its page and the actor.
  */
-export async function listActivities(db: Db, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
-  const conditions = [sql`a.org_id = ${viewer.orgId}`, mayReadRecordSql('a', viewer)]
+export async function listActivities(db: Db, kinds: RecordKinds, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
+  const conditions = [sql`a.org_id = ${viewer.orgId}`, kinds.mayReadSql('a', viewer)]
   if (filter.entityType) conditions.push(sql`a.entity_type = ${filter.entityType}`)
   if (filter.entityId) conditions.push(sql`a.entity_id = ${filter.entityId}`)
   if (filter.actorId) conditions.push(sql`a.actor_id = ${filter.actorId}`)
-  const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${recordNameSql('a')} AS entity_name,
+  const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${kinds.nameSql('a')} AS entity_name,
       u.email AS actor_email, CASE WHEN u.id IS NULL THEN NULL ELSE ${displayName} END AS actor_name
     FROM dashboard_activity a
     LEFT JOIN profiles p ON p.id = a.actor_id AND p.org_id = a.org_id
@@ -179,8 +132,8 @@ export async function listActivities(db: Db, viewer: Viewer, filter: ActivityFil
     WHERE ${sql.join(conditions, sql` AND `)}
     ORDER BY a.at DESC, a.position_commit DESC, a.position_prepare DESC
     LIMIT ${filter.limit} OFFSET ${filter.offset}`.execute(db)
-  return rows.map((row) => ({ ...row, link: recordLink(row.entity_type, row.entity_id) }))
+  return rows.map((row) => ({ ...row, link: kinds.link(row.entity_type, row.entity_id) }))
 }
 
 /** The dashboard's latest activity: the feed's first `limit` entries. */
-export const recentActivity = (db: Db, viewer: Viewer, limit: number): Promise<ActivityView[]> => listActivities(db, viewer, { limit, offset: 0 })
+export const recentActivity = (db: Db, kinds: RecordKinds, viewer: Viewer, limit: number): Promise<ActivityView[]> => listActivities(db, kinds, viewer, { limit, offset: 0 })

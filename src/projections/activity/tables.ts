@@ -1,6 +1,6 @@
 /**
- * The activity feed's table (dashboard-activity.ts). `action` and `entity_type` hold the feed's own
- * lists, which ActivityRow narrows them to (those lists live with the queries, beside the record kinds).
+ * The activity feed's table (dashboard-activity.ts). `action` holds the feed's own list, which
+ * ActivityRow narrows it to (record-kinds.ts); `entity_type` a record kind a manifest declares.
  */
 export type DashboardActivityTable = {
   event_id: string

@@ -6,9 +6,8 @@ import type { NotificationEvent } from '../../commands/notification/notification
 import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
-import { ENTITY_TYPES, mayReadRecordSql, recordLink, recordNameSql } from '../record/record-kinds.ts'
+import type { RecordKinds } from '../record/record-kinds.ts'
 import type { Viewer } from '../../visibility/policy.ts'
-import type { EntityType } from '../record/record-kinds.ts'
 import type { NotificationRow } from './tables.ts'
 import type { Db } from '../../db/database.ts'
 
@@ -22,14 +21,17 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE notification_assignees (entity_id uuid PRIMARY KEY, org_id uuid NOT NULL, assigned_to uuid[] NOT NULL)`.execute(db)
 }
 
-/** The record events that can notify someone, per kind: the stored type prefix is the entity type's. */
-const recordEventTypes = ENTITY_TYPES.flatMap((type) => [`${type}Created`, `${type}Updated`, `${type}CommentAdded`])
+/** What a record event that can notify someone is (RecordKindSpec `notifiedBy`): its kind, and which of the kind's notifying events. */
+type Cause = { type: string; role: 'created' | 'updated' | 'commented' }
+const causesOf = (kinds: RecordKinds): ReadonlyMap<string, Cause> =>
+  new Map(kinds.specs.flatMap((spec) => (['created', 'updated', 'commented'] as const).map((role) => [spec.notifiedBy[role], { type: spec.entityType, role }] as const)))
+
+/** The events the notifications read model applies, over the record kinds the manifests declare: what the live stream of notifications waits for too. */
+export const notificationEventTypes = (kinds: RecordKinds): string[] => [...causesOf(kinds).keys(), ...NOTIFICATION_EVENT_TYPES]
 
 /** Comment excerpts in a notification are at most this long, as the original's. */
 const EXCERPT_LENGTH = 200
 const excerpt = (text: string) => (text.trim().length <= EXCERPT_LENGTH ? text.trim() : `${text.trim().slice(0, EXCERPT_LENGTH - 1).trimEnd()}…`)
-
-const entityTypeOf = (eventType: string): EntityType | undefined => ENTITY_TYPES.find((type) => eventType.startsWith(type) && /^(Created|Updated|CommentAdded)$/.test(eventType.slice(type.length)))
 
 /**
  * The assignee list an event sets, if it sets one: creations and the flat updates of accounts and
@@ -43,7 +45,7 @@ function assignedBy(data: Record<string, unknown>): string[] | undefined {
 
 type Derived = Pick<NotificationRow, 'recipient_id' | 'verb' | 'data'>
 
-async function applyRecordEvent(db: Db, event: RecordedEvent, type: EntityType): Promise<void> {
+async function applyRecordEvent(db: Db, event: RecordedEvent, { type, role }: Cause): Promise<void> {
   // Stored shapes: upcasting only adds fields read here with a default.
   const data = (event.data ?? {}) as Record<string, unknown>
   const entityId = event.streamName.slice(event.streamName.indexOf('-') + 1)
@@ -51,13 +53,13 @@ async function applyRecordEvent(db: Db, event: RecordedEvent, type: EntityType):
   const verbOf = (what: string) => `${type.toLowerCase()}.${what}`
   const derived: Derived[] = []
   let orgId = (event.metadata.orgId ?? data.org_id) as string | undefined
-  if (event.type.endsWith('CommentAdded')) {
+  if (role === 'commented') {
     const mentions = Array.isArray(data.mentions) ? (data.mentions as string[]) : []
     for (const recipient of mentions) derived.push({ recipient_id: recipient, verb: verbOf('mentioned'), data: { comment_id: data.comment_id, comment_excerpt: excerpt(String(data.comment ?? '')) } })
   } else {
     const assigned = assignedBy(data)
     if (!assigned) return
-    const creation = event.type.endsWith('Created')
+    const creation = role === 'created'
     // A record created with no assignee costs nothing here: no row means no one (most creations, and a replay's bulk).
     if (creation && !assigned.length) return
     const before = creation ? undefined : await db.selectFrom('notification_assignees').select(['org_id', 'assigned_to']).where('entity_id', '=', entityId).executeTakeFirst()
@@ -105,16 +107,23 @@ async function applyNotificationEvent(db: Db, recorded: RecordedEvent): Promise<
   }
 }
 
-export const notificationsProjector: Projector = {
-  name: 'notifications',
-  version: 1,
-  eventTypes: [...recordEventTypes, ...NOTIFICATION_EVENT_TYPES],
-  tables: ['notifications', 'notification_assignees'],
-  createTables,
-  async apply(db, event) {
-    const type = entityTypeOf(event.type)
-    await (type ? applyRecordEvent(db, event, type) : applyNotificationEvent(db, event))
-  },
+export const NOTIFICATIONS = 'notifications'
+
+/** The notifications over the record kinds the manifests declare (modules/notification.ts). */
+export function notificationsProjector(kinds: RecordKinds): Projector {
+  const causes = causesOf(kinds)
+  return {
+    name: NOTIFICATIONS,
+    // 1, plus the kinds' own versions.
+    version: 1 + kinds.version,
+    eventTypes: notificationEventTypes(kinds),
+    tables: ['notifications', 'notification_assignees'],
+    createTables,
+    async apply(db, event) {
+      const cause = causes.get(event.type)
+      await (cause ? applyRecordEvent(db, event, cause) : applyNotificationEvent(db, event))
+    },
+  }
 }
 
 export type NotificationView = NotificationRow & { entity_name: string | null; link: string }
@@ -126,12 +135,12 @@ export type NotificationFilter = { unread: boolean; since?: Date; limit: number 
 export type Recipient = Viewer & { profileId: string }
 
 /** The recipient's live notifications about records they may see now (visibility/policy.ts): one about a deal they were unassigned from no longer shows. */
-const live = (recipient: Recipient) => sql<boolean>`n.recipient_id = ${recipient.profileId} AND NOT n.is_deleted AND ${mayReadRecordSql('n', recipient)}`
+const live = (kinds: RecordKinds, recipient: Recipient) => sql<boolean>`n.recipient_id = ${recipient.profileId} AND NOT n.is_deleted AND ${kinds.mayReadSql('n', recipient)}`
 
-async function viewsWhere(db: Db, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
-  const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${recordNameSql('n')} AS entity_name FROM notifications n WHERE ${where}
+async function viewsWhere(db: Db, kinds: RecordKinds, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
+  const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${kinds.nameSql('n')} AS entity_name FROM notifications n WHERE ${where}
     ORDER BY n.created_at DESC, n.position_commit DESC, n.position_prepare DESC LIMIT ${limit}`.execute(db)
-  return rows.map((row) => ({ ...row, link: recordLink(row.entity_type, row.entity_id) }))
+  return rows.map((row) => ({ ...row, link: kinds.link(row.entity_type, row.entity_id) }))
 }
 
 /**
@@ -139,15 +148,15 @@ async function viewsWhere(db: Db, where: RawBuilder<boolean>, limit: number): Pr
  * total (under `since`, how many arrived since), `unread_count` always the member's whole unread
  * count, so a poll refreshes the bell's badge too.
  */
-export async function listNotifications(db: Db, recipient: Recipient, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
-  const conditions = [live(recipient)]
+export async function listNotifications(db: Db, kinds: RecordKinds, recipient: Recipient, filter: NotificationFilter): Promise<{ count: number; unread_count: number; rows: NotificationView[] }> {
+  const conditions = [live(kinds, recipient)]
   if (filter.unread) conditions.push(sql<boolean>`n.read_at IS NULL`)
   if (filter.since) conditions.push(sql<boolean>`n.created_at > ${filter.since}`)
   const where = sql.join(conditions, sql` AND `) as RawBuilder<boolean>
   const [rows, counts] = await Promise.all([
-    viewsWhere(db, where, filter.limit),
+    viewsWhere(db, kinds, where, filter.limit),
     sql<{ count: number; unread: number }>`SELECT (SELECT count(*)::int FROM notifications n WHERE ${where}) AS count,
-      (SELECT count(*)::int FROM notifications n WHERE ${live(recipient)} AND n.read_at IS NULL) AS unread`.execute(db),
+      (SELECT count(*)::int FROM notifications n WHERE ${live(kinds, recipient)} AND n.read_at IS NULL) AS unread`.execute(db),
   ])
   return { count: counts.rows[0]!.count, unread_count: counts.rows[0]!.unread, rows }
 }
@@ -164,8 +173,8 @@ export async function unreadNotificationIds(db: Db, recipientId: string, before:
 }
 
 /** The member's live notifications made by the event at `position`: what the live stream sends for it. */
-export const notificationsMadeAt = (db: Db, recipient: Recipient, position: Position): Promise<NotificationView[]> =>
-  viewsWhere(db, sql<boolean>`${live(recipient)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
+export const notificationsMadeAt = (db: Db, kinds: RecordKinds, recipient: Recipient, position: Position): Promise<NotificationView[]> =>
+  viewsWhere(db, kinds, sql<boolean>`${live(kinds, recipient)} AND n.position_commit = ${position.commit.toString()} AND n.position_prepare = ${position.prepare.toString()}`, 100)
 
 
 /** Which of these notification ids the read model holds (deleted ones too): causes already raised. */

@@ -2,18 +2,31 @@ import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
 import type { Viewer } from '../opportunity/queries.ts'
 import { ruleFor, visibleSql } from '../../visibility/policy.ts'
+import type { VisibleKind } from '../../visibility/policy.ts'
 
 /**
- * The kinds of record the activity feed and the notifications speak of, as the original names them
- * (`entity_type`), with what a reader of either needs at read time: the record's current display
- * name, who may see it (the visibility policy, as its own list), and where the web app shows it. Names and
- * visibility are read when asked for, so a renamed record shows its new name and a feed follows
- * today's access rules; neither read model depends on another, so each rebuilds alone.
+ * The kinds of record the activity feed and the notifications speak of, each declared in its
+ * module's manifest (`record`), as the original names them (`entity_type`): what a reader of either
+ * needs at read time (the record's current display name, who may see it by the visibility policy,
+ * where the web app shows it), the feed's entry for each of its events, and the events that notify
+ * someone. Names and visibility are read when asked for, so a renamed record shows its new name and
+ * a feed follows today's access rules; neither read model depends on another, so each rebuilds alone.
  */
-export const ENTITY_TYPES = ['Account', 'Contact', 'Lead', 'Opportunity', 'Task'] as const
-export type EntityType = (typeof ENTITY_TYPES)[number]
+export const ACTIVITY_ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'COMMENT'] as const
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number]
 
-type Kind = {
+/** What the feed makes of an event: its action and a one-line description from its data (`noun`: the kind in words). */
+export type Reading = { action: ActivityAction; describe: (data: Record<string, unknown>, noun: string) => string }
+
+export type RecordKindSpec = {
+  /** Its `entity_type`, which is also its line in the visibility policy. */
+  entityType: VisibleKind
+  /**
+   * 0 for the kinds the feed and notifications began with; a kind that joins later starts at 1, and
+   * each change of its readings or notifying events adds 1: both read models' versions add them up,
+   * so they are rebuilt without an edit of their files.
+   */
+  version: number
   /** The record's read model. */
   table: string
   /** Its display name, as SQL over the read model's row `r`. */
@@ -22,46 +35,76 @@ type Kind = {
   page: string
   /** In words, for descriptions and notifications: "deal". */
   noun: string
+  /** The feed's entry for each of its events that is activity. */
+  activity: Readonly<Record<string, Reading>>
+  /** Its events that notify: creation and update set its assignees (a new one is told), a comment names people (each is told). */
+  notifiedBy: { created: string; updated: string; commented: string }
 }
 
-const personName = sql<string>`trim(r.first_name || ' ' || coalesce(r.last_name, ''))`
+export const personName = sql<string>`trim(r.first_name || ' ' || coalesce(r.last_name, ''))`
 
-export const RECORD_KINDS: Record<EntityType, Kind> = {
-  Account: { table: 'accounts', name: sql<string>`r.name`, page: '/accounts', noun: 'account' },
-  Contact: { table: 'contacts', name: personName, page: '/contacts', noun: 'contact' },
-  Lead: { table: 'leads', name: personName, page: '/leads', noun: 'lead' },
-  Opportunity: { table: 'opportunities', name: sql<string>`r.name`, page: '/pipeline', noun: 'deal' },
-  Task: { table: 'tasks', name: sql<string>`r.title`, page: '/tasks', noun: 'task' },
+// The readings the record modules share.
+export const created: Reading = { action: 'CREATE', describe: (_, noun) => `Created the ${noun}` }
+export const deleted: Reading = { action: 'DELETE', describe: (_, noun) => `Deleted the ${noun}` }
+const commented: Reading = { action: 'COMMENT', describe: () => 'Added a comment' }
+const commentEdited: Reading = { action: 'COMMENT', describe: () => 'Edited a comment' }
+const commentDeleted: Reading = { action: 'COMMENT', describe: () => 'Removed a comment' }
+const attached: Reading = { action: 'UPDATE', describe: (data) => `Attached ${String(data.file_name ?? 'a file')}` }
+const detached: Reading = { action: 'UPDATE', describe: () => 'Removed an attachment' }
+/** The comment and attachment events every record module shares (commands/notes.ts). */
+export const noteReadings = (prefix: string): Record<string, Reading> => ({
+  [`${prefix}CommentAdded`]: commented,
+  [`${prefix}CommentEdited`]: commentEdited,
+  [`${prefix}CommentDeleted`]: commentDeleted,
+  [`${prefix}AttachmentAdded`]: attached,
+  [`${prefix}AttachmentRemoved`]: detached,
+})
+const fieldsOf = (data: Record<string, unknown>) => Object.keys(data).filter((key) => key !== 'at')
+const changedFields = (fields: string[]) => (fields.length ? `Changed ${fields.join(', ')}` : 'Updated')
+/** Accounts and contacts record the new values of the changed fields; deals, leads and tasks each change under `changes`. */
+export const updatedFlat: Reading = { action: 'UPDATE', describe: (data) => changedFields(fieldsOf(data)) }
+export const updatedChanges: Reading = { action: 'UPDATE', describe: (data) => changedFields(Object.keys((data.changes as Record<string, unknown> | undefined) ?? {})) }
+
+/** The kinds the manifests declare, in the order of their names (the feed's filter lists them so). */
+export type RecordKinds = {
+  readonly specs: readonly RecordKindSpec[]
+  /** Their entity types, for the feed's filter and answers. */
+  readonly types: readonly [string, ...string[]]
+  /** The sum of their versions (RecordKindSpec `version`). */
+  readonly version: number
+  /** The web app's path of a record; '' for a kind it has no page for. */
+  link(type: string, id: string): string
+  /** SQL: the current name of the record `<alias>.entity_type`/`<alias>.entity_id` (null once gone from its read model). */
+  nameSql(alias: string): RawBuilder<string | null>
+  /**
+   * SQL: whether the viewer may see the record `<alias>.entity_type`/`<alias>.entity_id` by the
+   * visibility policy: a kind the viewer sees whole needs no lookup; otherwise its read model row
+   * must pass the policy's predicate.
+   */
+  mayReadSql(alias: string, viewer: Viewer): RawBuilder<boolean>
 }
 
-export const isEntityType = (value: string): value is EntityType => (ENTITY_TYPES as readonly string[]).includes(value)
-
-/** The web app's path of a record; '' for a kind it has no page for. */
-export const recordLink = (type: string, id: string): string => (isEntityType(type) ? `${RECORD_KINDS[type].page}/${id}` : '')
-
-/** SQL: the current name of the record `<alias>.entity_type`/`<alias>.entity_id` (null once gone from its read model). */
-export function recordNameSql(alias: string): RawBuilder<string | null> {
-  const row = (column: string) => sql.ref(`${alias}.${column}`)
-  const cases = ENTITY_TYPES.map((type) => {
-    const kind = RECORD_KINDS[type]
-    return sql`WHEN ${type} THEN (SELECT ${kind.name} FROM ${sql.table(kind.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')})`
-  })
-  return sql<string | null>`CASE ${row('entity_type')} ${sql.join(cases, sql` `)} END`
-}
-
-/**
- * SQL: whether the viewer may see the record `<alias>.entity_type`/`<alias>.entity_id` by the
- * visibility policy: a kind the viewer sees whole needs no lookup; otherwise its read model row
- * must pass the policy's predicate.
- */
-export function mayReadRecordSql(alias: string, viewer: Viewer): RawBuilder<boolean> {
-  const row = (column: string) => sql.ref(`${alias}.${column}`)
-  const rules = ENTITY_TYPES.map((type) => {
-    const kind = RECORD_KINDS[type]
-    const rule =
-      ruleFor(type, viewer) === 'all' ? sql`true`
-      : sql`EXISTS (SELECT 1 FROM ${sql.table(kind.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')} AND ${visibleSql(type, viewer, 'r')})`
-    return sql`WHEN ${type} THEN ${rule}`
-  })
-  return sql<boolean>`CASE ${row('entity_type')} ${sql.join(rules, sql` `)} ELSE false END`
+export function recordKindsOf(declared: readonly (RecordKindSpec | undefined)[]): RecordKinds {
+  const specs = declared.filter((spec): spec is RecordKindSpec => spec !== undefined).sort((a, b) => a.entityType.localeCompare(b.entityType))
+  const byType = new Map<string, RecordKindSpec>(specs.map((spec) => [spec.entityType, spec]))
+  const cases = (alias: string, then: (spec: RecordKindSpec, row: (column: string) => RawBuilder<unknown>) => RawBuilder<unknown>) => {
+    const row = (column: string) => sql.ref(`${alias}.${column}`)
+    return sql.join(specs.map((spec) => sql`WHEN ${spec.entityType} THEN ${then(spec, row)}`), sql` `)
+  }
+  return {
+    specs,
+    types: specs.map((spec) => spec.entityType) as [string, ...string[]],
+    version: specs.reduce((sum, spec) => sum + spec.version, 0),
+    link: (type, id) => {
+      const spec = byType.get(type)
+      return spec ? `${spec.page}/${id}` : ''
+    },
+    nameSql: (alias) =>
+      sql<string | null>`CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) => sql`(SELECT ${spec.name} FROM ${sql.table(spec.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')})`)} END`,
+    mayReadSql: (alias, viewer) =>
+      sql<boolean>`CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) =>
+        ruleFor(spec.entityType, viewer) === 'all' ? sql`true`
+        : sql`EXISTS (SELECT 1 FROM ${sql.table(spec.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')} AND ${visibleSql(spec.entityType, viewer, 'r')})`,
+      )} ELSE false END`,
+  }
 }

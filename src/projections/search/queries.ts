@@ -2,8 +2,7 @@ import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
 import type { Viewer } from '../opportunity/queries.ts'
 import { hasTrigrams, partitionOf, viewerWord } from './search.ts'
-import { KIND_SPECS } from './search-documents.ts'
-import type { KindSpec, SearchKind } from './search-documents.ts'
+import type { SearchKindSpec as KindSpec } from './search-documents.ts'
 import { ruleFor, visibleSql } from '../../visibility/policy.ts'
 import type { Db } from '../../db/database.ts'
 
@@ -19,7 +18,7 @@ import type { Db } from '../../db/database.ts'
  *      up to FUZZY_CANDIDATES of them, ranked by word similarity).
  * A hit's score is its best tier plus its rank within it; the answer is ordered by score.
  */
-export type SearchHit = { type: SearchKind; id: string; title: string; subtitle: string; score: number }
+export type SearchHit = { type: string; id: string; title: string; subtitle: string; score: number }
 
 /** Queries shorter than this match nearly everything (the original's floor too): no search. */
 export const MIN_QUERY = 2
@@ -99,17 +98,18 @@ function fuzzy(s: Search, spec: KindSpec, missing: number, found: string[]): Raw
 }
 
 /**
- * Up to `perKind` hits of each kind for `text` (trimmed, at least MIN_QUERY characters), best
+ * Up to `perKind` hits of each of the `kinds` (the manifests' declarations, in the palette's order:
+ * modules/search.ts) for `text` (trimmed, at least MIN_QUERY characters), best
  * first. One statement per tier (each a UNION ALL over the kinds), in one transaction; the trigram
  * tier only for the kinds still short of `perKind`, for a text of MIN_FUZZY characters or more,
  * where pg_trgm is installed.
  */
-export async function searchRecords(db: Db, viewer: Viewer, text: string, perKind: number): Promise<SearchHit[]> {
+export async function searchRecords(db: Db, kinds: readonly KindSpec[], viewer: Viewer, text: string, perKind: number): Promise<SearchHit[]> {
   const s: Search = { viewer, text, perKind }
   const words = text.length >= MIN_FUZZY ? wordQuery(text) : null
   const trigrams = text.length >= MIN_FUZZY && (await trigramsOf(db))
   const hits = await db.transaction().execute(async (trx) => {
-    const found = await run(trx, KIND_SPECS.map((spec) => prefixes(s, spec, words)))
+    const found = await run(trx, kinds.map((spec) => prefixes(s, spec, words)))
     if (words === null && !trigrams) return found
     // The word and trigram tiers are read from their GIN indexes only. The planner cannot tell how
     // many records a prefix query matches (it guesses a fixed share) and, to stop after the first
@@ -117,13 +117,13 @@ export async function searchRecords(db: Db, viewer: Viewer, text: string, perKin
     // every record holds, a whole scan for one that none holds. A bitmap of the GIN index answers
     // both in bounded time.
     await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx)
-    if (words !== null) found.push(...(await run(trx, KIND_SPECS.map((spec) => wordMatches(s, spec, words)))))
-    const best = bestPerKind(found, perKind)
+    if (words !== null) found.push(...(await run(trx, kinds.map((spec) => wordMatches(s, spec, words)))))
+    const best = bestPerKind(kinds, found, perKind)
     if (!trigrams) return best
-    const short = KIND_SPECS.map((spec) => ({ spec, ids: best.filter((h) => h.type === spec.kind).map((h) => h.id) })).filter(({ ids }) => ids.length < perKind)
+    const short = kinds.map((spec) => ({ spec, ids: best.filter((h) => h.type === spec.kind).map((h) => h.id) })).filter(({ ids }) => ids.length < perKind)
     return short.length ? [...best, ...(await run(trx, short.map(({ spec, ids }) => fuzzy(s, spec, perKind - ids.length, ids))))] : best
   })
-  return bestPerKind(hits, perKind)
+  return bestPerKind(kinds, hits, perKind)
 }
 
 async function run(db: Db, parts: RawBuilder<SearchHit>[]): Promise<SearchHit[]> {
@@ -132,11 +132,11 @@ async function run(db: Db, parts: RawBuilder<SearchHit>[]): Promise<SearchHit[]>
 }
 
 /** Each record once, at its best tier; the best `perKind` of each kind; best first (ties: in kind order). */
-function bestPerKind(hits: SearchHit[], perKind: number): SearchHit[] {
-  const order = (kind: SearchKind) => KIND_SPECS.findIndex((spec) => spec.kind === kind)
+function bestPerKind(kinds: readonly KindSpec[], hits: SearchHit[], perKind: number): SearchHit[] {
+  const order = (kind: string) => kinds.findIndex((spec) => spec.kind === kind)
   const byScore = [...hits].sort((a, b) => b.score - a.score || order(a.type) - order(b.type))
   const seen = new Set<string>()
-  const taken = new Map<SearchKind, number>()
+  const taken = new Map<string, number>()
   return byScore.filter((hit) => {
     if (seen.has(hit.id) || (taken.get(hit.type) ?? 0) >= perKind) return false
     seen.add(hit.id)

@@ -1,30 +1,34 @@
-import { accountStreams } from '../../commands/account/account.ts'
-import { contactStreams } from '../../commands/contact/contact.ts'
-import { leadStreams } from '../../commands/lead/lead.ts'
-import { opportunityStreams } from '../../commands/opportunity/opportunity.ts'
-import { solutionStreams } from '../../commands/solution/solution.ts'
-import { taskStreams } from '../../commands/task/task.ts'
 import type { StreamCategory } from '../../commands/streams.ts'
 import type { VisibleKind } from '../../visibility/policy.ts'
 
 /**
- * What global search knows of each kind of record: which events keep its document, which fields
- * it reads from them, and how those fields become the document (what the palette shows and what
- * is matched). The answer's `type` is the kind, as the original's search answers it (it has no
- * tasks; cases, its tickets, are not built here yet).
+ * What global search knows of a kind of record, declared in its module's manifest (`search`): which
+ * events keep its document, which fields it reads from them, and how those fields become the
+ * document (what the palette shows and what is matched). The answer's `type` is the kind, as the
+ * original's search answers it (it has no tasks; cases, its tickets, are not built here yet).
  */
-export const SEARCH_KINDS = ['lead', 'deal', 'account', 'contact', 'solution', 'task'] as const
-export type SearchKind = (typeof SEARCH_KINDS)[number]
-
 export type Fields = Record<string, unknown>
 
 /** A document's derived text: shown (title, subtitle) and matched (names: weight A and trigrams; terms: weight B). */
 export type DocumentText = { title: string; subtitle: string; names: string; terms: string }
 
-export type KindSpec = {
-  kind: SearchKind
+export type SearchKindSpec = {
+  /** The answer's `type`, and the name of the kind's partition (`search_documents_<kind>`). */
+  kind: string
+  /** Where its hits stand among equal scores (and its partition among the tables): the palette's order, leads first. */
+  order: number
+  /**
+   * Its document's version: 0 for the kinds search began with; a kind that joins later starts at 1,
+   * and each change of its document (keys, text) adds 1. The search projector's version adds them
+   * up, so a kind that joins or changes rebuilds the documents without an edit of search's files.
+   */
+  version: number
   streams: StreamCategory
-  events: { created: string; updated: string; deleted: string }
+  events: { created: string; updated?: string; deleted?: string }
+  /** How its `updated` event records an edit: the new values of the changed fields (`flat`), or each one's {from, to} under `changes` (`fromTo`). */
+  changes: 'flat' | 'fromTo'
+  /** Other events that edit the document (a deal's stage move), each with the fields it changes. */
+  alsoUpdatedBy?: Readonly<Record<string, (data: Fields) => Fields>>
   /** The fields the document is derived from (a change to any other field changes nothing here). */
   keys: readonly string[]
   /** Who may see a document: its record kind's rule in the visibility policy, as in its list. */
@@ -32,78 +36,22 @@ export type KindSpec = {
   document(fields: Fields): DocumentText
 }
 
-const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : '')
-const words = (...values: unknown[]): string => values.map(str).filter(Boolean).join(' ')
-const firstOf = (...values: unknown[]): string => values.map(str).find(Boolean) ?? ''
+export const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : '')
+export const words = (...values: unknown[]): string => values.map(str).filter(Boolean).join(' ')
+export const firstOf = (...values: unknown[]): string => values.map(str).find(Boolean) ?? ''
 /** An email as itself and as its parts, so `acme` finds `jo@acme.com` (the parser keeps an email as one word). */
-const email = (value: unknown): string => words(value, str(value).replace(/[@.+_-]/g, ' '))
-
-const lead: KindSpec = {
-  kind: 'lead',
-  streams: leadStreams,
-  events: { created: 'LeadCreated', updated: 'LeadUpdated', deleted: 'LeadDeleted' },
-  keys: ['title', 'first_name', 'last_name', 'email', 'company_name', 'assigned_to'],
-  visibility: 'Lead',
-  document: (f) => ({
-    title: firstOf(f.title, words(f.first_name, f.last_name), f.email) || 'Untitled lead',
-    subtitle: firstOf(f.company_name, f.email),
-    names: words(f.first_name, f.last_name, f.title),
-    terms: words(email(f.email), f.company_name),
-  }),
-}
-
-const deal: KindSpec = {
-  kind: 'deal',
-  streams: opportunityStreams,
-  events: { created: 'OpportunityCreated', updated: 'OpportunityUpdated', deleted: 'OpportunityDeleted' },
-  keys: ['name', 'description', 'account', 'stage', 'assigned_to'],
-  visibility: 'Opportunity',
-  // The subtitle is the stage; the answer shows the account's name instead when the deal has one (search-queries.ts).
-  document: (f) => ({ title: str(f.name), subtitle: str(f.stage), names: str(f.name), terms: str(f.description) }),
-}
-
-const account: KindSpec = {
-  kind: 'account',
-  streams: accountStreams,
-  events: { created: 'AccountCreated', updated: 'AccountUpdated', deleted: 'AccountDeleted' },
-  keys: ['name', 'email', 'website', 'industry'],
-  visibility: 'Account',
-  document: (f) => ({ title: str(f.name), subtitle: firstOf(f.email, f.industry), names: str(f.name), terms: words(email(f.email), f.website, f.industry) }),
-}
-
-const contact: KindSpec = {
-  kind: 'contact',
-  streams: contactStreams,
-  events: { created: 'ContactCreated', updated: 'ContactUpdated', deleted: 'ContactDeleted' },
-  keys: ['first_name', 'last_name', 'email', 'organization'],
-  visibility: 'Contact',
-  document: (f) => ({
-    title: firstOf(words(f.first_name, f.last_name), f.email) || 'Unnamed contact',
-    subtitle: firstOf(f.organization, f.email),
-    names: words(f.first_name, f.last_name),
-    terms: words(email(f.email), f.organization),
-  }),
-}
-
-const solution: KindSpec = {
-  kind: 'solution',
-  streams: solutionStreams,
-  events: { created: 'SolutionCreated', updated: 'SolutionUpdated', deleted: 'SolutionDeleted' },
-  keys: ['title', 'description', 'status'],
-  visibility: 'Solution',
-  document: (f) => ({ title: str(f.title), subtitle: str(f.status), names: str(f.title), terms: str(f.description) }),
-}
-
-const task: KindSpec = {
-  kind: 'task',
-  streams: taskStreams,
-  events: { created: 'TaskCreated', updated: 'TaskUpdated', deleted: 'TaskDeleted' },
-  keys: ['title', 'description', 'status', 'due_date', 'assigned_to'],
-  visibility: 'Task',
-  document: (f) => ({ title: str(f.title), subtitle: [str(f.status), str(f.due_date) && `due ${str(f.due_date)}`].filter(Boolean).join(' · '), names: str(f.title), terms: str(f.description) }),
-}
-
-export const KIND_SPECS: readonly KindSpec[] = [lead, deal, account, contact, solution, task]
+export const email = (value: unknown): string => words(value, str(value).replace(/[@.+_-]/g, ' '))
 
 /** Only the fields a kind reads, from an event's data. */
-export const pick = (spec: KindSpec, data: Fields): Fields => Object.fromEntries(spec.keys.filter((key) => key in data).map((key) => [key, data[key]]))
+export const pick = (spec: SearchKindSpec, data: Fields): Fields => Object.fromEntries(spec.keys.filter((key) => key in data).map((key) => [key, data[key]]))
+
+/** The fields an edit of the document's record changed, as its event records them. */
+export function changesOf(spec: SearchKindSpec, type: string, data: Fields): Fields {
+  const also = spec.alsoUpdatedBy?.[type]
+  if (also) return also(data)
+  if (spec.changes === 'fromTo') return Object.fromEntries(Object.entries(data.changes as Record<string, { to: unknown }>).map(([key, change]) => [key, change.to]))
+  return data
+}
+
+/** The kinds the manifests declare, in the palette's order. */
+export const searchKindsOf = (declared: readonly (SearchKindSpec | undefined)[]): SearchKindSpec[] => declared.filter((spec): spec is SearchKindSpec => spec !== undefined).sort((a, b) => a.order - b.order)

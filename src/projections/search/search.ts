@@ -6,40 +6,36 @@ import { insertRowsOnce, updateRows } from '../../db/insert-rows.ts'
 import { BATCH_FROM } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
-import { KIND_SPECS, SEARCH_KINDS, pick } from './search-documents.ts'
+import { changesOf, pick } from './search-documents.ts'
 import { isRestricted } from '../../visibility/policy.ts'
-import type { Fields, KindSpec, SearchKind } from './search-documents.ts'
+import type { Fields, SearchKindSpec } from './search-documents.ts'
 import type { Database, Db } from '../../db/database.ts'
 
 /**
- * Global search's read model (issue 19): one document per live lead, deal, account, contact,
- * solution and task, fed by each module's events. A document holds what the palette shows (title,
- * subtitle), what is matched (names, terms, and `tsv`, their full-text vector, computed by
- * PostgreSQL), who may see it (the visibility of its module's list), and the fields it was derived
- * from, so a change recomputes it. A deal carries its account's name, kept here from the account's
- * own events. Deleted records have no document.
+ * Global search's read model (issue 19): one document per live record of each kind a manifest
+ * declares (`search`: leads, deals, accounts, contacts, solutions and tasks), fed by its module's
+ * events. A document holds what the palette shows (title, subtitle), what is matched (names,
+ * terms, and `tsv`, their full-text vector, computed by PostgreSQL), who may see it (the visibility
+ * of its module's list), and the fields it was derived from, so a change recomputes it. A deal
+ * carries its account's name, kept here from the account's own events (the `deal` and `account`
+ * kinds, by name). Deleted records have no document.
  */
 export const SEARCH_TABLE = 'search_documents'
 
+type KindSpec = SearchKindSpec
 type Action = { spec: KindSpec; action: 'created' | 'updated' | 'deleted' }
-const ACTIONS = new Map<string, Action>(KIND_SPECS.flatMap((spec) => (['created', 'updated', 'deleted'] as const).map((action) => [spec.events[action], { spec, action }] as const)))
-const DEAL = KIND_SPECS.find((s) => s.kind === 'deal')!
-const TASK = KIND_SPECS.find((s) => s.kind === 'task')!
-// A stage move changes a deal's subtitle like an edit of its stage; a task's move may change its status.
-ACTIONS.set('OpportunityStageChanged', { spec: DEAL, action: 'updated' })
-ACTIONS.set('TaskMoved', { spec: TASK, action: 'updated' })
 
-/** Leads, deals and tasks record an edit as {field: {from, to}}; the plain records as the new values. */
-const FROM_TO_CHANGES = new Set(['LeadUpdated', 'OpportunityUpdated', 'TaskUpdated'])
+/** What each event the kinds declare does to their documents. */
+function actionsOf(kinds: readonly KindSpec[]): Map<string, Action> {
+  const actions = new Map<string, Action>()
+  for (const spec of kinds) {
+    for (const action of ['created', 'updated', 'deleted'] as const) if (spec.events[action]) actions.set(spec.events[action], { spec, action })
+    for (const type of Object.keys(spec.alsoUpdatedBy ?? {})) actions.set(type, { spec, action: 'updated' })
+  }
+  return actions
+}
 
 type EventData = Fields & { at: string }
-
-function changesOf(type: string, data: EventData): Fields {
-  if (type === 'OpportunityStageChanged') return { stage: (data.to as { stage: string }).stage }
-  if (type === 'TaskMoved') return data.status ? { status: (data.status as { to: string }).to } : {}
-  if (FROM_TO_CHANGES.has(type)) return Object.fromEntries(Object.entries(data.changes as Record<string, { to: unknown }>).map(([key, change]) => [key, change.to]))
-  return data
-}
 
 /** A member's visibility as a word of their documents' `tsv`: 'v' and the profile id's hex digits (projections/search/queries.ts). */
 export const viewerWord = (profileId: string) => `v${profileId.replaceAll('-', '')}`
@@ -62,9 +58,9 @@ export async function hasTrigrams(db: Db): Promise<boolean> {
  * each (with one table, the planner scanned every lead for a word only deals hold), and its own
  * indexes. Queries name the kind as a literal and read only its partition.
  */
-export const partitionOf = <K extends SearchKind>(kind: K) => `${SEARCH_TABLE}_${kind}` as const
+export const partitionOf = <K extends string>(kind: K) => `${SEARCH_TABLE}_${kind}` as const
 
-async function createTables(db: Db): Promise<void> {
+async function createTables(db: Db, kinds: readonly KindSpec[]): Promise<void> {
   await db.schema
     .createTable(SEARCH_TABLE)
     .addColumn('id', 'uuid', (c) => c.notNull())
@@ -88,7 +84,7 @@ async function createTables(db: Db): Promise<void> {
     )
     .modifyEnd(sql`PARTITION BY LIST (kind)`)
     .execute()
-  for (const kind of SEARCH_KINDS) {
+  for (const { kind } of kinds) {
     await sql`CREATE TABLE ${sql.id(partitionOf(kind))} PARTITION OF search_documents (PRIMARY KEY (id)) FOR VALUES IN (${sql.lit(kind)})`.execute(db)
   }
   // Indexes on the parent are made on every partition. Apply renames deals' accounts by account_id.
@@ -132,7 +128,7 @@ async function insertDocuments(trx: Db, spec: KindSpec, events: readonly Recorde
   if (spec.kind === 'deal') await lookUpAccountNames(trx, rows.filter((row) => row.account_id).map((row) => row.id as string))
 }
 
-const changedBy = (spec: KindSpec, recorded: RecordedEvent): Fields => pick(spec, changesOf(recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
+const changedBy = (spec: KindSpec, recorded: RecordedEvent): Fields => pick(spec, changesOf(spec, recorded.type, domainEventOf<{ type: string; data: EventData }>(recorded).data))
 
 /** An edit that reaches other documents (a deal's account, an account's name) is applied alone; every other edit can share a run. */
 const reachesOthers = (spec: KindSpec, changed: Fields) => (spec.kind === 'deal' && 'account' in changed) || (spec.kind === 'account' && 'name' in changed)
@@ -156,8 +152,8 @@ async function updateDocuments(trx: Db, spec: KindSpec, all: readonly { id: stri
   await updateRows(trx, table, 'id', [...documents].map(([key, { fields, createdBy }]) => ({ key, set: { ...documentColumns(spec, fields, createdBy), fields } })))
 }
 
-async function apply(trx: Db, recorded: RecordedEvent): Promise<void> {
-  const { spec, action } = ACTIONS.get(recorded.type)!
+async function apply(trx: Db, actions: ReadonlyMap<string, Action>, recorded: RecordedEvent): Promise<void> {
+  const { spec, action } = actions.get(recorded.type)!
   const id = spec.streams.idOf(recorded.streamName)
   const table = partitionOf(spec.kind)
   if (action === 'created') return insertDocuments(trx, spec, [recorded])
@@ -188,37 +184,44 @@ type Run = { spec: KindSpec; action: 'created' | 'updated'; type: string; events
  * one kind's documents in one read and one UPDATE; deletions and edits reaching other documents
  * one by one, in log order.
  */
-async function applyBatch(trx: Transaction<Database>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
+async function applyBatch(trx: Transaction<Database>, actions: ReadonlyMap<string, Action>, events: readonly RecordedEvent[], fresh?: FreshTables): Promise<void> {
   let run: Run | undefined
   const flush = async () => {
     if (run?.action === 'created') await insertDocuments(trx, run.spec, run.events, fresh)
     // A short run of edits costs less one by one (projector.ts BATCH_FROM).
-    if (run?.action === 'updated' && run.events.length < BATCH_FROM) for (const event of run.events) await apply(trx, event)
+    if (run?.action === 'updated' && run.events.length < BATCH_FROM) for (const event of run.events) await apply(trx, actions, event)
     else if (run?.action === 'updated') await updateDocuments(trx, run.spec, run.events.map((recorded) => ({ id: run!.spec.streams.idOf(recorded.streamName), changed: changedBy(run!.spec, recorded) })))
     run = undefined
   }
   for (const event of events) {
-    const { spec, action } = ACTIONS.get(event.type)!
+    const { spec, action } = actions.get(event.type)!
     const joins = action === 'created' || (action === 'updated' && !reachesOthers(spec, changedBy(spec, event)))
     // Creations run per event type, edits per kind (a deal's edits and stage changes share one run).
     const type = action === 'created' ? event.type : spec.kind
     if (run && (!joins || run.action !== action || run.type !== type || run.events.length === 1000)) await flush()
-    if (!joins) await apply(trx, event)
+    if (!joins) await apply(trx, actions, event)
     else if (run) run.events.push(event)
     else run = { spec, action: action as Run['action'], type, events: [event] }
   }
   await flush()
 }
 
-export const searchProjector: Projector = {
-  name: 'search',
-  // 2: viewers, in tsv and the trigram index (members' searches intersect them in the index).
-  version: 2,
-  eventTypes: [...ACTIONS.keys()],
-  // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
-  tables: [SEARCH_TABLE, ...SEARCH_KINDS.map(partitionOf)],
-  createTables,
-  createIndexes,
-  apply,
-  applyBatch,
+/** The logic's own version; the projector's adds each kind's (search-documents.ts `version`). */
+const LOGIC_VERSION = 2
+
+/** Search over the kinds the manifests declare (modules/search.ts), in the palette's order. */
+export function searchProjector(kinds: readonly KindSpec[]): Projector {
+  const actions = actionsOf(kinds)
+  return {
+    name: 'search',
+    // 2: viewers, in tsv and the trigram index (members' searches intersect them in the index).
+    version: LOGIC_VERSION + kinds.reduce((sum, spec) => sum + spec.version, 0),
+    eventTypes: [...actions.keys()],
+    // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
+    tables: [SEARCH_TABLE, ...kinds.map((spec) => partitionOf(spec.kind))],
+    createTables: (db) => createTables(db, kinds),
+    createIndexes,
+    apply: (trx, event) => apply(trx, actions, event),
+    applyBatch: (trx, events, fresh) => applyBatch(trx, actions, events, fresh),
+  }
 }

@@ -1,5 +1,4 @@
 import type { ColumnType } from 'kysely'
-import type { SearchKind } from './search-documents.ts'
 
 /**
  * Global search's documents (search.ts): one table partitioned by kind, `search_documents_<kind>`
@@ -23,7 +22,8 @@ export type SearchDocumentRow = {
   tsv: ColumnType<string, never, never>
 }
 
-export type SearchTables = { search_documents: SearchDocumentRow } & { [T in `search_documents_${SearchKind}`]: SearchDocumentRow }
+/** A partition per kind a manifest declares (search-documents.ts): the kinds are known when the list is read, not here. */
+export type SearchTables = { search_documents: SearchDocumentRow } & { [T in `search_documents_${string}`]: SearchDocumentRow }
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {
