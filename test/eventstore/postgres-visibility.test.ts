@@ -9,6 +9,7 @@ import t from 'tap'
 import { START } from '../../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { freshDatabase } from '../helpers/db.ts'
+import { eventually } from '../helpers/webhook-receiver.ts'
 import { readAllAfter } from './contract.ts'
 
 t.test('an append that commits late is delivered, not skipped', async (t) => {
@@ -67,25 +68,20 @@ t.test('a long transaction that wrote nothing to the log still holds the horizon
   await new Promise((r) => setTimeout(r, 150))
   // The horizon is cluster-wide: a test file running beside this one may briefly hold an older
   // transaction, so wait until ours is the oldest (theirs are short) before naming it.
-  const lag = await eventually(() => store.visibilityLag(), (l) => l.blocker?.application === 'unrelated-batch-job')
+  const lag = await eventually('our transaction to be the oldest', async () => {
+    const reading = await store.visibilityLag()
+    return reading.blocker?.application === 'unrelated-batch-job' && reading
+  }, 10_000)
   t.equal(lag.hiddenEvents, 1)
   t.ok(lag.hiddenForMs >= 100, `hidden for ${lag.hiddenForMs} ms`)
   t.equal(lag.blocker?.application, 'unrelated-batch-job')
   await other.query('ROLLBACK')
-  const after = await eventually(() => store.readAll(), (page) => page.events.length > 0)
+  const after = await eventually('the event to be readable', async () => {
+    const page = await store.readAll()
+    return page.events.length > 0 && page
+  }, 10_000)
   t.equal(after.events.length, 1, 'visible once the transaction ends')
 })
-
-/** Reads until the answer satisfies `done` (at most 10 s), then answers the last reading. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000
-  let value = await read()
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20))
-    value = await read()
-  }
-  return value
-}
 
 t.test('an append in one process wakes subscribers of another through LISTEN/NOTIFY', async (t) => {
   const { pool, url } = await freshDatabase(t)
