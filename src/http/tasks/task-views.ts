@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import type { Db } from '../../db/database.ts'
@@ -55,23 +54,14 @@ const DAY_MS = 86_400_000
 /** The organization's active custom fields for tasks, in display order: the ones a task shows and its list filters by. */
 export const activeTaskFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: true })
 
-type LeadPerson = { id: string; first_name: string; last_name: string | null }
-
-async function leadPeople(db: Db, orgId: string, ids: readonly string[]): Promise<Map<string, Omit<LeadPerson, 'id'>>> {
-  if (!ids.length) return new Map()
-  const { rows } = await sql<LeadPerson>`SELECT id, first_name, last_name FROM leads WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[])`.execute(db)
-  return new Map(rows.map(({ id, ...names }) => [id, names]))
-}
-
 /**
  * Task rows as response bodies; what they point at (and the active custom fields) is fetched once
  * for the whole batch. A parent the viewer may not see shows as none, as an unknown one would. `today`: YYYY-MM-DD.
  */
 export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], today: string): Promise<TaskBody[]> {
   const { orgId } = viewer
-  const [parents, leads, teams, tags, profiles, contacts, definitions] = await Promise.all([
+  const [parents, teams, tags, profiles, contacts, definitions] = await Promise.all([
     parentNames(db, viewer, rows),
-    leadPeople(db, orgId, unique(rows.map((r) => r.lead))),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
     profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
@@ -82,7 +72,11 @@ export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], 
   const people = indexed(profiles)
   const tagsById = indexed(tags)
   const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
-  const parent = (id: string | null) => (id && parents.has(id) ? { id, name: parents.get(id)! } : null)
+  const parent = (id: string | null) => (id && parents.has(id) ? { id, name: parents.get(id)!.name } : null)
+  const leadParent = (id: string | null) => {
+    const found = id ? parents.get(id) : undefined
+    return id && found ? { id, name: found.name, first_name: found.first_name ?? '', last_name: found.last_name } : null
+  }
   return rows.map((row) => {
     const days = row.due_date === null ? null : Math.round((Date.parse(row.due_date) - Date.parse(today)) / DAY_MS)
     return {
@@ -95,7 +89,7 @@ export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], 
       account: parent(row.account),
       opportunity: parent(row.opportunity),
       case: null,
-      lead: row.lead && parents.has(row.lead) && leads.has(row.lead) ? { ...parent(row.lead)!, ...leads.get(row.lead)! } : null,
+      lead: leadParent(row.lead),
       contacts: picked(contactsById, row.contacts),
       teams: picked(teams, row.teams),
       assigned_to: picked(people, row.assigned_to),

@@ -192,16 +192,19 @@ export const taskAttachmentOf = (db: Db, orgId: string, id: string) => liveNote<
  * (one query for the whole batch): an account's or a deal's name, a lead's full name (or company, or
  * email). A deleted parent a task still points at keeps its name; one the viewer may not see has none.
  */
-export async function parentNames(db: Db, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, string>> {
+/** A parent's display name; a lead's also by its person's names (the original's phone app labels the task with them). */
+export type ParentName = { name: string; first_name: string | null; last_name: string | null }
+
+export async function parentNames(db: Db, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead'>[]): Promise<Map<string, ParentName>> {
   const { orgId } = viewer
   const ids = (key: 'account' | 'opportunity' | 'lead') => [...new Set(rows.flatMap((row) => row[key] ?? []))]
   const [accounts, deals, leads] = [ids('account'), ids('opportunity'), ids('lead')]
   if (!accounts.length && !deals.length && !leads.length) return new Map()
-  const { rows: named } = await sql<{ id: string; name: string }>`
-    SELECT id, name FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[]) AND ${visibleSql('Account', viewer)}
-    UNION ALL SELECT id, name FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[]) AND ${visibleSql('Opportunity', viewer)}
-    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, '') FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[]) AND ${visibleSql('Lead', viewer)}`.execute(db)
-  return new Map(named.map((row) => [row.id, row.name]))
+  const { rows: named } = await sql<{ id: string } & ParentName>`
+    SELECT id, name, NULL AS first_name, NULL AS last_name FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[]) AND ${visibleSql('Account', viewer)}
+    UNION ALL SELECT id, name, NULL, NULL FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[]) AND ${visibleSql('Opportunity', viewer)}
+    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, ''), first_name, last_name FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[]) AND ${visibleSql('Lead', viewer)}`.execute(db)
+  return new Map(named.map(({ id, ...parent }) => [id, parent]))
 }
 
 /** The task board's source for the shared board queries (kernel/record-board.ts), and its two column expressions: a stage (pipeline board) or a status (status board). */
