@@ -11,11 +11,12 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { REPO } from './helpers/repo.ts'
 
 export type RouteIndexEntry = { path: string; methods: string[] }
 
-export const SPEC_PATH = resolve(import.meta.dirname, '../../shared/spec/crm-api.md')
-export const INDEX_PATH = resolve(import.meta.dirname, '../src/http/kernel/route-index.json')
+export const SPEC_PATH = resolve(REPO, '../shared/spec/crm-api.md')
+export const INDEX_PATH = resolve(REPO, 'src/http/kernel/route-index.json')
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 

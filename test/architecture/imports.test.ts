@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import madge from 'madge'
 import t from 'tap'
+import { REPO } from '../helpers/repo.ts'
 
 /**
  * The layout's rules (docs/adding-a-module.md), checked on the import graph of src/:
@@ -19,8 +20,8 @@ import t from 'tap'
  * - the HTTP kernel imports no module read model (`src/projections/<module>/`), exceptions named;
  * - the command kernel (`src/commands/*.ts`) imports nothing of `src/projections/`.
  */
-const SRC = resolve(import.meta.dirname, '../../src')
-const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: resolve(import.meta.dirname, '../../tsconfig.json') })
+const SRC = resolve(REPO, 'src')
+const graph = await madge(SRC, { fileExtensions: ['ts'], tsConfig: resolve(REPO, 'tsconfig.json') })
 const imports = graph.obj()
 
 /** `http/leads/leads.ts` → `http/leads`; a layer's own file, `commands/record.ts` → `commands`. */

@@ -12,6 +12,7 @@ import openapiTS, { astToString } from 'openapi-typescript'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { siblingModule } from '../helpers/repo.ts'
 
 const GENERATED = resolve('test/client/generated')
 
@@ -33,7 +34,7 @@ t.test('a client generated from the document compiles and runs the first steps',
 
   await app.listen({ host: '127.0.0.1', port: 0 })
   // Imported by a computed path: the project's own type-check must not follow it to types generated here.
-  const { firstSteps } = (await import(resolve('test/client/examples.ts'))) as { firstSteps: (baseUrl: string, token: string) => Promise<{ dealId: string; listed: string[]; total?: number; moved?: string; inProposal: string[] }> }
+  const { firstSteps } = (await import(siblingModule(import.meta.url, 'examples').href)) as { firstSteps: (baseUrl: string, token: string) => Promise<{ dealId: string; listed: string[]; total?: number; moved?: string; inProposal: string[] }> }
   const result = await firstSteps(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, acme.admin.token)
   t.same(result.listed, ['Acme renewal'], 'the list filtered by the new tag')
   t.equal(result.total, 1)

@@ -5,9 +5,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { REPO } from '../helpers/repo.ts'
 
-export const REPO = fileURLToPath(new URL('../..', import.meta.url))
+export { REPO }
 
 /** The documents whose examples and links are checked, as paths relative to the repository. */
 export function docFiles(root = REPO): string[] {

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO } from './repo.ts'
 
 export type Finished = { code: number | null; stdout: string; stderr: string }
 
 /** `npm start`'s node flags (the heap limits production runs with), read from package.json's start script. */
 export function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
+  const start = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
   return start.match(/ --[\w-]+=\S+/g)?.map((flag) => flag.trim()) ?? []
 }
 

@@ -1,5 +1,8 @@
 import { register } from 'node:module'
 import t from 'tap'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { REPO, siblingModule } from '../helpers/repo.ts'
 
 /**
  * "Adding a module edits only the list of modules" (docs/adding-a-module.md): a module written
@@ -8,7 +11,7 @@ import t from 'tap'
  * projected, documented, known to the isolation matrix and searched. Everything is imported after the hook is
  * registered, so every reader sees the list with it.
  */
-register('./add-module-hook.mjs', import.meta.url, { data: { example: new URL('./example-module.ts', import.meta.url).href } })
+register(pathToFileURL(join(REPO, 'test/modules/add-module-hook.mjs')), { data: { example: siblingModule(import.meta.url, 'example-module').href } })
 const { MODULES, allProjectors } = await import('../../src/modules/modules.ts')
 const { EVENT_CATALOGUE } = await import('../../src/events/catalogue.ts')
 const { currentVersion } = await import('../../src/events/versions.ts')

@@ -11,8 +11,9 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
+import { REPO } from '../helpers/repo.ts'
 
-export const APP_ROOT = resolve(import.meta.dirname, '../../../shared/clients/bottlecrm-mobile')
+export const APP_ROOT = resolve(REPO, '../shared/clients/bottlecrm-mobile')
 
 const dartFiles = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) => {

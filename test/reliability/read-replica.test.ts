@@ -9,6 +9,7 @@
  * is read-only). Skipped, saying why, where no primary and replica can be made (test/helpers/replica.ts).
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { createDb, createPool } from '../../src/db/database.ts'
@@ -16,6 +17,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
 import { replicaUnavailable, startPrimaryWithReplica } from '../helpers/replica.ts'
 import { call, eventually, givenAdmin, startServer } from './harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const RYW_TIMEOUT_MS = 3_000
 const unavailable = await replicaUnavailable()
@@ -62,7 +64,7 @@ t.test('DATABASE_READ_URL: GET requests read from the replica; min_position wait
   })
 
   t.test('every parameterless GET of the route index answers from the replica without a 500', async (t) => {
-    const index = JSON.parse(readFileSync(new URL('../../src/http/kernel/route-index.json', import.meta.url), 'utf8')) as { path: string; methods: string[] }[]
+    const index = JSON.parse(readFileSync(join(REPO, 'src/http/kernel/route-index.json'), 'utf8')) as { path: string; methods: string[] }[]
     const paths = index.filter((route) => route.methods.includes('GET') && !route.path.includes('{')).map((route) => route.path)
     const failed: string[] = []
     for (const path of paths) {

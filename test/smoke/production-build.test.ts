@@ -9,8 +9,9 @@ import { builtinModules } from 'node:module'
 import { join, resolve } from 'node:path'
 import t from 'tap'
 import { startFlags } from '../helpers/process.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const ROOT = resolve(import.meta.dirname, '../..')
+const ROOT = REPO
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> }
 
 t.test('npm start and the Dockerfile run the same compiled entry with the same flags', async (t) => {

@@ -8,18 +8,20 @@
  * on one database (the second waiting on the first one's migration lock and read models).
  */
 import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { sql } from 'kysely'
 import t from 'tap'
 import type { Test } from 'tap'
 import { freshDatabase } from '../helpers/db.ts'
 import { eventually, sleep, startServer } from '../reliability/harness.ts'
 import type { Server } from '../reliability/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 type Line = { level: number; msg?: string; err?: { message?: string }; component?: string }
 
 const WARN = 40
 const DELIVERS = 'this process now delivers webhooks'
-const MIGRATIONS = readdirSync(new URL('../../migrations/', import.meta.url)).filter((f) => /\.[cm]?[jt]s$/.test(f)).length
+const MIGRATIONS = readdirSync(join(REPO, 'migrations')).filter((f) => /\.[cm]?[jt]s$/.test(f)).length
 
 const linesOf = (server: Server): Line[] =>
   server
