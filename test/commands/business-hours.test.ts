@@ -1,6 +1,6 @@
 import t from 'tap'
 import { businessCalendarDecider, defaultCalendarId } from '../../src/commands/business-hours/business-calendar.ts'
-import type { BusinessCalendarEvent } from '../../src/commands/business-hours/business-calendar.ts'
+import type { BusinessCalendarEvent, CalendarChanges } from '../../src/commands/business-hours/business-calendar.ts'
 import { DEFAULT_CALENDAR } from '../../src/commands/business-hours/week.ts'
 import type { Week } from '../../src/commands/business-hours/week.ts'
 import { NotFoundError, ValidationError } from '../../src/errors.ts'
@@ -28,7 +28,7 @@ t.test('business calendar: the first edit records the default (version 0), then 
 
 t.test('business calendar: hours through the flat fields and through shifts', async (t) => {
   const calendar = spec(t, businessCalendarDecider)
-  const change = (changes: object) => ({ type: 'ChangeBusinessCalendar' as const, changes, ...on })
+  const change = (changes: CalendarChanges) => ({ type: 'ChangeBusinessCalendar' as const, changes, ...on })
   const changed = (version: number, data: object): BusinessCalendarEvent => ({ type: 'BusinessCalendarChanged', data: { version, ...data, at } })
   calendar.given([created]).when(change({ spans: { monday: { open: '08:00', close: '18:00' } } })).then([changed(1, { week: weekWith({ monday: [{ open: '08:00', close: '18:00' }] }) })])
   calendar.given([created]).when(change({ spans: { saturday: { open: '10:00', close: '14:00' }, friday: { open: null, close: null } } })).then([changed(1, { week: weekWith({ saturday: [{ open: '10:00', close: '14:00' }], friday: [] }) })])

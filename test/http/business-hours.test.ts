@@ -10,9 +10,11 @@ import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 type Headers = Record<string, string>
 const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']
-/** What the web app's settings page PUTs: the fourteen flat fields ("HH:MM", null for a closed day), the name and the zone. */
-const webAppWeek = (open: string | null, close: string | null, weekend: [string | null, string | null] = [null, null]) =>
-  Object.fromEntries(WEEK.flatMap((day, i) => (i < 5 ? [[`${day}_open`, open], [`${day}_close`, close]] : [[`${day}_open`, weekend[0]], [`${day}_close`, weekend[1]]])))
+/** What the web app's settings page PUTs: the fourteen flat fields ("HH:MM", null for a closed day), Sunday closed. */
+const webAppWeek = (weekday: [string, string], saturday: [string | null, string | null] = [null, null]) => {
+  const hours = (i: number) => (i < 5 ? weekday : i === 5 ? saturday : [null, null])
+  return Object.fromEntries(WEEK.flatMap((day, i) => [[`${day}_open`, hours(i)[0]], [`${day}_close`, hours(i)[1]]]))
+}
 
 t.test('/api/business-hours/', async (t) => {
   const { app, database, store } = await buildTestApp(t)
@@ -53,13 +55,13 @@ t.test('/api/business-hours/', async (t) => {
   })
 
   t.test("PUT: the web app's body edits the week, zone and name; the first edit records the default as version 0", async (t) => {
-    const res = await call('PUT', calendarUrl, admin, { ...webAppWeek('08:30', '18:00', ['10:00', '14:00']), name: 'Support', timezone: 'America/New_York' })
+    const res = await call('PUT', calendarUrl, admin, { ...webAppWeek(['08:30', '18:00'], ['10:00', '14:00']), name: 'Support', timezone: 'America/New_York' })
     t.equal(res.statusCode, 200, res.body)
     t.match(res.headers['x-event-position'], /^\d+-\d+$/)
     t.match(res.json(), { id, name: 'Support', timezone: 'America/New_York', monday_open: '08:30:00', monday_close: '18:00:00', saturday_open: '10:00:00', sunday_open: null, shifts: { saturday: [{ open: '10:00:00', close: '14:00:00' }] }, version: 1 })
     t.same(await events(), ['BusinessCalendarCreated', 'BusinessCalendarChanged'])
     t.match((await call('GET', '/api/business-hours/calendar/', alice.headers)).json(), { name: 'Support', version: 1 }, 'read at once (read-your-writes)')
-    t.equal((await call('PUT', calendarUrl, admin, { ...webAppWeek('08:30:00', '18:00:00', ['10:00', '14:00']), name: 'Support', timezone: 'America/New_York' })).json().version, 1, 'the same again: no new version')
+    t.equal((await call('PUT', calendarUrl, admin, { ...webAppWeek(['08:30:00', '18:00:00'], ['10:00', '14:00']), name: 'Support', timezone: 'America/New_York' })).json().version, 1, 'the same again: no new version')
     t.match((await call('PUT', '/api/business-hours/calendar/', admin, { saturday_open: null, saturday_close: '' })).json(), { saturday_open: null, saturday_close: null, version: 2 }, 'the collection path edits the same calendar (the original answered 500); a blank is null')
   })
 
