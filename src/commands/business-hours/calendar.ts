@@ -28,7 +28,7 @@ export type BusinessCalendar = {
   holidays: readonly Holiday[]
 }
 
-type Compiled = { zone: string; aroundTheClock: boolean; byUtcDay: Window[][]; closedOn: Map<string, Window[]> }
+type Compiled = { zone: string; aroundTheClock: boolean; byUtcDay: Window[][]; closedOn: Map<string, Window[]>; days: Map<number, Window[]> }
 
 /** Sorted, overlaps and touching windows merged, empty ones dropped. */
 function normalized(windows: readonly Window[]): Window[] {
@@ -59,16 +59,21 @@ function compile(calendar: BusinessCalendar): Compiled {
   const byUtcDay = [6, 0, 1, 2, 3, 4, 5].map((i) => normalized(calendar.week[WEEKDAYS[i]!]))
   const closedOn = new Map<string, Window[]>()
   for (const h of calendar.holidays) closedOn.set(h.date, normalized([...(closedOn.get(h.date) ?? []), { open: h.start ?? 0, close: h.end ?? 1440 }]))
-  compiled = { zone: calendar.timeZone, aroundTheClock: byUtcDay.every((day) => day.length === 0), byUtcDay, closedOn }
+  compiled = { zone: calendar.timeZone, aroundTheClock: byUtcDay.every((day) => day.length === 0), byUtcDay, closedOn, days: new Map() }
   compiledCalendars.set(calendar, compiled)
   return compiled
 }
 
-/** The windows of a local date, given as whole days since the epoch of its wall-clock time. */
+/** The windows of a local date, given as whole days since the epoch of its wall-clock time (kept: a calendar's days never change). */
 function windowsOfLocalDay(c: Compiled, day: number): Window[] {
-  const weekly = c.byUtcDay[new Date(day * DAY_MS).getUTCDay()]!
-  const closed = c.closedOn.get(new Date(day * DAY_MS).toISOString().slice(0, 10))
-  return closed ? without(weekly, closed) : weekly
+  let windows = c.days.get(day)
+  if (!windows) {
+    const weekly = c.byUtcDay[new Date(day * DAY_MS).getUTCDay()]!
+    const closed = c.closedOn.get(new Date(day * DAY_MS).toISOString().slice(0, 10))
+    windows = closed ? without(weekly, closed) : weekly
+    c.days.set(day, windows)
+  }
+  return windows
 }
 
 // Far beyond any service target; only a calendar bug could walk this far.

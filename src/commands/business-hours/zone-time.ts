@@ -47,13 +47,21 @@ function transitionBetween(zone: string, lo: number, hi: number, offset: number)
 
 // Offsets at UTC midnights, where every walk probes: SLA figures for many cases walk the same days.
 // Pure values again (an instant's offset never changes), a few bytes per zone and day walked.
-const midnightOffsets = new Map<string, number>()
+const midnightOffsets = new Map<string, Map<number, number>>()
 
 function offsetAtMidnight(zone: string, midnight: number): number {
-  const key = `${zone} ${midnight}`
-  let offset = midnightOffsets.get(key)
-  if (offset === undefined) midnightOffsets.set(key, (offset = zoneOffsetMs(zone, midnight)))
+  let ofZone = midnightOffsets.get(zone)
+  if (!ofZone) midnightOffsets.set(zone, (ofZone = new Map()))
+  let offset = ofZone.get(midnight)
+  if (offset === undefined) ofZone.set(midnight, (offset = zoneOffsetMs(zone, midnight)))
   return offset
+}
+
+/** The offset at `t`, from the cached midnights around it unless the zone changes its offset that day. */
+function offsetAt(zone: string, t: number): number {
+  const midnight = Math.floor(t / DAY_MS) * DAY_MS
+  const before = offsetAtMidnight(zone, midnight)
+  return before === offsetAtMidnight(zone, midnight + DAY_MS) ? before : zoneOffsetMs(zone, t)
 }
 
 /**
@@ -64,7 +72,7 @@ function offsetAtMidnight(zone: string, midnight: number): number {
  */
 export function* offsetStretches(zone: string, from: number): Generator<OffsetStretch> {
   let start = from
-  let offset = zoneOffsetMs(zone, start)
+  let offset = offsetAt(zone, from)
   for (;;) {
     const end = (Math.floor(start / DAY_MS) + 1) * DAY_MS
     const endOffset = offsetAtMidnight(zone, end)
