@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { WEEKDAYS, minutesOfTime, wallTime } from '../../commands/business-hours/calendar.ts'
 import type { Weekday } from '../../commands/business-hours/calendar.ts'
 import type { Shift } from '../../commands/business-hours/week.ts'
-import { daySpan } from '../../commands/business-hours/week.ts'
+import { MAX_SHIFTS, daySpan } from '../../commands/business-hours/week.ts'
 import { isTimezone } from '../../identity/organizations.ts'
 import type { BusinessCalendarView, BusinessHolidayRow } from '../../projections/business-hours/queries.ts'
 import { blankable } from '../accounts/schemas.ts'
@@ -35,7 +35,7 @@ export const CalendarBody = z.object({
   name: z.string().trim().min(1, 'This field may not be blank.').max(100).optional(),
   timezone: z.string().trim().refine(isTimezone, 'Not a valid IANA timezone.').optional().describe('An IANA zone, e.g. America/New_York'),
   ...byFlatKey(blankable(WallTime).describe("The day's first opening / last closing; both null closes the day, a new span makes it one shift, the span it has keeps its shifts")),
-  shifts: byDay(z.array(ShiftIn).max(6).optional())
+  shifts: byDay(z.array(ShiftIn).max(MAX_SHIFTS).optional())
     .optional()
     .describe("Split shifts: a day's shifts in order, not overlapping ([] closes it); win over that day's flat fields"),
   id: readOnly,
