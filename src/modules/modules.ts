@@ -4,6 +4,7 @@ import type { RecordKinds } from '../projections/record/record-kinds.ts'
 import { accountModule } from './account.ts'
 import { activityModule } from './activity.ts'
 import { boardModule } from './board.ts'
+import { businessHoursModule } from './business-hours.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -40,6 +41,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   leadModule,
   webhookModule,
   solutionModule,
+  businessHoursModule,
   taskModule,
   dashboardModule,
   activityModule,

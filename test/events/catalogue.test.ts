@@ -32,6 +32,8 @@ import type { PipelineCommand, PipelineFacts } from '../../src/commands/pipeline
 import { emptySolution, solutionDecider } from '../../src/commands/solution/solution.ts'
 import type { SolutionCommand } from '../../src/commands/solution/solution.ts'
 import { boardDecider } from '../../src/commands/board/board.ts'
+import { businessCalendarDecider, defaultCalendarId } from '../../src/commands/business-hours/business-calendar.ts'
+import type { BusinessCalendarCommand } from '../../src/commands/business-hours/business-calendar.ts'
 import type { BoardCommand } from '../../src/commands/board/board.ts'
 import { tagDecider } from '../../src/commands/tag/tag.ts'
 import type { TagCommand } from '../../src/commands/tag/tag.ts'
@@ -212,6 +214,12 @@ function decidedEvents(): DomainEvent[] {
     { type: 'RemoveCard', ...onBoard, cardId: card2 },
     { type: 'DeleteBoard', ...onBoard },
   ]
+  const onCalendar = { calendarId: defaultCalendarId(org), orgId: org, actorId: admin.profileId, at }
+  const calendarCommands: BusinessCalendarCommand[] = [
+    { type: 'ChangeBusinessCalendar', changes: { timezone: 'Europe/Berlin', spans: { saturday: { open: '10:00', close: '14:00' } }, shifts: { monday: [{ open: '08:00', close: '12:00' }, { open: '13:00', close: '17:00' }] } }, ...onCalendar },
+    { type: 'AddBusinessHoliday', holiday: { holiday_id: 'h1', date: '2026-12-24', name: 'Christmas Eve', start_time: '12:00', end_time: '24:00' }, ...onCalendar },
+    { type: 'RemoveBusinessHoliday', holidayId: 'h1', ...onCalendar },
+  ]
   const owner = randomUUID()
   const claimCommands: NameClaimCommand[] = [
     { type: 'Claim', ownerId: owner, name: 'VIP', field: 'name' },
@@ -241,6 +249,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(contactDecider, contactCommands),
     ...decided(solutionDecider, solutionCommands),
     ...decided(boardDecider, boardCommands),
+    ...decided(businessCalendarDecider, calendarCommands),
     ...decided(tagDecider, tagCommands),
     ...decided(teamDecider, teamCommands),
     ...decided(goalDecider, goalCommands),

@@ -174,6 +174,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.leadStage = leadPipeline.stages[1].id
   ids.goal = (await created('POST', '/api/opportunities/goals/', A, { name: 'Acme secret goal', profile: alice.profileId, period_start: '2026-01-01', period_end: '2026-12-31', target_amount: '1000' })).id
   ids.solution = (await created('POST', '/api/cases/solutions/', A, { title: 'Acme secret solution' })).id
+  ids.businessCalendar = (await created('PUT', '/api/business-hours/calendar/', A, { name: 'Acme secret hours' })).id
+  ids.businessHoliday = (await created('POST', `/api/business-hours/calendar/${ids.businessCalendar}/holidays/`, A, { date: '2026-12-25', name: 'Acme secret holiday' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
   // A delivery of A's webhook, as the delivery worker (not running here) records one.
   const deliveredEvent = { id: randomUUID(), type: 'TagCreated', streamName: `tag-${ids.tag}`, revision: 0n, position: { commit: 1n, prepare: 1n } }

@@ -221,6 +221,19 @@ t.test("the original phone app's calls against this API", async (t) => {
     'POST /api/cases/solutions/{id}/publish/': async () => check('POST /api/cases/solutions/{id}/publish/', await send('POST', `/api/cases/solutions/${ids.solution}/publish/`, {})),
     'POST /api/cases/solutions/{id}/unpublish/': async () => check('POST /api/cases/solutions/{id}/unpublish/', await send('POST', `/api/cases/solutions/${ids.solution}/unpublish/`, {})),
     'DELETE /api/cases/solutions/{id}/': async () => check('DELETE /api/cases/solutions/{id}/', await send('DELETE', `/api/cases/solutions/${ids.solution}/`)),
+    'GET /api/business-hours/calendar/': async () => {
+      ids.calendar = created(await check('GET /api/business-hours/calendar/', await send('GET', '/api/business-hours/calendar/'), [['BusinessCalendar'], ['BusinessHoliday', 'holidays']]))
+    },
+    'PUT /api/business-hours/calendar/{id}/': async () => {
+      // businessHoursPayload: the name, the zone and the fourteen flat fields ("HH:MM", null for a closed day).
+      const days = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].flatMap((day, i) => [[`${day}_open`, i < 5 ? '09:30' : null], [`${day}_close`, i < 5 ? '18:00' : null]]))
+      return check('PUT /api/business-hours/calendar/{id}/', await send('PUT', `/api/business-hours/calendar/${ids.calendar}/`, { name: 'Support', timezone: 'Asia/Kolkata', ...days }), [['BusinessCalendar'], ['BusinessHoliday', 'holidays']])
+    },
+    'POST /api/business-hours/calendar/{id}/holidays/': async () => {
+      ids.holiday = created(await check('POST /api/business-hours/calendar/{id}/holidays/', await send('POST', `/api/business-hours/calendar/${ids.calendar}/holidays/`, { date: '2026-12-25', name: 'Christmas' }), [['BusinessHoliday']]))
+    },
+    'DELETE /api/business-hours/calendar/{id}/holidays/{id}/': async () =>
+      check('DELETE /api/business-hours/calendar/{id}/holidays/{id}/', await send('DELETE', `/api/business-hours/calendar/${ids.calendar}/holidays/${ids.holiday}/`)),
     'POST /api/opportunities/': async () => {
       const body = { name: 'Initech renewal', stage: 'PROSPECTING', probability: 10, amount: '1100.00', account: ids.account, closed_on: '2026-12-15', description: null, assigned_to: [], contacts: [ids.contact], tags: [], teams: [], opportunity_type: null, lead_source: 'NONE', currency: 'USD', custom_fields: {} }
       ids.deal = created(await check('POST /api/opportunities/', await send('POST', '/api/opportunities/', body)))

@@ -38,6 +38,7 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/profile/tokens' },
   { path: '/settings/tags', shows: 'Seeded tag' },
   { path: '/settings/custom-fields' },
+  { path: '/settings/business-hours', shows: 'Seeded holiday' },
   { path: '/settings/api-tokens' },
   { path: '/settings/organization', shows: 'Acme Webapp' },
   { path: '/settings/organization/edit', shows: 'Acme Webapp' },
@@ -103,7 +104,6 @@ export const NOT_OURS_YET = [
   '/tickets/approvals',
   '/timesheet',
   '/settings', // the hub reads business hours, routing, escalation, mailboxes, approvals and macros
-  '/settings/business-hours',
   '/settings/escalation',
   '/settings/inbound-email',
   '/settings/macros',
@@ -130,6 +130,8 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const deal = await create('/api/opportunities/', { name: 'Seeded deal', amount: '1200.50', account, assigned_to: [memberProfileId], closed_on: closedOn })
   const solution = await create('/api/cases/solutions/', { title: 'Seeded solution', description: 'How to seed: the steps that resolve it, in order.' })
   await create('/api/tags/', { name: 'Seeded tag' })
+  const calendar = await app.inject({ method: 'GET', url: '/api/business-hours/calendar/', headers })
+  await create(`/api/business-hours/calendar/${calendar.json().id}/holidays/`, { date: '2026-12-25', name: 'Seeded holiday' })
   const goal = await create('/api/opportunities/goals/', { name: 'Seeded goal', goal_type: 'REVENUE', target_value: '10000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', assigned_to: memberProfileId })
   const board = await create('/api/boards/', { name: 'Seeded board' })
   const columns = await app.inject({ method: 'GET', url: `/api/boards/${board}/columns/`, headers })
