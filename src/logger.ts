@@ -7,7 +7,7 @@ export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
     {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.token', 'req.headers.cookie', '*.password', '*.token', '*.access_token', '*.refresh_token', '*.api_key'],
+      paths: ['req.headers.authorization', 'req.headers.token', 'req.headers.cookie', '*.password', '*.token', '*.access_token', '*.refresh_token', '*.api_key', '*.apikey'],
       censor: '[redacted]',
     },
     },

@@ -3,17 +3,20 @@ import { recordKindsOf } from '../projections/record/record-kinds.ts'
 import type { RecordKinds } from '../projections/record/record-kinds.ts'
 import { accountModule } from './account.ts'
 import { activityModule } from './activity.ts'
+import { apiSettingModule } from './api-setting.ts'
 import { boardModule } from './board.ts'
 import { businessHoursModule } from './business-hours.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
+import { documentModule } from './document.ts'
 import { goalModule } from './goal.ts'
 import { identityModule } from './identity.ts'
 import { leadModule } from './lead.ts'
 import type { ModuleManifest, ModuleOverModules } from './manifest.ts'
 import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
+import { packModule } from './pack.ts'
 import { pipelineModule } from './pipeline.ts'
 import { searchModule } from './search.ts'
 import { solutionModule } from './solution.ts'
@@ -43,6 +46,9 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   solutionModule,
   businessHoursModule,
   taskModule,
+  documentModule,
+  apiSettingModule,
+  packModule,
   dashboardModule,
   activityModule,
   notificationModule,

@@ -18,7 +18,7 @@ export type Seer = { profileId: string | null; isAdmin: boolean }
 export type Viewer = Seer & { orgId: string }
 
 /** The record kinds the policy speaks of, as the original names them (`entity_type`). */
-export const VISIBLE_KINDS = ['Account', 'Contact', 'Lead', 'Opportunity', 'Solution', 'Task'] as const
+export const VISIBLE_KINDS = ['Account', 'Contact', 'Document', 'Lead', 'Opportunity', 'Solution', 'Task'] as const
 export type VisibleKind = (typeof VISIBLE_KINDS)[number]
 
 /** The kinds of caller: an organization admin, a member, and the organization API key (no profile). */
@@ -37,11 +37,15 @@ export type Rule = 'all' | 'involved' | 'none'
  * sees them (this service's choice; the original limits them too), as every member reads the
  * knowledge base's solutions. Leads, deals and tasks are
  * a member's own work: they see those they created or are assigned to (§4.3, §4.4, §4.7). The API
- * key has no profile to be involved with, so it sees the shared kinds only.
+ * key has no profile to be involved with, so it sees the shared kinds only. A document reaches its
+ * uploader and whoever it is shared with (`assigned_to` in its read model; the teams it is shared
+ * with widen that for their members, projections/document/documents.ts), as the original's
+ * `_visible_to`.
  */
 export const RECORD_VISIBILITY: Readonly<Record<VisibleKind, Readonly<Record<CallerKind, Rule>>>> = {
   Account: { admin: 'all', member: 'all', apiKey: 'all' },
   Contact: { admin: 'all', member: 'all', apiKey: 'all' },
+  Document: { admin: 'all', member: 'involved', apiKey: 'none' },
   Lead: { admin: 'all', member: 'involved', apiKey: 'none' },
   Opportunity: { admin: 'all', member: 'involved', apiKey: 'none' },
   Solution: { admin: 'all', member: 'all', apiKey: 'all' },

@@ -30,6 +30,12 @@ import type { Actor } from '../../src/commands/caller.ts'
 import { pipelineDecider } from '../../src/commands/pipeline/pipeline.ts'
 import type { PipelineCommand, PipelineFacts } from '../../src/commands/pipeline/pipeline.ts'
 import { emptySolution, solutionDecider } from '../../src/commands/solution/solution.ts'
+import { documentDecider } from '../../src/commands/document/document.ts'
+import type { DocumentCommand } from '../../src/commands/document/document.ts'
+import { apiSettingDecider } from '../../src/commands/api-setting/api-setting.ts'
+import type { ApiSettingCommand } from '../../src/commands/api-setting/api-setting.ts'
+import { sampleDataDecider } from '../../src/commands/pack/sample-data.ts'
+import type { SampleDataCommand } from '../../src/commands/pack/sample-data.ts'
 import type { SolutionCommand } from '../../src/commands/solution/solution.ts'
 import { boardDecider } from '../../src/commands/board/board.ts'
 import { businessCalendarDecider, defaultCalendarId } from '../../src/commands/business-hours/business-calendar.ts'
@@ -232,6 +238,22 @@ function decidedEvents(): DomainEvent[] {
     { type: 'ReadAllNotifications', unreadIds: [notificationId], before: at, at },
     { type: 'DeleteNotification', notificationId, at },
   ]
+  const documentFile = { file_name: 'plan.pdf', content_type: 'application/pdf', size: 9, storage_key: `${org}/${randomUUID()}` }
+  const documentCommands: DocumentCommand[] = [
+    { type: 'UploadDocument', documentId: randomUUID(), orgId: org, actor: admin, fields: { title: 'Plan', status: 'active', shared_to: ids(1), teams: [] }, file: documentFile, at },
+    { type: 'ChangeDocument', orgId: org, actor: admin, changes: { title: 'Plan B', status: 'inactive' }, file: { ...documentFile, storage_key: `${org}/${randomUUID()}` }, at },
+    { type: 'DeleteDocument', orgId: org, actor: admin, at },
+  ]
+  const apiSettingCommands: ApiSettingCommand[] = [
+    { type: 'CreateApiSetting', apiSettingId: randomUUID(), orgId: org, fields: { title: 'Site', website: 'https://acme.example.com', lead_assigned_to: ids(1), tags: [] }, key: { hash: 'ab'.repeat(32), prefix: 'svc_site_abcdef' }, actorId: admin.profileId, at },
+    { type: 'ChangeApiSetting', orgId: org, changes: { website: null }, actorId: admin.profileId, at },
+    { type: 'DeleteApiSetting', orgId: org, actorId: admin.profileId, at },
+  ]
+  const sampleRecords = [{ kind: 'account' as const, id: randomUUID(), name: 'Lumen' }]
+  const sampleDataCommands: SampleDataCommand[] = [
+    { type: 'RecordSampleData', packId: 'professional-services', packVersion: 1, generation: 0, records: sampleRecords, skipped: [{ kind: 'lead', name: 'Ravi', reason: 'could not be created' }], actorId: admin.profileId, at },
+    { type: 'RecordSampleDataCleared', deleted: sampleRecords, retained: [], actorId: admin.profileId, at },
+  ]
   // No decider writes these: identity/audit.ts appends them as they are.
   const audit: CredentialAuditEvent[] = [
     { type: 'PersonalAccessTokenCreated', data: { token_id: randomUUID(), profile_id: randomUUID(), name: 'agent', token_prefix: 'crm_pat_ab12', scopes: ['opportunities:read'], expires_at: null } },
@@ -257,6 +279,9 @@ function decidedEvents(): DomainEvent[] {
     ...decided(webhookDecider, webhookCommands),
     ...decided(nameClaimDecider, claimCommands),
     ...decided(notificationsDecider, notificationCommands),
+    ...decided(documentDecider, documentCommands),
+    ...decided(apiSettingDecider, apiSettingCommands),
+    ...decided(sampleDataDecider, sampleDataCommands),
     ...audit,
   ]
 }

@@ -194,6 +194,13 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const taskPipeline = await created('POST', '/api/tasks/pipelines/', A, { name: 'Acme secret task pipeline' })
   ids.taskPipeline = taskPipeline.id
   ids.taskStage = taskPipeline.stages[1].id
+  const documentFile = await multipartBody({ title: 'Acme secret document', shared_to: JSON.stringify([alice.profileId]), document_file: { name: 'acme-secret-document.txt', type: 'text/plain', content: 'acme secret document file' } })
+  const uploaded = await app.inject({ method: 'POST', url: '/api/documents/', headers: { ...A, 'content-type': documentFile.contentType }, payload: documentFile.payload })
+  t.equal(uploaded.statusCode, 201, uploaded.body)
+  ids.document = uploaded.json().id
+  ids.api_setting = (await created('POST', '/api/api-settings/', A, { title: 'Acme secret site', website: 'https://acme-secret.example.com' })).id
+  // Packs are the server's, not an organization's: no pack is A's, so the path names one nobody has (404 to B, 403 to a member first).
+  ids.pack = 'acme-no-such-pack'
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
   const declared = new Set([...KIND_BY_PREFIX.map(([, kind]) => kind), ...Object.values(KIND_BY_PARAM)])
   t.same([...declared].filter((kind) => !ids[kind]), [], 'a record of A for every kind the modules declare (seed one above for a new kind)')

@@ -5,6 +5,7 @@ import { VISIBLE_KINDS, isRestricted, mayAccess, visibleSql } from '../../src/vi
 import type { Involvement, Seer, VisibleKind } from '../../src/visibility/policy.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
+import { multipartBody } from '../helpers/multipart.ts'
 import { describe, operationsOf } from '../helpers/route-table.ts'
 
 // Every GET route of the served schema, twice, on a loaded 2-core machine.
@@ -32,8 +33,12 @@ type KindTest = {
   path: string
   /** The create body of a record named `marker`, assigned to `assignedTo`; `ids` holds the kinds made before. */
   body: (marker: string, assignedTo: string[], role: Role, ids: Ids) => object
-  /** What search answers as `type`. */
-  searchType: string
+  /** What search answers as `type`; null for a kind search does not hold (documents). */
+  searchType: string | null
+  /** A kind created by multipart upload: its file field (the file's content is the marker, so a download shows it). */
+  fileField?: string
+  /** The field that shares the record with people, when not `assigned_to` (documents: `shared_to`). */
+  assignedField?: string
 }
 
 // Deal amounts: each role's own, so a rollup tells which deals it summed.
@@ -44,6 +49,7 @@ const TASK_PARENT: Record<Role, object> = { mine: { opportunity: 'other' }, othe
 const KINDS: Record<VisibleKind, KindTest> = {
   Account: { path: '/api/accounts/', searchType: 'account', body: (name, assigned_to) => ({ name, assigned_to }) },
   Contact: { path: '/api/contacts/', searchType: 'contact', body: (first_name, assigned_to) => ({ first_name, assigned_to }) },
+  Document: { path: '/api/documents/', searchType: null, fileField: 'document_file', assignedField: 'shared_to', body: (title, shared_to) => ({ title, shared_to: JSON.stringify(shared_to) }) },
   Lead: { path: '/api/leads/', searchType: 'lead', body: (first_name, assigned_to) => ({ first_name, assigned_to }) },
   Opportunity: {
     path: '/api/opportunities/',
@@ -76,6 +82,13 @@ t.test('visibility: every read path answers a member what the policy lets them s
   const member = alice.headers
   const seer = { profileId: alice.profileId, isAdmin: false }
   const call = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
+  /** A record of `kind`: a JSON POST, or a multipart upload whose file holds the marker. */
+  const create = async (kind: VisibleKind, headers: Headers, body: object, marker: string) => {
+    const { fileField, path } = KINDS[kind]
+    if (!fileField) return call('POST', path, headers, body)
+    const form = await multipartBody({ ...(body as Record<string, string>), [fileField]: { name: `${marker}.txt`, type: 'text/plain', content: marker } })
+    return app.inject({ method: 'POST', url: path, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload })
+  }
 
   t.test("the policy's two derivations agree: the single-record check and the SQL predicate", async (t) => {
     const me = alice.profileId
@@ -101,7 +114,8 @@ t.test('visibility: every read path answers a member what the policy lets them s
     for (const role of ROLES) {
       const creator = role === 'own' ? alice : acme.admin
       const assignedTo = role === 'own' ? [] : [alice.profileId]
-      const res = await call('POST', KINDS[kind].path, creator.headers, KINDS[kind].body(markerOf(kind, role), assignedTo, role, ids))
+      const body = KINDS[kind].body(markerOf(kind, role), assignedTo, role, ids)
+      const res = await create(kind, creator.headers, body, markerOf(kind, role))
       t.ok(res.statusCode < 300, `${kind} ${role}: ${res.body}`)
       made[role] = res.json().id ?? res.json().solution?.id
       involvement.set(made[role], { createdBy: creator.profileId, assignedTo })
@@ -111,7 +125,7 @@ t.test('visibility: every read path answers a member what the policy lets them s
   const notified = (await call('GET', '/api/notifications/?limit=100', member)).body
   t.ok(VISIBLE_KINDS.filter(isRestricted).some((kind) => notified.includes(markerOf(kind, 'other'))), 'the member was told of a record before it was handed to another')
   for (const kind of VISIBLE_KINDS.filter(isRestricted)) {
-    const res = await call('PATCH', `${KINDS[kind].path}${ids[kind]!.other}/`, admin, { assigned_to: [bob.profileId] })
+    const res = await call('PATCH', `${KINDS[kind].path}${ids[kind]!.other}/`, admin, { [KINDS[kind].assignedField ?? 'assigned_to']: [bob.profileId] })
     t.ok(res.statusCode < 300, `${kind} other to bob: ${res.body}`)
     involvement.set(ids[kind]!.other, { createdBy: acme.admin.profileId, assignedTo: [bob.profileId] })
   }
@@ -147,7 +161,9 @@ t.test('visibility: every read path answers a member what the policy lets them s
         const detail = await call('GET', `${KINDS[kind].path}${r.id}/`, member)
         t.equal(detail.statusCode === 200, r.visible, `${r.marker}: detail ${detail.statusCode}`)
         t.equal(list.includes(r.marker), r.visible, `${r.marker}: on the list`)
-        t.equal(found.some((hit) => hit.type === KINDS[kind].searchType && hit.title.includes(r.marker)), r.visible, `${r.marker}: in search`)
+        const searched = KINDS[kind].searchType
+        if (searched === null) t.notOk(found.some((hit) => hit.title.includes(r.marker)), `${r.marker}: a kind search does not hold`)
+        else t.equal(found.some((hit) => hit.type === searched && hit.title.includes(r.marker)), r.visible, `${r.marker}: in search`)
       }
     }
   })

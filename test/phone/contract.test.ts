@@ -124,6 +124,13 @@ t.test("the original phone app's calls against this API", async (t) => {
     return String(attachments.at(-1)?.id ?? '')
   }
 
+  /** ApiService.postMultipart: text fields and one file, with the session's headers. */
+  async function multipart(method: 'POST' | 'PUT', url: string, fields: Parameters<typeof multipartBody>[0]): Promise<Answer> {
+    const form = await multipartBody(fields)
+    const res = await app.inject({ method, url, headers: { authorization: `Bearer ${session.access}`, 'x-organization-id': session.orgId!, 'content-type': form.contentType }, payload: form.payload })
+    return { status: res.statusCode, body: res.json() }
+  }
+
   // What the scenarios create, for the calls that name a record.
   const ids: Record<string, string> = {}
   const created = (body: Json, key = 'id') => String(body[key] ?? '')
@@ -329,6 +336,30 @@ t.test("the original phone app's calls against this API", async (t) => {
       const token = await check('POST /api/profile/tokens/', await send('POST', '/api/profile/tokens/', { name: 'Second', scopes: [], expires_at: null }))
       return check('DELETE /api/org/tokens/{id}/', await send('DELETE', `/api/org/tokens/${String(token.id ?? '')}/`))
     },
+    // documents_provider.dart: uploads and file replacements are multipart (shared_to and teams as JSON text), renames JSON.
+    'POST /api/documents/': async () => {
+      const res = await multipart('POST', '/api/documents/', { title: 'Site survey', status: 'active', shared_to: JSON.stringify([bob.profileId]), teams: '[]', document_file: { name: 'survey.pdf', type: 'application/pdf', content: '%PDF-1.4 survey' } })
+      ids.document = created(await check('POST /api/documents/', res))
+    },
+    'GET /api/documents/': async () => {
+      const body = await check('GET /api/documents/', await send('GET', '/api/documents/?limit=1000&status=active'), [['CrmDocument', 'documents_active.documents_active'], ['CrmDocument', 'documents_inactive.documents_inactive']])
+      if (!(at(body, 'documents_active.documents_active') as Json[] | undefined)?.some((doc) => doc.id === ids.document)) fail('GET /api/documents/', ': the uploaded document is not listed')
+    },
+    'PUT /api/documents/{id}/': async () => {
+      await check('PUT /api/documents/{id}/', await send('PUT', `/api/documents/${ids.document}/`, { title: 'Site survey (final)', status: 'active', shared_to: [bob.profileId], teams: [] }))
+      return check('PUT /api/documents/{id}/', await multipart('PUT', `/api/documents/${ids.document}/`, { title: 'Site survey (final)', status: 'inactive', shared_to: '[]', teams: '[]', document_file: { name: 'survey-v2.pdf', type: 'application/pdf', content: '%PDF-1.4 survey v2' } }))
+    },
+    'GET /api/documents/{id}/download/': async () => {
+      const answer = await send('GET', `/api/documents/${ids.document}/download/`)
+      if (answer.status !== 200) fail('GET /api/documents/{id}/download/', `: ${answer.status}`)
+      checked.add('GET /api/documents/{id}/download/')
+    },
+    'GET /api/packs/': async () => check('GET /api/packs/', await send('GET', '/api/packs/'), [['VerticalPack', 'packs']]),
+    'POST /api/packs/{id}/apply/': async () => check('POST /api/packs/{id}/apply/', await send('POST', '/api/packs/software-sales/apply/', {}), [['PackApplyReport']]),
+    'DELETE /api/packs/sample-data/': async () => {
+      const body = await check('DELETE /api/packs/sample-data/', await send('DELETE', '/api/packs/sample-data/'))
+      if (typeof body.deleted !== 'number' || typeof body.retained_by_type !== 'object') fail('DELETE /api/packs/sample-data/', ': clearSampleData reads deleted (a number) and retained_by_type')
+    },
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),
     'DELETE /api/opportunities/goals/{id}/': async () => check('DELETE /api/opportunities/goals/{id}/', await send('DELETE', `/api/opportunities/goals/${ids.goal}/`)),
@@ -337,10 +368,11 @@ t.test("the original phone app's calls against this API", async (t) => {
     'DELETE /api/leads/{id}/': async () => check('DELETE /api/leads/{id}/', await send('DELETE', `/api/leads/${ids.lead}/`)),
     'DELETE /api/contacts/{id}/': async () => check('DELETE /api/contacts/{id}/', await send('DELETE', `/api/contacts/${ids.contact}/`)),
     'DELETE /api/accounts/{id}/': async () => check('DELETE /api/accounts/{id}/', await send('DELETE', `/api/accounts/${ids.account}/`)),
+    'DELETE /api/documents/{id}/': async () => check('DELETE /api/documents/{id}/', await send('DELETE', `/api/documents/${ids.document}/`)),
   }
 
   /** Calls the app makes whose scenario is another call's: an order constraint, never a skip. */
-  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/']
+  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/', 'POST /api/documents/']
 
   t.test('every call of the app to a built route passes; the others are counted by module', async (t) => {
     const calls = distinctCalls()

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { multipartBody } from '../helpers/multipart.ts'
 
 /** A page to visit, and text its HTML must hold to count as rendered with data (a seeded record, a name …). */
 export type BuiltPage = { path: string; shows?: string }
@@ -49,6 +50,9 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/tasks/{task}/edit', shows: 'Seeded task' },
   { path: '/tasks/calendar', shows: 'Seeded task' },
   { path: '/notifications', shows: 'Task for the admin' },
+  { path: '/documents', shows: 'Seeded document' },
+  { path: '/documents/new' },
+  { path: '/documents/{document}/edit', shows: 'Seeded document' },
 ]
 
 /** A record created or edited through one of the app's forms: the fields to fill, and the page that must then show it. */
@@ -87,8 +91,6 @@ export const FORMS: readonly FormCase[] = [
 
 /** Pages of modules not built yet (tasks, cases, invoices, documents, notifications …): not visited. */
 export const NOT_OURS_YET = [
-  '/documents',
-  '/documents/new',
   '/help',
   '/help/new',
   '/invoices',
@@ -112,7 +114,7 @@ export const NOT_OURS_YET = [
   '/settings/ticket-approvals',
 ] as const
 
-export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string; task: string }
+export type Seeded = { lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string; task: string; document: string }
 
 /** One record per detail page, created through our API as the admin. */
 export async function seedRecords(app: FastifyInstance, headers: Record<string, string>, member: { profileId: string; headers: Record<string, string> }, adminProfileId: string): Promise<Seeded> {
@@ -140,5 +142,8 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const today = new Date().toISOString().slice(0, 10)
   const task = await create('/api/tasks/', { title: 'Seeded task', priority: 'High', due_date: today, account, assigned_to: [memberProfileId] })
   await create('/api/tasks/', { title: 'Task for the admin', assigned_to: [adminProfileId] }, member.headers)
-  return { lead, account, contact, deal, goal, solution, board, task }
+  const form = await multipartBody({ title: 'Seeded document', document_file: { name: 'seeded.pdf', type: 'application/pdf', content: '%PDF-1.4 seeded' } })
+  const uploaded = await app.inject({ method: 'POST', url: '/api/documents/', headers: { ...headers, 'content-type': form.contentType }, payload: form.payload })
+  if (uploaded.statusCode !== 201) throw new Error(`seeding /api/documents/: ${uploaded.statusCode} ${uploaded.body}`)
+  return { lead, account, contact, deal, goal, solution, board, task, document: uploaded.json().id as string }
 }

@@ -22,6 +22,8 @@ export type CreateLeadOptions = {
   defaultCurrency?: string
   /** The unit of work to join (an HTTP request's, an import's); a new one by default. */
   session?: CommandSession
+  /** A chosen id (a sample-data pack derives its records' ids, so a retried apply finds them); a fresh one by default. */
+  id?: string
 }
 
 /**
@@ -37,7 +39,7 @@ export async function createLead(deps: DealDeps, caller: Caller, input: LeadInpu
     options.customFields ?? lookupsOf(deps).customFields(orgId, 'leads'),
     options.defaultCurrency ?? lookupsOf(deps).organization(orgId).then((org) => org.default_currency),
   ])
-  const id = randomUUID()
+  const id = options.id ?? randomUUID()
   const command: LeadCommand = { type: 'CreateLead', leadId: id, orgId, actor: actorOfCaller(caller), at: deps.clock().toISOString(), customFields: definitions, defaultCurrency, input }
   const claim = { scope: LEAD_EMAIL_SCOPE, orgId, ownerId: id, name: input.email ?? null, field: 'email' }
   const converted = await withOptionalClaim(session.run, claim, (run) => runLeadCommand(deps, caller, run, id, command))

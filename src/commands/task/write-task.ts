@@ -65,10 +65,9 @@ async function checkLinks(db: Deps['db'], caller: Caller, input: TaskInput, curr
 /** The organization's custom field definitions for tasks, inactive ones included: what the decider checks values against. */
 const taskDefinitions = (db: Deps['db'], orgId: string) => definitionsOf(db, orgId, 'tasks', { activeOnly: false })
 
-/** Creates a task: its links checked, then one command with the custom field definitions. POST /api/tasks/ comes here. */
-export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string; position: Position | null }> {
+/** Creates a task: its links checked, then one command with the custom field definitions. POST /api/tasks/ comes here; `id` is a chosen one (a sample-data pack's). */
+export async function createTask(deps: TaskDeps, caller: Caller, input: TaskInput, session: CommandSession = commandSession(deps.store, caller), id: string = randomUUID()): Promise<{ id: string; position: Position | null }> {
   const [customFields] = await Promise.all([taskDefinitions(deps.db, caller.orgId), checkLinks(deps.db, caller, input)])
-  const id = randomUUID()
   await session.run(taskDecider, taskStream(id), { type: 'CreateTask', taskId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, at: deps.clock().toISOString() })
   return { id, position: session.position() }
 }

@@ -113,3 +113,10 @@ export async function memberIdsOf(db: Db, teamIds: readonly string[]): Promise<M
 export function teamIds(db: Db, orgId: string, ids: readonly string[]): Promise<Set<string>> {
   return idsAmong(db.selectFrom('teams').where('org_id', '=', orgId), ids)
 }
+
+/** The teams of the organization the profile belongs to: what a share with a team reaches (documents). */
+export async function teamsOfMember(db: Db, orgId: string, profileId: string | null): Promise<string[]> {
+  if (profileId === null) return []
+  const rows = await db.selectFrom('team_members as m').innerJoin('teams as t', 't.id', 'm.team_id').select('t.id').where('t.org_id', '=', orgId).where('m.profile_id', '=', profileId).execute()
+  return rows.map((row) => row.id)
+}
