@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto'
 import { ValidationError } from '../errors.ts'
+import { domainEventOf } from '../events/versions.ts'
+import type { EventStore } from '../eventstore/event-store.ts'
 import type { Decider } from './decider.ts'
+import { fold } from './decider.ts'
 
 /**
  * Unique names (per organization, case-insensitive) in an event-sourced world: a name is a tiny
@@ -29,4 +32,10 @@ export const normalizedName = (name: string): string => name.trim().toLowerCase(
 export function nameClaimStream(scope: string, orgId: string, name: string): string {
   const key = createHash('sha256').update(normalizedName(name)).digest('hex').slice(0, 32)
   return `name_claim-${scope}-${orgId}-${key}`
+}
+
+/** Who holds a name now (the owner's id), read from the claim's own stream: exact, where a read model may lag. */
+export async function claimHolder(store: EventStore, scope: string, orgId: string, name: string): Promise<string | null> {
+  const recorded = await store.readStream(nameClaimStream(scope, orgId, name))
+  return fold(nameClaimDecider, recorded.map((event) => domainEventOf<NameClaimEvent>(event))).ownerId
 }

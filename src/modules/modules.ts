@@ -23,6 +23,7 @@ import { solutionModule } from './solution.ts'
 import { tagModule } from './tag.ts'
 import { taskModule } from './task.ts'
 import { teamModule } from './team.ts'
+import { webFormModule } from './webform.ts'
 import { webhookModule } from './webhook.ts'
 
 /**
@@ -43,6 +44,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   opportunityModule,
   leadModule,
   webhookModule,
+  webFormModule,
   solutionModule,
   businessHoursModule,
   taskModule,

@@ -49,6 +49,9 @@ import { teamDecider } from '../../src/commands/team/team.ts'
 import type { TeamCommand } from '../../src/commands/team/team.ts'
 import { webhookDecider } from '../../src/commands/webhook/webhook.ts'
 import type { WebhookCommand } from '../../src/commands/webhook/webhook.ts'
+import { DEFAULT_FIELDS, webFormDecider } from '../../src/commands/webform/webform.ts'
+import type { WebFormCommand } from '../../src/commands/webform/webform.ts'
+import { submissionDecider } from '../../src/commands/webform/submission.ts'
 import { EVENT_CATALOGUE, eventCatalogueDocument, eventDefinition, parseEventData } from '../../src/events/catalogue.ts'
 import { currentVersion, decodeEvent, upcast, upcastersOf } from '../../src/events/versions.ts'
 import { START } from '../../src/eventstore/event-store.ts'
@@ -226,6 +229,20 @@ function decidedEvents(): DomainEvent[] {
     { type: 'AddBusinessHoliday', holiday: { holiday_id: 'h1', date: '2026-12-24', name: 'Christmas Eve', start_time: '12:00', end_time: '24:00' }, ...onCalendar },
     { type: 'RemoveBusinessHoliday', holidayId: 'h1', ...onCalendar },
   ]
+  const formId = randomUUID()
+  const consent = { text: 'You may contact me.', purpose: 'Sales follow-up', legal_basis: 'consent' }
+  const webFormCommands: WebFormCommand[] = [
+    { type: 'CreateWebForm', formId, orgId: org, design: { name: 'Contact us', description: '', fields: [...DEFAULT_FIELDS], success_message: 'Thanks', allowed_origins: ['https://www.acme.test'], assigned_to: ids(1), consent }, actorId: admin.profileId, at },
+    { type: 'UpdateWebForm', orgId: org, design: { name: 'Talk to us', consent: null }, at },
+    { type: 'PublishWebForm', orgId: org, at },
+    { type: 'UnpublishWebForm', orgId: org, at },
+    { type: 'DeleteWebForm', orgId: org, at },
+  ]
+  const submitted = { form_id: formId, org_id: org, answers: { first_name: 'Ada', newsletter: true }, source_page: 'https://www.acme.test/contact', at }
+  const submissions = [
+    ...decided(submissionDecider, [{ type: 'RecordSubmission', submission: { ...submitted, submission_id: randomUUID(), lead_id: randomUUID(), outcome: 'created', consent: { purpose: 'Sales follow-up', legal_basis: 'consent', text_sha256: 'ab'.repeat(32), version: 1 } } }]),
+    ...decided(submissionDecider, [{ type: 'QuarantineSubmission', submission: { ...submitted, submission_id: randomUUID(), reason: 'honeypot' } }]),
+  ]
   const owner = randomUUID()
   const claimCommands: NameClaimCommand[] = [
     { type: 'Claim', ownerId: owner, name: 'VIP', field: 'name' },
@@ -277,6 +294,8 @@ function decidedEvents(): DomainEvent[] {
     ...decided(goalDecider, goalCommands),
     ...decided(customFieldDecider, fieldCommands),
     ...decided(webhookDecider, webhookCommands),
+    ...decided(webFormDecider, webFormCommands),
+    ...submissions,
     ...decided(nameClaimDecider, claimCommands),
     ...decided(notificationsDecider, notificationCommands),
     ...decided(documentDecider, documentCommands),

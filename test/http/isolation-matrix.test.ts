@@ -177,6 +177,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.businessCalendar = (await created('PUT', '/api/business-hours/calendar/', A, { name: 'Acme secret hours' })).id
   ids.businessHoliday = (await created('POST', `/api/business-hours/calendar/${ids.businessCalendar}/holidays/`, A, { date: '2026-12-25', name: 'Acme secret holiday' })).id
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
+  // Left unpublished: its public address (org_id and form_id) must then answer 404 to anyone, as another organization's would.
+  ids.webform = (await created('POST', '/api/webforms/', A, { name: 'Acme secret form' })).id
   // A delivery of A's webhook, as the delivery worker (not running here) records one.
   const deliveredEvent = { id: randomUUID(), type: 'TagCreated', streamName: `tag-${ids.tag}`, revision: 0n, position: { commit: 1n, prepare: 1n } }
   ids.webhookDelivery = (await recordDelivery(database.db, { id: randomUUID(), webhookId: idOf('webhook'), orgId: acme.orgId, event: deliveredEvent, kind: 'delivery', attempt: 1, status: 'failed' })).id

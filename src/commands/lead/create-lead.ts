@@ -22,7 +22,7 @@ export type CreateLeadOptions = {
   defaultCurrency?: string
   /** The unit of work to join (an HTTP request's, an import's); a new one by default. */
   session?: CommandSession
-  /** A chosen id (a sample-data pack derives its records' ids, so a retried apply finds them); a fresh one by default. */
+  /** A chosen id, so a repeat creates nothing (a sample-data pack's records, a web form's submission); a fresh one by default. */
   id?: string
 }
 
