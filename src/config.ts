@@ -51,6 +51,8 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false'], { error: 'expected 1 or 0' }).default('0'),
   WEBHOOK_DELIVERY_KEEP: z.coerce.number().int().min(0).default(1000),
   WEBHOOK_DELIVERY_KEEP_DAYS: z.coerce.number().int().min(0).default(0),
+  /** How long database backups are kept: an erased person's destroyed key lives on in backups until then (erasure receipts say when). */
+  BACKUP_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(35),
 })
 
 /** `a, b,,c` → `['a', 'b', 'c']`: list-valued variables are comma-separated. */
@@ -73,6 +75,8 @@ export type Config = Readonly<{
   refreshTokenTtlDays: number
   logLevel: string
   readYourWritesTimeoutMs: number
+  /** BACKUP_RETENTION_DAYS: when an erased person's key has left the last backup. */
+  backupRetentionDays: number
   maxUploadBytes: number
   projectionPollMs: number
   projectionBatchSize: number
@@ -158,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     refreshTokenTtlDays: e.REFRESH_TOKEN_TTL_DAYS,
     logLevel: e.LOG_LEVEL,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
+    backupRetentionDays: e.BACKUP_RETENTION_DAYS,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     projectionPollMs: e.PROJECTION_POLL_MS,
     projectionBatchSize: e.PROJECTION_BATCH_SIZE,

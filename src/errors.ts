@@ -42,6 +42,13 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The record was there and is gone for good (an erased person, issue 31). */
+export class GoneError extends DomainError {
+  constructor(message: string) {
+    super(410, message)
+  }
+}
+
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super(409, message)

@@ -16,6 +16,9 @@ import { cachedLookups } from './lookups/lookups.ts'
 import type { Lookups } from './lookups/lookups.ts'
 import { MODULES, allProjectors } from './modules/modules.ts'
 import type { Process } from './modules/manifest.ts'
+import { cataloguedPersonalSpecs } from './privacy/personal-specs.ts'
+import { sealingStore } from './privacy/sealing-store.ts'
+import { subjectKeys } from './privacy/subject-keys.ts'
 import { createProjectionRunner } from './projections/kernel/runner.ts'
 import type { ProjectionRunner } from './projections/kernel/runner.ts'
 import { createClaimSweeper } from './processes/claim-sweeper.ts'
@@ -69,10 +72,13 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   const db = createDb(readReplica?.pool ?? pool)
   const applied = await migrateToLatest(db)
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations')
-  const store =
+  const adapter =
     config.eventStore === 'kurrentdb'
       ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
+  // Personal fields are sealed above either adapter (issue 31); the keys are read from the primary, never a replica behind it.
+  const keys = subjectKeys(createDb(pool), { flushedByAppend: config.eventStore === 'postgres' })
+  const store = sealingStore(adapter, keys, cataloguedPersonalSpecs)
   const checkpointNotices = startNotifications(pool, CHECKPOINT_CHANNEL)
   const projections = createProjectionRunner({
     db,

@@ -1,7 +1,9 @@
 import { z } from 'zod'
 import type { NameClaimEvent } from '../commands/name-claim.ts'
 import { MODULES } from '../modules/modules.ts'
+import { claimSubject } from '../commands/privacy/person-claims.ts'
 import { Id, eventsOf } from './event-schemas.ts'
+import type { EventDeclaration } from './event-schemas.ts'
 import { currentVersion, upcast } from './versions.ts'
 
 /**
@@ -16,11 +18,11 @@ import { currentVersion, upcast } from './versions.ts'
 /** The command kernel's own events: unique-name claims (commands/name-claim.ts). */
 const KERNEL_EVENTS = eventsOf<NameClaimEvent>()({
   // name_claim-<scope>-<org>-<hash>
-  NameClaimed: { stream: 'name_claim', description: 'A unique name (per organization and scope, case-insensitive) was claimed by a record.', data: z.strictObject({ owner_id: Id, name: z.string() }) },
-  NameReleased: { stream: 'name_claim', description: 'A claimed name was freed by its owner.', data: z.strictObject({ owner_id: Id }) },
+  NameClaimed: { stream: 'name_claim', description: 'A unique name (per organization and scope, case-insensitive) was claimed by a record.', data: z.strictObject({ owner_id: Id, name: z.string() }), personal: ['name'], subject: claimSubject },
+  NameReleased: { stream: 'name_claim', description: 'A claimed name was freed by its owner.', data: z.strictObject({ owner_id: Id }), personal: [] },
 })
 
-export type EventDefinition = Readonly<{ type: string; stream: string; version: number; description: string; data: z.ZodType }>
+export type EventDefinition = Readonly<{ type: string; version: number } & EventDeclaration>
 
 /** Every stored event type: the kernel's and every module's, each declared once. */
 export const EVENT_CATALOGUE: readonly EventDefinition[] = [KERNEL_EVENTS, ...MODULES.map((module) => module.events ?? {})].flatMap((declarations) => Object.entries(declarations)).map(([type, definition]) => ({ type, version: currentVersion(type), ...definition }))

@@ -6,7 +6,23 @@ import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
  * category it is written to, what it means, and a zod schema of its `data` at the current version
  * (versions.ts). The catalogue (catalogue.ts) is every module's declarations.
  */
-export type EventDeclaration = Readonly<{ stream: string; description: string; data: z.ZodType }>
+export type EventDeclaration = Readonly<{
+  stream: string
+  description: string
+  data: z.ZodType
+  /**
+   * Its personal fields (issue 31, docs/personal-data.md), as paths into `data` (`email`,
+   * `changes.email.to`): names, emails, phones, addresses, free text about a person. The event
+   * store seals them under the data key of the event's subject (src/privacy/). `[]` says the type
+   * holds none; every type must say (test/events/catalogue.test.ts).
+   */
+  personal?: readonly string[]
+  /**
+   * Whose personal data the fields are: the subject's stream name (`contact-<id>`), or undefined
+   * when this event's fields concern no person. Absent: the event's own stream is the subject.
+   */
+  subject?: (streamName: string, data: Record<string, unknown>) => string | undefined
+}>
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 /** Per declared type: nothing when its schema's data is exactly the event's TypeScript data (both ways); otherwise a `data` that no schema is, so the declaration fails to compile. */
@@ -36,6 +52,17 @@ export const at = { at: At }
 /** Free text fields, null when not given. */
 export const texts = <K extends string>(...keys: K[]) => Object.fromEntries(keys.map((key) => [key, z.string().nullable()])) as { [P in K]: z.ZodNullable<z.ZodString> }
 
+/**
+ * The declarations of a module whose events hold no personal data (`personal: []` for each): records
+ * of a business (accounts, deals, tasks, settings), whose free text is about the business. What
+ * concerns a person is written on the person's record (a contact, a lead), which seals it.
+ */
+export const noPersonalData = (declarations: Readonly<Record<string, EventDeclaration>>): Readonly<Record<string, EventDeclaration>> =>
+  Object.fromEntries(Object.entries(declarations).map(([type, declaration]) => [type, { ...declaration, personal: declaration.personal ?? [] }]))
+
+/** The personal paths of an "only what changed" event (`changesOf`): each field's value before and after. */
+export const changedPaths = (...fields: string[]): string[] => fields.flatMap((field) => [`changes.${field}.from`, `changes.${field}.to`])
+
 /** `{ <field>?: { from, to } }` for each field of `shape`: the "only what changed" events. */
 export function changesOf<Shape extends z.ZodRawShape>(shape: Shape) {
   const entries = Object.entries(shape).map(([key, schema]) => [key, z.strictObject({ from: schema, to: schema }).optional()])
@@ -63,8 +90,13 @@ const noteMeanings: Record<NoteSuffix, (record: string) => string> = {
   AttachmentAdded: (record) => `A file was attached to a ${record} (\`storage_key\` names it in the file store; the bytes never enter the log).`,
   AttachmentRemoved: (record) => `A ${record}'s attachment was removed.`,
 }
-/** The definitions of one record module's note events, e.g. `LeadCommentAdded` on `lead-<id>`. */
-export function noteDefinitions<P extends string>(prefix: P, stream: string, record: string) {
-  const entries = (Object.keys(noteData) as NoteSuffix[]).map((suffix) => [`${prefix}${suffix}`, { stream, description: noteMeanings[suffix](record), data: noteData[suffix] }])
-  return Object.fromEntries(entries) as { [S in NoteSuffix as `${P}${S}`]: { stream: string; description: string; data: (typeof noteData)[S] } }
+/** A person's record's notes are about the person: the comment's text and the file's name are personal. */
+const personalNotes: Record<NoteSuffix, readonly string[]> = { CommentAdded: ['comment'], CommentEdited: ['comment'], CommentDeleted: [], AttachmentAdded: ['file_name'], AttachmentRemoved: [] }
+/**
+ * The definitions of one record module's note events, e.g. `LeadCommentAdded` on `lead-<id>`;
+ * `ofAPerson` for a person's record (a contact, a lead), whose notes hold personal data.
+ */
+export function noteDefinitions<P extends string>(prefix: P, stream: string, record: string, options: { ofAPerson?: boolean } = {}) {
+  const entries = (Object.keys(noteData) as NoteSuffix[]).map((suffix) => [`${prefix}${suffix}`, { stream, description: noteMeanings[suffix](record), data: noteData[suffix], personal: options.ofAPerson ? personalNotes[suffix] : [] }])
+  return Object.fromEntries(entries) as { [S in NoteSuffix as `${P}${S}`]: { stream: string; description: string; data: (typeof noteData)[S]; personal: readonly string[] } }
 }

@@ -8,7 +8,7 @@ export const SCOPE_ACTIONS = ['read', 'write'] as const
 export const SCOPE_RESOURCES = [
   'accounts', 'activities', 'api-settings', 'attachments', 'auth', 'boards', 'business-hours', 'cases', 'contacts',
   'custom-fields', 'dashboard', 'documents', 'events', 'invoices', 'leads', 'macros', 'notifications', 'opportunities',
-  'org', 'packs', 'portal', 'profile', 'projections', 'public', 'search', 'stream', 'tags', 'tasks', 'teams',
+  'org', 'packs', 'portal', 'privacy', 'profile', 'projections', 'public', 'search', 'stream', 'tags', 'tasks', 'teams',
   'time-entries', 'users', 'webforms', 'webhooks',
 ] as const
 

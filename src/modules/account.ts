@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { z } from 'zod'
 import { accountStreams } from '../commands/account/account.ts'
 import type { AccountEvent } from '../commands/account/account.ts'
-import { By, Decimal, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
+import { By, Decimal, Id, Ids, at, eventsOf, noteDefinitions, texts, noPersonalData } from '../events/event-schemas.ts'
 import { accountsProjector } from '../projections/account/accounts.ts'
 import { email, firstOf, str, words } from '../projections/search/search-documents.ts'
 import { created, deleted, noteReadings, updatedFlat } from '../projections/record/record-kinds.ts'
@@ -24,7 +24,7 @@ const accountShape = {
 /** Accounts: customer organizations, their comments and attachments, and mail sent from them. */
 export const accountModule: ModuleManifest = {
   name: 'account',
-  events: eventsOf<AccountEvent>()({
+  events: noPersonalData(eventsOf<AccountEvent>()({
     // account-<id>
     AccountCreated: { stream: 'account', description: 'An account (customer organization) was created (v2: with employees, annual revenue and currency).', data: z.strictObject({ account_id: Id, org_id: Id, ...accountShape, created_by: By, ...at }) },
     AccountUpdated: { stream: 'account', description: 'Fields of an account changed: the new values of those only.', data: z.strictObject({ ...z.object(accountShape).partial().shape, ...at }) },
@@ -35,7 +35,7 @@ export const accountModule: ModuleManifest = {
       description: 'Mail was sent from an account to some of its organization\'s contacts (their ids, not their addresses) and handed to the mailer.',
       data: z.strictObject({ email_id: Id, subject: z.string(), body: z.string(), recipients: Ids, by: By, ...at }),
     },
-  }),
+  })),
   routes: async (deps, files) => {
     const [{ accountNoteRoutes, accountRoutes }, { accountMailRoutes }] = await Promise.all([import('../http/accounts/accounts.ts'), import('../http/accounts/account-mail.ts')])
     return [accountRoutes(deps), accountNoteRoutes(deps, files), accountMailRoutes(deps)]

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { BusinessCalendarEvent } from '../commands/business-hours/business-calendar.ts'
 import { HolidaySpan, WeekData } from '../commands/business-hours/week.ts'
-import { By, Id, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Id, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { businessCalendarsProjector } from '../projections/business-hours/business-calendars.ts'
 import type { ModuleManifest } from './manifest.ts'
 
@@ -11,7 +11,7 @@ const version = z.number().int().min(0).describe('The calendar version this even
 export const businessHoursModule: ModuleManifest = {
   name: 'business-hours',
   // business_calendar-<id>, the id derived from the organization's
-  events: eventsOf<BusinessCalendarEvent>()({
+  events: noPersonalData(eventsOf<BusinessCalendarEvent>()({
     BusinessCalendarCreated: {
       stream: 'business_calendar',
       description: "An organization's calendar was first edited: this records the default it started from (version 0), the edit follows in the same append.",
@@ -28,7 +28,7 @@ export const businessHoursModule: ModuleManifest = {
       data: z.strictObject({ version, holiday_id: Id, name: z.string(), ...HolidaySpan, ...at }),
     },
     BusinessHolidayRemoved: { stream: 'business_calendar', description: 'A holiday was removed from a calendar: a new version.', data: z.strictObject({ version, holiday_id: Id, ...at }) },
-  }),
+  })),
   routes: async (deps) => {
     const { businessHoursRoutes } = await import('../http/business-hours/business-hours.ts')
     return [businessHoursRoutes(deps)]

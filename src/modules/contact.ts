@@ -20,21 +20,25 @@ const contactShape = {
   tags: Ids,
 }
 
+/** A contact's personal fields (docs/personal-data.md); the rest (flags, account, assignees, tags) stays in clear. */
+const PERSONAL = ['first_name', 'last_name', 'email', 'phone', 'title', 'description', 'organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country']
+
 /** Contacts: people, their comments and attachments. */
 export const contactModule: ModuleManifest = {
   name: 'contact',
   events: eventsOf<ContactEvent>()({
     // contact-<id>
-    ContactCreated: { stream: 'contact', description: 'A contact (a person) was created (v2: with organization, department, LinkedIn, address, do_not_call and is_active).', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }) },
-    ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }) },
-    ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at) },
-    ...noteDefinitions('Contact', 'contact', 'contact'),
+    ContactCreated: { stream: 'contact', description: 'A contact (a person) was created (v2: with organization, department, LinkedIn, address, do_not_call and is_active).', data: z.strictObject({ contact_id: Id, org_id: Id, ...contactShape, created_by: By, ...at }), personal: PERSONAL },
+    ContactUpdated: { stream: 'contact', description: 'Fields of a contact changed: the new values of those only.', data: z.strictObject({ ...z.object(contactShape).partial().shape, ...at }), personal: PERSONAL },
+    ContactDeleted: { stream: 'contact', description: 'A contact was (soft) deleted.', data: z.strictObject(at), personal: [] },
+    ...noteDefinitions('Contact', 'contact', 'contact', { ofAPerson: true }),
   }),
   routes: async (deps, files) => {
     const { contactNoteRoutes, contactRoutes } = await import('../http/contacts/contacts.ts')
     return [contactRoutes(deps), contactNoteRoutes(deps, files)]
   },
   projectors: [contactsProjector],
+  subjects: ['contact'],
   search: {
     kind: 'contact',
     order: 4,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { CUSTOM_FIELD_MODULES, CUSTOM_FIELD_TYPES } from '../commands/custom-field/custom-field.ts'
 import type { CustomFieldEvent } from '../commands/custom-field/custom-field.ts'
-import { By, Id, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Id, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { customFieldsProjector } from '../projections/custom-field/custom-fields.ts'
 import type { ModuleManifest } from './manifest.ts'
 
@@ -11,7 +11,7 @@ const FieldOption = z.strictObject({ value: z.string(), label: z.string() })
 /** Custom fields: per-organization fields of deals, leads and tasks. */
 export const customFieldModule: ModuleManifest = {
   name: 'custom-field',
-  events: eventsOf<CustomFieldEvent>()({
+  events: noPersonalData(eventsOf<CustomFieldEvent>()({
     // custom_field-<id>
     CustomFieldDefined: {
       stream: 'custom_field',
@@ -20,7 +20,7 @@ export const customFieldModule: ModuleManifest = {
     },
     CustomFieldChanged: { stream: 'custom_field', description: 'A custom field changed label, required, options, filterable, display order or active: only the changed values (v2: options as pairs).', data: z.strictObject({ label: z.string().optional(), required: z.boolean().optional(), options: z.array(FieldOption).optional(), is_filterable: z.boolean().optional(), display_order: z.number().int().min(0).optional(), is_active: z.boolean().optional(), ...at }) },
     CustomFieldRemoved: { stream: 'custom_field', description: 'A custom field was (soft, finally) deleted.', data: z.strictObject(at) },
-  }),
+  })),
   routes: async (deps) => {
     const { customFieldRoutes } = await import('../http/custom-fields/custom-fields.ts')
     return [customFieldRoutes(deps)]

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { GOAL_TYPES, OWNER_TYPES, PERIOD_TYPES } from '../commands/goal/goal.ts'
 import type { GoalEvent } from '../commands/goal/goal.ts'
-import { By, Day, Decimal, Id, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Day, Decimal, Id, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { goalsProjector } from '../projections/goal/goals.ts'
 import type { ModuleManifest } from './manifest.ts'
 
@@ -22,12 +22,12 @@ const goalShape = {
 /** Goals: sales targets of a member, a team or the organization. */
 export const goalModule: ModuleManifest = {
   name: 'goal',
-  events: eventsOf<GoalEvent>()({
+  events: noPersonalData(eventsOf<GoalEvent>()({
     // goal-<id>
     GoalSet: { stream: 'goal', description: 'A sales goal was set for a profile, a team or the organization (v2: with its goal type, period type and active flag).', data: z.strictObject({ goal_id: Id, org_id: Id, ...goalShape, created_by: By, ...at }) },
     GoalChanged: { stream: 'goal', description: 'A goal changed: the new values of the changed fields.', data: z.strictObject({ changes: z.strictObject(goalShape).partial(), ...at }) },
     GoalDeleted: { stream: 'goal', description: 'A goal was deleted.', data: z.strictObject(at) },
-  }),
+  })),
   routes: async (deps) => {
     const { goalRoutes } = await import('../http/goals/goals.ts')
     return [goalRoutes(deps)]

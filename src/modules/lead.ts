@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { leadStreams } from '../commands/lead/lead.ts'
 import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
 import type { LeadEvent } from '../commands/lead/lead.ts'
-import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
+import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changedPaths, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { leadsProjector } from '../projections/lead/leads.ts'
 import { email, firstOf, words } from '../projections/search/search-documents.ts'
 import { created, deleted, noteReadings, personName, updatedChanges } from '../projections/record/record-kinds.ts'
@@ -29,23 +29,30 @@ const leadShape = {
   custom_fields: CustomValues,
 }
 
+/**
+ * A lead's personal fields (docs/personal-data.md): the person's. The company (name, industry,
+ * website), the figures, dates, status and links stay in clear.
+ */
+const PERSONAL = ['salutation', 'first_name', 'last_name', 'title', 'email', 'phone', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country', 'description']
+
 /** Leads: prospects, their board, comments and attachments, CSV upload and web capture. */
 export const leadModule: ModuleManifest = {
   name: 'lead',
   events: eventsOf<LeadEvent>()({
     // lead-<id>
-    LeadCreated: { stream: 'lead', description: 'A lead (prospective customer) was created.', data: z.strictObject({ lead_id: Id, org_id: Id, ...leadShape, created_by: By, ...at }) },
-    LeadUpdated: { stream: 'lead', description: 'Fields of a lead changed: only those, each with its value before and after.', data: z.strictObject({ changes: changesOf(leadShape), ...at }) },
-    LeadConverted: { stream: 'lead', description: 'A lead was converted into the account, contact and deal named (status `converted`).', data: z.strictObject({ account_id: Id, contact_id: Id, opportunity_id: Id, by: By, ...at }) },
-    LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at) },
-    LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }) },
-    ...noteDefinitions('Lead', 'lead', 'lead'),
+    LeadCreated: { stream: 'lead', description: 'A lead (prospective customer) was created.', data: z.strictObject({ lead_id: Id, org_id: Id, ...leadShape, created_by: By, ...at }), personal: PERSONAL },
+    LeadUpdated: { stream: 'lead', description: 'Fields of a lead changed: only those, each with its value before and after.', data: z.strictObject({ changes: changesOf(leadShape), ...at }), personal: changedPaths(...PERSONAL) },
+    LeadConverted: { stream: 'lead', description: 'A lead was converted into the account, contact and deal named (status `converted`).', data: z.strictObject({ account_id: Id, contact_id: Id, opportunity_id: Id, by: By, ...at }), personal: [] },
+    LeadDeleted: { stream: 'lead', description: 'A lead was (soft) deleted.', data: z.strictObject(at), personal: [] },
+    LeadMoved: { stream: 'lead', description: 'A lead card was placed or moved on the lead board: a stage of a lead pipeline (`from` null on its first placement) and its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement, kanban_order: z.number(), by: By, ...at }), personal: [] },
+    ...noteDefinitions('Lead', 'lead', 'lead', { ofAPerson: true }),
   }),
   routes: async (deps, files) => {
     const [{ leadRoutes }, { leadUploadRoutes }, { leadCaptureRoutes }, { leadBoardRoutes }] = await Promise.all([import('../http/leads/leads.ts'), import('../http/leads/lead-upload.ts'), import('../http/leads/lead-capture.ts'), import('../http/leads/lead-board.ts')])
     return [leadRoutes(deps, files), leadUploadRoutes(deps), leadCaptureRoutes(deps), leadBoardRoutes(deps)]
   },
   projectors: [leadsProjector],
+  subjects: ['lead'],
   search: {
     kind: 'lead',
     order: 1,

@@ -42,6 +42,12 @@ export type ModuleManifest = Readonly<{
   idKinds?: readonly IdKind[]
   /** Path parameters other than `id` (in routes with two ids) → the kind of record each names. */
   idParams?: Readonly<Record<string, string>>
+  /**
+   * The stream categories whose records are people (`contact`, `lead`; issue 31): their events'
+   * personal fields are sealed under each record's own data key, and POST /api/privacy/erasures/
+   * erases one by `kind` (the category) and `id`.
+   */
+  subjects?: readonly string[]
   /** Its records in global search: the document each keeps, from which events (the search module reads every manifest's). */
   search?: SearchKindSpec
   /** Its records in the activity feed and notifications: their names, pages, the feed's entries, the events that notify (the activity and notification modules read every manifest's). */

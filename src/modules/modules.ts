@@ -18,6 +18,7 @@ import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
 import { packModule } from './pack.ts'
 import { pipelineModule } from './pipeline.ts'
+import { privacyModule } from './privacy.ts'
 import { searchModule } from './search.ts'
 import { solutionModule } from './solution.ts'
 import { tagModule } from './tag.ts'
@@ -56,6 +57,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   notificationModule,
   boardModule,
   searchModule,
+  privacyModule,
 ]
 
 const declared = LISTED.filter((module): module is ModuleManifest => typeof module !== 'function')

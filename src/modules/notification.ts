@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { NotificationEvent } from '../commands/notification/notification.ts'
-import { At, Id, Ids, at, eventsOf } from '../events/event-schemas.ts'
+import { At, Id, Ids, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { createDueNotifier } from '../processes/due-notifier.ts'
 import { notificationsProjector } from '../projections/notification/notifications.ts'
 import { recordKindsOf } from '../projections/record/record-kinds.ts'
@@ -14,7 +14,7 @@ export const notificationModule: ModuleOverModules = (modules) => {
   const kinds = recordKindsOf(modules.map((module) => module.record))
   return {
     name: 'notification',
-    events: eventsOf<NotificationEvent>()({
+    events: noPersonalData(eventsOf<NotificationEvent>()({
       // notifications-<profile id>
       NotificationRaised: {
         stream: 'notifications',
@@ -24,7 +24,7 @@ export const notificationModule: ModuleOverModules = (modules) => {
       NotificationRead: { stream: 'notifications', description: 'The member read one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
       NotificationsReadAll: { stream: 'notifications', description: 'The member read all their notifications up to `before`: those that were unread then.', data: z.strictObject({ notification_ids: Ids, before: At, ...at }) },
       NotificationDeleted: { stream: 'notifications', description: 'The member deleted one of their notifications.', data: z.strictObject({ notification_id: Id, ...at }) },
-    }),
+    })),
     routes: async (deps) => {
       const { notificationRoutes } = await import('../http/notifications/notifications.ts')
       return [notificationRoutes(deps, kinds)]

@@ -4,7 +4,7 @@ import { opportunityStreams } from '../commands/opportunity/opportunity.ts'
 import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../commands/opportunity/enums.ts'
 import { DISCOUNT_TYPES } from '../commands/opportunity/line-items.ts'
 import type { OpportunityEvent } from '../commands/opportunity/opportunity.ts'
-import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, placementShape } from '../events/event-schemas.ts'
+import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, placementShape, noPersonalData } from '../events/event-schemas.ts'
 import { opportunitiesProjector } from '../projections/opportunity/opportunities.ts'
 import { stageChangesProjector } from '../projections/opportunity/stage-changes.ts'
 import { str } from '../projections/search/search-documents.ts'
@@ -35,7 +35,7 @@ const lineItemInputShape = { name: z.string(), description: z.string().nullable(
 /** Deals (opportunities): the board, lists, history, stage changes, line items, comments and attachments. */
 export const opportunityModule: ModuleManifest = {
   name: 'opportunity',
-  events: eventsOf<OpportunityEvent>()({
+  events: noPersonalData(eventsOf<OpportunityEvent>()({
     // opportunity-<id>
     OpportunityCreated: { stream: 'opportunity', description: 'A deal was created in a stage of a pipeline (v2: with its custom field values).', data: z.strictObject({ opportunity_id: Id, org_id: Id, ...dealShape, ...placementShape, created_by: By, kanban_order: z.number(), ...at }) },
     OpportunityUpdated: { stream: 'opportunity', description: "Fields of a deal changed: only those, each with its value before and after.", data: z.strictObject({ changes: changesOf(dealShape), ...at }) },
@@ -46,7 +46,7 @@ export const opportunityModule: ModuleManifest = {
     OpportunityLineItemAdded: { stream: 'opportunity', description: 'A line item was added to a deal (its amount follows in OpportunityUpdated).', data: z.strictObject({ line_item: z.strictObject({ id: Id, ...lineItemInputShape }), ...at }) },
     OpportunityLineItemChanged: { stream: 'opportunity', description: "A deal's line item changed: only the changed values.", data: z.strictObject({ line_item_id: Id, changes: z.strictObject(lineItemInputShape).partial(), ...at }) },
     OpportunityLineItemRemoved: { stream: 'opportunity', description: "A deal's line item was removed.", data: z.strictObject({ line_item_id: Id, ...at }) },
-  }),
+  })),
   routes: async (deps, files) => {
     const [{ stageChangeRoutes }, { opportunityHistoryRoutes }, { opportunityRoutes }, { opportunityListRoutes }, { opportunityNoteRoutes }, { opportunityLineItemRoutes }] = await Promise.all([import('../http/opportunities/stage-changes.ts'), import('../http/opportunities/opportunity-history.ts'), import('../http/opportunities/opportunities.ts'), import('../http/opportunities/opportunity-lists.ts'), import('../http/opportunities/opportunity-notes.ts'), import('../http/opportunities/opportunity-line-items.ts')])
     return [stageChangeRoutes(deps), opportunityHistoryRoutes(deps), opportunityRoutes(deps, files), opportunityListRoutes(deps), opportunityNoteRoutes(deps, files), opportunityLineItemRoutes(deps)]

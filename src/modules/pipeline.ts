@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
-import { By, Id, Ids, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Id, Ids, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { leadPipelinesProjector, pipelinesProjector, taskPipelinesProjector } from '../projections/pipeline/pipelines.ts'
 import type { ModuleManifest } from './manifest.ts'
 
@@ -20,7 +20,7 @@ const Stage = z.strictObject({
 /** Pipelines: the stages of deals, leads and tasks (three kinds of pipeline, one decider). */
 export const pipelineModule: ModuleManifest = {
   name: 'pipeline',
-  events: eventsOf<PipelineEvent>()({
+  events: noPersonalData(eventsOf<PipelineEvent>()({
     // pipeline-<id>; lead pipelines write the same events to lead_pipeline-<id>
     PipelineCreated: { stream: 'pipeline', description: 'A pipeline was created with its stages (whole snapshots).', data: z.strictObject({ pipeline_id: Id, org_id: Id, name: z.string(), is_default: z.boolean(), stages: z.array(Stage), created_by: By, ...at }) },
     PipelineRenamed: { stream: 'pipeline', description: 'A pipeline was renamed.', data: z.strictObject({ name: z.string(), ...at }) },
@@ -37,7 +37,7 @@ export const pipelineModule: ModuleManifest = {
     StageUnlocked: { stream: 'pipeline', description: 'A locked stage was opened to deals again.', data: z.strictObject({ stage_id: Id, ...at }) },
     PipelineLocked: { stream: 'pipeline', description: 'A whole pipeline was closed to deals while its deals are counted (before deletion).', data: z.strictObject(at) },
     PipelineUnlocked: { stream: 'pipeline', description: 'A locked pipeline was opened to deals again.', data: z.strictObject(at) },
-  }),
+  })),
   routes: async (deps) => {
     const [{ pipelineRoutes }, { leadPipelineRoutes }, { taskPipelineRoutes }] = await Promise.all([import('../http/pipelines/pipelines.ts'), import('../http/pipelines/lead-pipelines.ts'), import('../http/pipelines/task-pipelines.ts')])
     return [pipelineRoutes(deps), leadPipelineRoutes(deps), taskPipelineRoutes(deps)]

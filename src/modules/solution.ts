@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { solutionStreams } from '../commands/solution/solution.ts'
 import { SOLUTION_STATUSES } from '../commands/solution/solution.ts'
 import type { SolutionEvent } from '../commands/solution/solution.ts'
-import { By, Id, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Id, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { solutionsProjector } from '../projections/solution/solutions.ts'
 import { str } from '../projections/search/search-documents.ts'
 import type { ModuleManifest } from './manifest.ts'
@@ -13,12 +13,12 @@ const solutionShape = { title: z.string(), description: z.string().nullable(), s
 /** Solutions: knowledge-base articles. */
 export const solutionModule: ModuleManifest = {
   name: 'solution',
-  events: eventsOf<SolutionEvent>()({
+  events: noPersonalData(eventsOf<SolutionEvent>()({
     // solution-<id>
     SolutionCreated: { stream: 'solution', description: 'A knowledge-base solution (article) was created.', data: z.strictObject({ solution_id: Id, org_id: Id, ...solutionShape, created_by: By, ...at }) },
     SolutionUpdated: { stream: 'solution', description: 'Fields of a solution changed (review status, publication, text): the new values of those only.', data: z.strictObject({ ...z.object(solutionShape).partial().shape, ...at }) },
     SolutionDeleted: { stream: 'solution', description: 'A solution was (soft) deleted.', data: z.strictObject(at) },
-  }),
+  })),
   routes: async (deps) => {
     const { solutionRoutes } = await import('../http/solutions/solutions.ts')
     return [solutionRoutes(deps)]

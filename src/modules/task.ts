@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { taskStreams } from '../commands/task/task.ts'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../commands/task/fields.ts'
 import type { TaskEvent } from '../commands/task/task.ts'
-import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions } from '../events/event-schemas.ts'
+import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noteDefinitions, noPersonalData } from '../events/event-schemas.ts'
 import { tasksProjector } from '../projections/task/tasks.ts'
 import { str } from '../projections/search/search-documents.ts'
 import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
@@ -31,14 +31,14 @@ const TaskSummary = z.strictObject({ title: taskShape.title, status: taskShape.s
 /** Tasks: to-dos on a record, their board, history, comments and attachments. */
 export const taskModule: ModuleManifest = {
   name: 'task',
-  events: eventsOf<TaskEvent>()({
+  events: noPersonalData(eventsOf<TaskEvent>()({
     // task-<id>
     TaskCreated: { stream: 'task', description: 'A task was created: its title, status, priority, due date, assignees and at most one parent (account, opportunity, case or lead) (v2: with its custom field values).', data: z.strictObject({ task_id: Id, org_id: Id, ...taskShape, created_by: By, ...at }) },
     TaskUpdated: { stream: 'task', description: 'Fields of a task changed: only those, each before and after (custom_fields as the whole object of values), with the task as it now is (`task`).', data: z.strictObject({ changes: changesOf(taskShape), task: TaskSummary, by: By, ...at }) },
     TaskDeleted: { stream: 'task', description: 'A task was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
     TaskMoved: { stream: 'task', description: 'A task card was moved on the task board: into a stage of a task pipeline (`to`), or onto the status board (`to` null); `status` when the move changed it; its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: taskShape.status, to: taskShape.status }).optional(), kanban_order: z.number(), task: TaskSummary, by: By, ...at }) },
     ...noteDefinitions('Task', 'task', 'task'),
-  }),
+  })),
   routes: async (deps, files) => {
     const { taskRoutes } = await import('../http/tasks/tasks.ts')
     return [taskRoutes(deps, files)]

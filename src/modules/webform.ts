@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { SubmissionEvent } from '../commands/webform/submission.ts'
 import { FIELD_TYPES, MAPPABLE_LEAD_FIELDS } from '../commands/webform/webform.ts'
 import type { WebFormEvent } from '../commands/webform/webform.ts'
-import { By, Id, Ids, at, eventsOf } from '../events/event-schemas.ts'
+import { By, Id, Ids, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
 import { webFormsProjector } from '../projections/webform/webforms.ts'
 import type { ModuleManifest } from './manifest.ts'
 
@@ -12,6 +12,10 @@ const design = { name: z.string(), description: z.string(), fields: z.array(Fiel
 const Answers = z.record(z.string(), z.union([z.string(), z.boolean()])).describe("The visitor's answers by field key (personal data: never logged)")
 const submitted = { submission_id: Id, form_id: Id, org_id: Id, answers: Answers, source_page: z.string().nullable(), ...at }
 const ConsentRecord = z.strictObject({ purpose: z.string(), legal_basis: z.string(), text_sha256: z.string(), version: z.number().int().min(1) })
+
+// Declared apart, not inline: a function literal in a declaration defers eventsOf's inference of the data types.
+const leadOfSubmission = (_stream: string, data: Record<string, unknown>) => `lead-${String(data.lead_id)}`
+const ownStream = (stream: string) => stream
 
 const formEvents = eventsOf<WebFormEvent>()({
   // webform-<id>
@@ -28,14 +32,24 @@ const submissionEvents = eventsOf<SubmissionEvent>()({
     stream: 'webform_submission',
     description: 'A visitor submitted a web form: the answers, the lead it created or matched (same email), the consent given (purpose, legal basis, hash and version of the wording shown), the source page.',
     data: z.strictObject({ ...submitted, lead_id: Id, outcome: z.enum(['created', 'matched']), consent: ConsentRecord.nullable() }),
+    // The answers are the lead's person's: erasing the lead erases them.
+    personal: ['answers.*'],
+    subject: leadOfSubmission,
   },
-  WebFormSubmissionQuarantined: { stream: 'webform_submission', description: 'A web form submission was held as spam (it filled the honeypot): no lead was created.', data: z.strictObject({ ...submitted, reason: z.literal('honeypot') }) },
+  WebFormSubmissionQuarantined: {
+    stream: 'webform_submission',
+    description: 'A web form submission was held as spam (it filled the honeypot): no lead was created.',
+    data: z.strictObject({ ...submitted, reason: z.literal('honeypot') }),
+    // No lead: the submission itself is the subject, its answers sealed under a key of its own.
+    personal: ['answers.*'],
+    subject: ownStream,
+  },
 })
 
 /** Web forms: admins design lead-capture forms; the public embeds and submits them with no sign-in (docs/web-forms.md). */
 export const webFormModule: ModuleManifest = {
   name: 'webform',
-  events: { ...formEvents, ...submissionEvents },
+  events: { ...noPersonalData(formEvents), ...submissionEvents },
   routes: async (deps) => {
     const { webFormRoutes } = await import('../http/webforms/webforms.ts')
     const { publicFormRoutes } = await import('../http/webforms/public-forms.ts')

@@ -21,6 +21,8 @@ import { taskDecider } from '../../src/commands/task/task.ts'
 import type { TaskCommand } from '../../src/commands/task/task.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider } from '../../src/commands/name-claim.ts'
+import { erasureDecider } from '../../src/commands/privacy/erasure.ts'
+import type { ErasureCommand } from '../../src/commands/privacy/erasure.ts'
 import { isNoteCommand } from '../../src/commands/notes.ts'
 import type { NoteCommand } from '../../src/commands/notes.ts'
 import type { NameClaimCommand } from '../../src/commands/name-claim.ts'
@@ -271,6 +273,9 @@ function decidedEvents(): DomainEvent[] {
     { type: 'RecordSampleData', packId: 'professional-services', packVersion: 1, generation: 0, records: sampleRecords, skipped: [{ kind: 'lead', name: 'Ravi', reason: 'could not be created' }], actorId: admin.profileId, at },
     { type: 'RecordSampleDataCleared', deleted: sampleRecords, retained: [], actorId: admin.profileId, at },
   ]
+  const erasureCommands: ErasureCommand[] = [
+    { type: 'RecordErasure', receipt: { receipt_id: randomUUID(), org_id: org, kind: 'contact', subject_id: randomUUID(), fields: ['email', 'first_name'], events: 2, read_models: ['contacts'], files_deleted: 1, key_backups_expire_at: at, by: null, at } },
+  ]
   // No decider writes these: identity/audit.ts appends them as they are.
   const audit: CredentialAuditEvent[] = [
     { type: 'PersonalAccessTokenCreated', data: { token_id: randomUUID(), profile_id: randomUUID(), name: 'agent', token_prefix: 'crm_pat_ab12', scopes: ['opportunities:read'], expires_at: null } },
@@ -301,6 +306,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(documentDecider, documentCommands),
     ...decided(apiSettingDecider, apiSettingCommands),
     ...decided(sampleDataDecider, sampleDataCommands),
+    ...decided(erasureDecider, erasureCommands),
     ...audit,
   ]
 }

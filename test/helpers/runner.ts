@@ -3,6 +3,9 @@ import type { Test } from 'tap'
 import type { EventStore } from '../../src/eventstore/event-store.ts'
 import type { Notifications } from '../../src/eventstore/postgres-notifications.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
+import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
+import { sealingStore } from '../../src/privacy/sealing-store.ts'
+import { subjectKeys } from '../../src/privacy/subject-keys.ts'
 import { createProjectionRunner } from '../../src/projections/kernel/runner.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
 import type { TestDatabase } from './db.ts'
@@ -10,8 +13,9 @@ import { onTeardown } from './cleanup.ts'
 
 export const silentLogger = pino({ level: 'silent' })
 
+/** The store the service runs on: PostgreSQL's, sealing personal fields (src/privacy/). */
 export function testStore(t: Test, database: TestDatabase): EventStore {
-  const store = createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 })
+  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, { flushedByAppend: true }), cataloguedPersonalSpecs)
   onTeardown(t, () => store.close())
   return store
 }

@@ -203,6 +203,9 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.api_setting = (await created('POST', '/api/api-settings/', A, { title: 'Acme secret site', website: 'https://acme-secret.example.com' })).id
   // Packs are the server's, not an organization's: no pack is A's, so the path names one nobody has (404 to B, 403 to a member first).
   ids.pack = 'acme-no-such-pack'
+  // An erasure receipt of A (issue 31): a person of its own, erased.
+  const erased = (await created('POST', '/api/contacts/', A, { first_name: 'Acme secret erased person' })).id
+  ids.erasure = (await created('POST', '/api/privacy/erasures/', A, { kind: 'contact', id: erased })).id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
   const declared = new Set([...KIND_BY_PREFIX.map(([, kind]) => kind), ...Object.values(KIND_BY_PARAM)])
   t.same([...declared].filter((kind) => !ids[kind]), [], 'a record of A for every kind the modules declare (seed one above for a new kind)')

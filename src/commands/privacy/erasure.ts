@@ -1,0 +1,37 @@
+import type { Decider } from '../decider.ts'
+
+/**
+ * An erasure (issue 31): stream `erasure-<kind>-<id>`, one per person, whose one event is the
+ * receipt. It holds no personal data: the person's kind and id, what kinds of fields were erased
+ * and from how many events, the read models rebuilt without them, who erased and when.
+ */
+export type SubjectErasedData = {
+  receipt_id: string
+  org_id: string
+  kind: string
+  subject_id: string
+  /** The personal fields the person's events held (names, not values). */
+  fields: string[]
+  /** How many of the person's events held personal data (now unreadable). */
+  events: number
+  /** The read models rebuilt without the person's data. */
+  read_models: string[]
+  /** How many files attached to the person's record were deleted from the file store. */
+  files_deleted: number
+  /** When the last database backup holding the destroyed key expires. */
+  key_backups_expire_at: string
+  by: string | null
+  at: string
+}
+export type ErasureEvent = { type: 'SubjectErased'; data: SubjectErasedData }
+export type ErasureCommand = { type: 'RecordErasure'; receipt: SubjectErasedData }
+export type ErasureState = { receipt: SubjectErasedData | null }
+
+export const erasureStream = (kind: string, subjectId: string) => `erasure-${kind}-${subjectId}`
+
+/** A person is erased once: a second erasure records nothing (the first receipt stands). */
+export const erasureDecider: Decider<ErasureCommand, ErasureState, ErasureEvent> = {
+  initialState: () => ({ receipt: null }),
+  evolve: (_state, event) => ({ receipt: event.data }),
+  decide: (command, state) => (state.receipt ? [] : [{ type: 'SubjectErased', data: command.receipt }]),
+}

@@ -1,0 +1,128 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+
+/**
+ * Sealing one event's personal fields (issue 31): the string values at its declared paths are taken
+ * out of `data` and stored together as one AES-256-GCM box under the subject's data key, in
+ * `data.$sealed` with the paths (field names are not personal). Everything else stays in clear.
+ * The subject's stream name is the box's additional data, so a box copied onto another person's
+ * event does not open. Only strings are sealed: a null says nothing about a person.
+ */
+export const SEALED = '$sealed'
+
+/**
+ * What a sealed field reads as once its subject's key is destroyed (docs/personal-data.md): a
+ * string, so every fold, projection and schema that read the field keep working unchanged.
+ */
+export const ERASED = '[erased]'
+
+type SealedBox = { fields: string[]; box: string }
+type Data = Record<string, unknown>
+
+const ALGORITHM = 'aes-256-gcm'
+const IV_BYTES = 12
+const TAG_BYTES = 16
+
+export const newDataKey = (): Buffer => randomBytes(32)
+
+const isObject = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function valueAt(data: Data, path: string): unknown {
+  let at: unknown = data
+  for (const part of path.split('.')) {
+    if (!isObject(at)) return undefined
+    at = at[part]
+  }
+  return at
+}
+
+/** Sets the value at `path`, making the objects on the way (an unsealed `changes.email.to` whose `from` was null). */
+function setAt(data: Data, path: string, value: unknown): void {
+  const parts = path.split('.')
+  let at = data
+  for (const part of parts.slice(0, -1)) {
+    if (!isObject(at[part])) at[part] = {}
+    at = at[part] as Data
+  }
+  at[parts.at(-1)!] = value
+}
+
+function deleteAt(data: Data, path: string): void {
+  const parts = path.split('.')
+  const holder = parts.length === 1 ? data : valueAt(data, parts.slice(0, -1).join('.'))
+  if (isObject(holder)) delete holder[parts.at(-1)!]
+}
+
+/** The values of the personal fields `data` holds, by path (a subject-access export). */
+export const personalValues = (data: unknown, fields: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(presentFields(data, fields).map((path) => [path, valueAt(data as Data, path)]))
+
+/**
+ * A path ending in `.*` stands for each field of the object there (a web form's answers, keyed by
+ * the form's own fields): the concrete paths that `data` holds.
+ */
+function concretePaths(data: Data, fields: readonly string[]): string[] {
+  return fields.flatMap((path) => {
+    if (!path.endsWith('.*')) return [path]
+    const holder = valueAt(data, path.slice(0, -2))
+    return isObject(holder) ? Object.keys(holder).map((key) => `${path.slice(0, -1)}${key}`) : []
+  })
+}
+
+/** The paths of `fields` that hold a string in `data`: what there is to seal. */
+export const presentFields = (data: unknown, fields: readonly string[]): string[] =>
+  isObject(data) ? concretePaths(data, fields).filter((path) => typeof valueAt(data, path) === 'string') : []
+
+/**
+ * `data` with its personal fields sealed under `key`; with `key` null (the subject was erased) the
+ * values are dropped and read as ERASED. The caller's object is not changed.
+ */
+export function sealData(data: unknown, fields: readonly string[], key: Buffer | null, subject: string): unknown {
+  const present = presentFields(data, fields)
+  if (present.length === 0) return data
+  const copy = structuredClone(data) as Data
+  if (key === null) {
+    for (const path of present) setAt(copy, path, ERASED)
+    return copy
+  }
+  const values = present.map((path) => valueAt(copy, path))
+  for (const path of present) deleteAt(copy, path)
+  const iv = randomBytes(IV_BYTES)
+  const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(subject))
+  const body = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()])
+  copy[SEALED] = { fields: present, box: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64') } satisfies SealedBox
+  return copy
+}
+
+const sealedBoxOf = (data: unknown): SealedBox | undefined => (isObject(data) && isObject(data[SEALED]) ? (data[SEALED] as SealedBox) : undefined)
+
+function open(box: string, key: Buffer, subject: string): unknown[] | undefined {
+  try {
+    const bytes = Buffer.from(box, 'base64')
+    const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES)).setAAD(Buffer.from(subject))
+    decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES))
+    const values: unknown = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8'))
+    return Array.isArray(values) ? values : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `data` as it was before sealing, with the subject's `key` (undefined: none was ever made). With
+ * `key` null (destroyed) every sealed field, and every plain personal field of `fields` (an event
+ * written before sealing began), reads ERASED. Never throws: a box that does not open reads as
+ * erased too.
+ */
+export function unsealData(data: unknown, fields: readonly string[], key: Buffer | null | undefined, subject: string): unknown {
+  const sealed = sealedBoxOf(data)
+  const erased = key === null
+  if (!sealed && !erased) return data
+  const copy = structuredClone(data) as Data
+  if (sealed) {
+    delete copy[SEALED]
+    const values = key ? open(sealed.box, key, subject) : undefined
+    sealed.fields.forEach((path, i) => setAt(copy, path, values ? values[i] : ERASED))
+  }
+  if (erased) for (const path of presentFields(copy, fields)) setAt(copy, path, ERASED)
+  return copy
+}

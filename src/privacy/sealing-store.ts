@@ -1,0 +1,89 @@
+import type { EventStore, NewEvent, RecordedEvent } from '../eventstore/event-store.ts'
+import { sealData, unsealData } from './seal.ts'
+import type { SubjectKeys } from './subject-keys.ts'
+
+/** An event type's personal fields and whose they are (EventDeclaration `personal`, `subject`). */
+/**
+ * `elsewhere`: the fields are sealed under another stream's subject (a web form's answers under its
+ * lead), so erasing that person finds them in no stream of theirs and rebuilds their read models.
+ */
+export type PersonalSpec = { fields: readonly string[]; subject: (streamName: string, data: Record<string, unknown>) => string | undefined; elsewhere?: boolean }
+export type PersonalSpecs = (type: string) => PersonalSpec | undefined
+
+/**
+ * A store that seals, with the keys and declarations it seals by: erasure destroys a key through
+ * it (so that its cache forgets the key) and reads which events held personal data.
+ */
+export type SealingStore = EventStore & { readonly subjectKeys: SubjectKeys; readonly personal: PersonalSpecs }
+
+export const isSealingStore = (store: EventStore): store is SealingStore => 'subjectKeys' in store
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The event store port, sealing personal data (issue 31, docs/personal-data.md): above the adapter,
+ * so PostgreSQL and KurrentDB hold the same ciphertext. Appends seal each event's personal fields
+ * under its subject's key; every read (streams, pages of the log, subscriptions) unseals them, and
+ * shows ERASED where the key was destroyed. Events without personal fields pass untouched.
+ */
+export function sealingStore(inner: EventStore, keys: SubjectKeys, specs: PersonalSpecs): SealingStore {
+  type Target = { spec: PersonalSpec; subject: string }
+  const targetOf = (streamName: string, type: string, data: unknown): Target | undefined => {
+    const spec = specs(type)
+    const subject = spec && isObject(data) ? spec.subject(streamName, data) : undefined
+    return spec && subject ? { spec, subject } : undefined
+  }
+
+  async function seal<W extends { streamName: string; events: readonly NewEvent[] }>(writes: readonly W[]): Promise<W[]> {
+    const targets = writes.map((write) => write.events.map((event) => targetOf(write.streamName, event.type, event.data)))
+    const subjects = targets.flat().flatMap((target) => (target ? [target.subject] : []))
+    if (subjects.length === 0) return [...writes]
+    const sealing = await keys.forSealing(subjects)
+    const sealed = (event: NewEvent, target: Target | undefined): NewEvent => {
+      if (!target) return event
+      const key = sealing.get(target.subject)
+      // Never written in clear, nor dropped as if erased, for want of a key.
+      if (key === undefined) throw new Error(`Expected a data key for ${target.subject}`)
+      return { ...event, data: sealData(event.data, target.spec.fields, key, target.subject) }
+    }
+    return writes.map((write, w) => ({ ...write, events: write.events.map((event, e) => sealed(event, targets[w]![e])) }) as W)
+  }
+
+  async function unseal(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const targets = events.map((event) => targetOf(event.streamName, event.type, event.data))
+    const subjects = targets.flatMap((target) => (target ? [target.subject] : []))
+    if (subjects.length === 0) return events
+    const unsealing = await keys.forUnsealing(subjects)
+    return events.map((event, i) => {
+      const target = targets[i]
+      if (!target) return event
+      const data = unsealData(event.data, target.spec.fields, unsealing.get(target.subject), target.subject)
+      return data === event.data ? event : { ...event, data }
+    })
+  }
+
+  async function* unsealing(events: AsyncIterable<RecordedEvent>): AsyncIterable<RecordedEvent> {
+    for await (const event of events) yield (await unseal([event]))[0]!
+  }
+
+  return {
+    kind: inner.kind,
+    subjectKeys: keys,
+    personal: specs,
+    appendToStream: async (streamName, events, options) => {
+      const [write] = await seal([{ streamName, events }])
+      return inner.appendToStream(streamName, write!.events, options)
+    },
+    appendToStreams: async (writes, options) => inner.appendToStreams(await seal(writes), options),
+    readStream: async (streamName, options) => unseal(await inner.readStream(streamName, options)),
+    readAll: async (options) => {
+      const page = await inner.readAll(options)
+      return { ...page, events: await unseal(page.events) }
+    },
+    subscribeToAll: (options) => unsealing(inner.subscribeToAll(options)),
+    onAppended: (listener) => inner.onAppended(listener),
+    visibilityLag: () => inner.visibilityLag(),
+    lastPosition: () => inner.lastPosition(),
+    close: () => inner.close(),
+  }
+}

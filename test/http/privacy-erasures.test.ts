@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { promisify } from 'node:util'
+import t from 'tap'
+import type { Test } from 'tap'
+import { exportEvents } from '../../src/events/export.ts'
+import { allProjectors } from '../../src/modules/modules.ts'
+import { ERASED } from '../../src/privacy/seal.ts'
+import { erasuresProjector } from '../../src/projections/privacy/erasures.ts'
+import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
+import { givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
+import { multipartBody } from '../helpers/multipart.ts'
+import type { Headers } from '../helpers/fixtures.ts'
+import { rebuildEqualsLive } from '../helpers/read-models.ts'
+
+/**
+ * Issue 31: erasing a person. Their unique strings are everywhere before (read models, search,
+ * notifications); after the erasure none is left in a dump of the whole database (the event log
+ * included), in the API's answers or in an NDJSON export, also after a full rebuild, while the
+ * records that pointed at the person keep answering.
+ */
+t.test('/api/privacy/erasures/', async (t) => {
+  // The app's files under a folder of the test's own, to see the person's files go.
+  const dataDir = await mkdtemp(join(tmpdir(), 'crm-erasure-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir } })
+  const admin = acme.admin.headers
+  const ok = succeeding(t, app)
+  const mark = randomUUID().replaceAll('-', '').slice(0, 10)
+  const person = { first_name: `Ulla${mark}`, last_name: `Vrede${mark}`, email: `ulla.${mark}@mail.test`, phone: `+46 8 ${mark}`, address_line: `${mark} Storgatan`, city: `Kiruna${mark}` }
+  const fileName = `passport-${mark}.txt`
+  const strings = [...Object.values(person), fileName]
+  const contact: string = (await ok('POST', '/api/contacts/', admin, person)).id
+  await ok('PATCH', `/api/contacts/${contact}/`, admin, { description: `Met ${person.first_name} at ${person.address_line}` })
+  await ok('POST', `/api/contacts/${contact}/`, admin, { comment: `@alice please call ${person.first_name} on ${person.phone}` })
+  const upload = await multipartBody({ contact_attachment: { name: fileName, type: 'text/plain', content: `${person.first_name}'s passport` } })
+  t.equal((await app.inject({ method: 'POST', url: `/api/contacts/${contact}/`, headers: { ...admin, 'content-type': upload.contentType }, payload: upload.payload })).statusCode, 200)
+  const storedFiles = async () => (await readdir(join(dataDir, 'attachments'), { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length
+  const deal: string = (await ok('POST', '/api/opportunities/', admin, { name: 'Renewal', amount: '1200.50', contacts: [contact] })).id
+  const task: string = (await ok('POST', '/api/tasks/', admin, { title: 'Send the contract', contacts: [contact] })).id
+  const other: string = (await ok('POST', '/api/contacts/', admin, { first_name: 'Otto', email: 'otto@mail.test' })).id
+  const erase = (headers: Headers, kind: string, id: string) => app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers, payload: { kind, id } })
+
+  // The whole database as pg_dump writes it: every table, the event log and the keys included.
+  const dump = async () => (await promisify(execFile)('pg_dump', ['--data-only', database.url], { maxBuffer: 64 * 1024 * 1024 })).stdout
+  const leftIn = (text: string) => strings.filter((value) => text.includes(value))
+  const exported = async () => {
+    let text = ''
+    const out = new Writable({ write: (chunk: Buffer, _encoding, done) => ((text += chunk.toString()), done()) })
+    await exportEvents(store, out, { orgId: acme.orgId })
+    return text
+  }
+
+  t.same(leftIn(await dump()).sort(), [...strings].sort(), 'before: the read models hold the person (search, contacts, notifications)')
+  t.equal(await storedFiles(), 1, 'and the file store their file')
+  t.notMatch(JSON.stringify((await database.db.selectFrom('events').select('data').execute()).map((row) => row.data)), new RegExp(mark), 'even before, the log holds none of it in clear')
+
+  t.test('admins only; an unknown kind is a 400; another organization\'s or a missing person a 404', async (t) => {
+    t.equal((await erase(alice.headers, 'contact', contact)).statusCode, 403)
+    t.equal((await erase(globex.admin.headers, 'contact', contact)).statusCode, 404)
+    t.equal((await erase(admin, 'contact', randomUUID())).statusCode, 404)
+    t.equal((await erase(admin, 'lead', contact)).statusCode, 404, 'a contact is no lead')
+    t.match((await erase(admin, 'account', contact)).json(), { error: true, errors: { kind: [String] } })
+    t.equal((await erase(admin, 'contact', 'not-a-uuid')).statusCode, 400)
+  })
+
+  const exportOf = (headers: Headers, kind: string, id: string) => app.inject({ url: `/api/privacy/subjects/${kind}/${id}/export/`, headers })
+
+  t.test('the subject-access export hands over every personal field, with when and by whom', async (t) => {
+    const res = await exportOf(admin, 'contact', contact)
+    t.equal(res.statusCode, 200, res.body)
+    const answer = res.json()
+    t.same(leftIn(res.body).sort(), [...strings].sort(), 'every string of the person is in it')
+    t.match(answer, { kind: 'contact', subject_id: contact, events: [{ stream: `contact-${contact}`, revision: 0, type: 'ContactCreated', by: acme.admin.profileId, fields: person }] })
+    t.same(answer.events.map((e: { type: string }) => e.type), ['ContactCreated', 'ContactUpdated', 'ContactCommentAdded', 'ContactAttachmentAdded'], 'only the events that hold personal data')
+    t.equal((await exportOf(alice.headers, 'contact', contact)).statusCode, 403, 'admins only')
+    t.equal((await exportOf(globex.admin.headers, 'contact', contact)).statusCode, 404, 'another organization')
+    t.equal((await exportOf(admin, 'lead', contact)).statusCode, 404, 'a contact is no lead')
+  })
+
+  t.test('answers the receipt once complete; a second request the same receipt', async (t) => {
+    const first = await erase(admin, 'contact', contact)
+    t.equal(first.statusCode, 201, first.body)
+    const receipt = first.json()
+    t.match(receipt, {
+      id: String,
+      kind: 'contact',
+      subject_id: contact,
+      erased_by: acme.admin.profileId,
+      erased: { fields: ['address_line', 'city', 'comment', 'description', 'email', 'file_name', 'first_name', 'last_name', 'phone'], events: 4, reads_as: ERASED },
+      kept: [{ what: String, ground: String }],
+      key_backups_expire_at: '2026-12-27T09:00:00.000Z',
+    })
+    t.match(receipt.copies, [{ copy: 'event log' }, {}, {}, { copy: 'attached files', handling: /^1 file/ }], 'the attached file was deleted')
+    t.equal(await storedFiles(), 0, 'and is gone from the file store')
+    const copies = receipt.copies.map((c: { copy: string }) => c.copy)
+    for (const copy of ['event log', 'webhook delivery logs', 'read model contacts', 'read model search', 'read model notifications', 'read model dashboard_activity']) t.ok(copies.includes(copy), copy)
+    t.notMatch(first.body, new RegExp(mark), 'the receipt holds no personal value')
+    const again = await erase(admin, 'contact', contact)
+    t.equal(again.statusCode, 200)
+    t.same(again.json(), receipt)
+    t.match((await app.inject({ url: '/api/privacy/erasures/', headers: admin })).json(), { count: 1, results: [receipt] })
+    t.same((await app.inject({ url: `/api/privacy/erasures/${receipt.id}/`, headers: admin })).json(), receipt)
+    t.equal((await app.inject({ url: `/api/privacy/erasures/${receipt.id}/`, headers: globex.admin.headers })).statusCode, 404)
+    t.equal((await app.inject({ url: '/api/privacy/erasures/', headers: alice.headers })).statusCode, 403)
+    const history = (await app.inject({ url: '/api/events/?type=SubjectErased', headers: admin })).json()
+    t.match(history.events, [{ stream: `erasure-contact-${contact}`, data: { subject_id: contact, by: acme.admin.profileId } }], 'history shows who erased whom and when')
+  })
+
+  const nothingLeft = async (t: Test) => {
+    t.equal((await exportOf(admin, 'contact', contact)).statusCode, 410, 'the export: gone')
+    t.same(leftIn(await dump()), [], 'no string of the person in pg_dump of the database')
+    const ndjson = await exported()
+    t.same(leftIn(ndjson), [], 'none in an NDJSON export')
+    t.match(ndjson, ERASED, 'the export shows where they were')
+    const shown = (await app.inject({ url: `/api/contacts/${contact}/`, headers: admin })).json()
+    t.match(shown.contact_obj, { id: contact, first_name: ERASED, last_name: ERASED, email: ERASED, phone: ERASED, description: ERASED })
+    t.same(leftIn(JSON.stringify(shown)), [], 'none through the API')
+    t.same((await app.inject({ url: `/api/search/?q=${person.first_name}`, headers: admin })).json().results, [], 'search finds nothing')
+    const dealShown = await app.inject({ url: `/api/opportunities/${deal}/`, headers: admin })
+    t.equal(dealShown.statusCode, 200, 'the deal still answers')
+    t.match(dealShown.body, contact, 'and still names its contact')
+    t.match(dealShown.body, '1200.50', 'with its amount')
+    t.equal((await app.inject({ url: `/api/tasks/${task}/`, headers: admin })).statusCode, 200, 'the task still answers')
+    t.match((await app.inject({ url: `/api/contacts/${other}/`, headers: admin })).json().contact_obj, { first_name: 'Otto', email: 'otto@mail.test' }, 'other people are untouched')
+  }
+
+  t.test('afterwards nothing personal is readable anywhere, and nothing breaks', nothingLeft)
+
+  t.test('…also after every read model is rebuilt from the log', async (t) => {
+    for (const projector of allProjectors) await rebuildProjection(database.db, store, projector)
+    await nothingLeft(t)
+    await rebuildEqualsLive(t, { db: database.db, store }, erasuresProjector)
+  })
+
+  t.test('a lead is erased the same way', async (t) => {
+    const lead: string = (await ok('POST', '/api/leads/', admin, { first_name: `Lena${mark}`, email: `lena.${mark}@mail.test`, company_name: 'Kiruna Mining' })).id
+    await ok('PATCH', `/api/leads/${lead}/`, admin, { last_name: `Lund${mark}` })
+    const receipt = await erase(admin, 'lead', lead)
+    t.equal(receipt.statusCode, 201, receipt.body)
+    t.match(receipt.json(), { kind: 'lead', erased: { fields: ['email', 'first_name', 'last_name'], events: 2 } })
+    t.notMatch(await dump(), new RegExp(`(Lena|lena\\.|Lund)${mark}`), 'nothing of the lead left')
+    t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: ERASED, last_name: ERASED, email: ERASED, company_name: 'Kiruna Mining' }, 'the company is no person: kept')
+  })
+
+  t.test("a web form's answers go with the lead they made (sealed under the lead's key, on the submission's own stream)", async (t) => {
+    const form = (await ok('POST', '/api/webforms/', admin, { name: 'Erasable' }))
+    await ok('POST', `/api/webforms/${form.id}/publish/`, admin, {})
+    const answers = { first_name: `Wera${mark}`, email: `wera.${mark}@mail.test`, message: `Call Wera${mark} after six` }
+    const submitted = await app.inject({ method: 'POST', url: form.embed.submit_path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(answers).toString() })
+    t.equal(submitted.statusCode, 200, submitted.body)
+    const [submission] = (await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results
+    t.equal((await erase(admin, 'lead', submission.lead_id)).statusCode, 201)
+    t.notMatch(await dump(), new RegExp(`(Wera|wera\\.)${mark}`), "nothing of the visitor's answers left, in the log or the submissions")
+    const [after] = (await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results
+    t.match(after, { id: submission.id, lead_id: submission.lead_id }, 'the submission itself stays')
+  })
+
+  t.test("an erased person's email is free again (their claim on it was released)", async (t) => {
+    t.equal((await app.inject({ method: 'POST', url: '/api/contacts/', headers: admin, payload: { first_name: 'Again', email: person.email.toUpperCase() } })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/api/leads/', headers: admin, payload: { first_name: 'Again', email: `lena.${mark}@mail.test` } })).statusCode, 200)
+  })
+})
+
+
