@@ -6,5 +6,5 @@ export type CommandRunner = <Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
   streamName: string,
   command: CommandInput<Command>,
-  options?: { ifRevision?: bigint; expectNew?: boolean; also?: readonly Companion[] },
+  options?: { ifRevision?: bigint; expectNew?: boolean; also?: readonly Companion[]; maxRetries?: number },
 ) => Promise<CommandResult<State, Event>>

@@ -12,6 +12,7 @@ import { dashboardModule } from './dashboard.ts'
 import { documentModule } from './document.ts'
 import { goalModule } from './goal.ts'
 import { identityModule } from './identity.ts'
+import { invoiceModule } from './invoice.ts'
 import { leadModule } from './lead.ts'
 import type { ModuleManifest, ModuleOverModules } from './manifest.ts'
 import { notificationModule } from './notification.ts'
@@ -52,6 +53,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   documentModule,
   apiSettingModule,
   packModule,
+  invoiceModule,
   dashboardModule,
   activityModule,
   notificationModule,

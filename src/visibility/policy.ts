@@ -18,7 +18,7 @@ export type Seer = { profileId: string | null; isAdmin: boolean }
 export type Viewer = Seer & { orgId: string }
 
 /** The record kinds the policy speaks of, as the original names them (`entity_type`). */
-export const VISIBLE_KINDS = ['Account', 'Contact', 'Document', 'Lead', 'Opportunity', 'Solution', 'Task'] as const
+export const VISIBLE_KINDS = ['Account', 'Contact', 'Document', 'Lead', 'Opportunity', 'Solution', 'Task', 'Invoice'] as const
 export type VisibleKind = (typeof VISIBLE_KINDS)[number]
 
 /** The kinds of caller: an organization admin, a member, and the organization API key (no profile). */
@@ -50,6 +50,8 @@ export const RECORD_VISIBILITY: Readonly<Record<VisibleKind, Readonly<Record<Cal
   Opportunity: { admin: 'all', member: 'involved', apiKey: 'none' },
   Solution: { admin: 'all', member: 'all', apiKey: 'all' },
   Task: { admin: 'all', member: 'involved', apiKey: 'none' },
+  // The original's invoices/permissions.py: an admin, the creator or an assignee.
+  Invoice: { admin: 'all', member: 'involved', apiKey: 'none' },
 }
 
 /** The caller of a request as the policy sees them: every read path takes its viewer from here. */

@@ -16,6 +16,13 @@ import { goalDecider } from '../../src/commands/goal/goal.ts'
 import type { GoalCommand } from '../../src/commands/goal/goal.ts'
 import { handleCommand } from '../../src/commands/handle-command.ts'
 import { leadDecider } from '../../src/commands/lead/lead.ts'
+import { invoiceDecider } from '../../src/commands/invoice/invoice.ts'
+import type { InvoiceCommand } from '../../src/commands/invoice/invoice.ts'
+import { numberSequenceDecider } from '../../src/commands/invoice/number-sequence.ts'
+import { productDecider } from '../../src/commands/invoice/product.ts'
+import { estimateDecider } from '../../src/commands/invoice/estimate.ts'
+import type { EstimateCommand } from '../../src/commands/invoice/estimate.ts'
+import type { ProductCommand } from '../../src/commands/invoice/product.ts'
 import { taskPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
 import type { TaskCommand } from '../../src/commands/task/task.ts'
@@ -158,6 +165,36 @@ function decidedEvents(): DomainEvent[] {
     { type: 'MoveTask', orgId: org, actor: admin, at, stage: { id: taskPipeline.state.stages[3]!.id, pipeline: taskPipeline }, kanbanOrder: 500 },
     { type: 'DeleteTask', orgId: org, actor: admin, at },
   ]
+  const line = { product: null, name: 'Consulting', description: '', quantity: '2.00', unit_price: '50.00', discount_type: null, discount_value: '0.00', tax_rate: null, order: 0 }
+  const paymentId = randomUUID()
+  const invoiceCommands: InvoiceCommand[] = [
+    { type: 'CreateInvoice', invoiceId: randomUUID(), orgId: org, actor: admin, input: { invoice_title: 'November', account: randomUUID(), contact: randomUUID() }, lines: [{ id: randomUUID(), ...line }], today: '2026-11-22', at },
+    { type: 'UpdateInvoice', orgId: org, actor: admin, input: { notes: 'Thanks', tax_rate: '20.00' }, at },
+    { type: 'AddLineItem', orgId: org, actor: admin, lineItemId: randomUUID(), item: { ...line, name: 'Travel', order: 1 }, at },
+    { type: 'SendInvoice', orgId: org, actor: admin, at },
+    { type: 'SendInvoice', orgId: org, actor: admin, at: later },
+    { type: 'RecordInvoiceView', orgId: org, at: later },
+    { type: 'RecordPayment', orgId: org, actor: admin, payment: { payment_id: paymentId, amount: '10.00', payment_date: '2026-11-23', payment_method: 'CASH', reference_number: '', notes: '' }, at: later },
+    { type: 'ReversePayment', orgId: org, actor: admin, paymentId, at: later },
+    ...noteCommands,
+    { type: 'CancelInvoice', orgId: org, actor: admin, at: later },
+  ]
+  const estimateFacts = { orgId: org, actor: admin, at, today: '2026-11-22' }
+  const respondent = { name: 'Peter', email: 'peter@example.test', ip: '203.0.113.9', user_agent: 'Mozilla/5.0' }
+  const estimateCommands = (answer: 'Accepted' | 'Declined'): EstimateCommand[] => [
+    { type: 'CreateEstimate', estimateId: randomUUID(), input: { title: 'Quote', account: randomUUID(), contact: randomUUID() }, lines: [{ id: randomUUID(), ...line }], ...estimateFacts },
+    { type: 'UpdateEstimate', input: { expiry_date: '2026-12-31' }, lines: [{ id: randomUUID(), ...line, quantity: '3.00' }], ...estimateFacts },
+    { type: 'SendEstimate', ...estimateFacts },
+    { type: 'RecordEstimateView', orgId: org, at, today: '2026-11-22' },
+    { type: 'AnswerEstimate', answer, respondent, orgId: org, at, today: '2026-11-22' },
+    { type: 'ConvertEstimate', invoiceId: randomUUID(), ...estimateFacts },
+    { type: 'DeleteEstimate', orgId: org, actor: admin, at },
+  ]
+  const productCommands: ProductCommand[] = [
+    { type: 'CreateProduct', productId: randomUUID(), orgId: org, actor: admin, fields: { name: 'Hour', description: null, sku: 'H1', price: '50.00', currency: 'USD', category: null, is_active: true }, at },
+    { type: 'UpdateProduct', orgId: org, actor: admin, fields: { price: '55.00' }, at: later },
+    { type: 'DeleteProduct', orgId: org, actor: admin, at: later },
+  ]
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
@@ -288,6 +325,11 @@ function decidedEvents(): DomainEvent[] {
     ...decided(opportunityDecider, dealCommands),
     ...decided(leadDecider, leadCommands),
     ...decided(taskDecider, taskCommands),
+    ...decided(invoiceDecider, invoiceCommands),
+    ...decided(estimateDecider, estimateCommands('Accepted')),
+    ...decided(estimateDecider, estimateCommands('Declined').filter((command) => command.type !== 'ConvertEstimate')),
+    ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }]),
+    ...decided(productDecider, productCommands),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

@@ -33,12 +33,14 @@ type KindTest = {
   path: string
   /** The create body of a record named `marker`, assigned to `assignedTo`; `ids` holds the kinds made before. */
   body: (marker: string, assignedTo: string[], role: Role, ids: Ids) => object
-  /** What search answers as `type`; null for a kind search does not hold (documents). */
+  /** What search answers as `type`; null for a kind search does not hold (documents, invoices). */
   searchType: string | null
   /** A kind created by multipart upload: its file field (the file's content is the marker, so a download shows it). */
   fileField?: string
   /** The field that shares the record with people, when not `assigned_to` (documents: `shared_to`). */
   assignedField?: string
+  /** How an admin hands the record to another (default PATCH; invoices have only PUT, §4.1). */
+  edit?: 'PUT'
 }
 
 // Deal amounts: each role's own, so a rollup tells which deals it summed.
@@ -62,6 +64,7 @@ const KINDS: Record<VisibleKind, KindTest> = {
     searchType: 'task',
     body: (title, assigned_to, role, ids) => ({ title, assigned_to, ...Object.fromEntries(Object.entries(TASK_PARENT[role]).map(([field, of]) => [field, ids[field === 'lead' ? 'Lead' : 'Opportunity']![of as Role]])) }),
   },
+  Invoice: { path: '/api/invoices/', searchType: null, edit: 'PUT', body: (invoice_title, assigned_to, _role, ids) => ({ invoice_title, assigned_to, account_id: ids.Account!.other, contact_id: ids.Contact!.other }) },
 }
 
 /** Request-body references to records: the field, the kind it names, and a body of `path` naming `id`. */
@@ -81,7 +84,7 @@ t.test('visibility: every read path answers a member what the policy lets them s
   const admin = acme.admin.headers
   const member = alice.headers
   const seer = { profileId: alice.profileId, isAdmin: false }
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })
   /** A record of `kind`: a JSON POST, or a multipart upload whose file holds the marker. */
   const create = async (kind: VisibleKind, headers: Headers, body: object, marker: string) => {
     const { fileField, path } = KINDS[kind]
@@ -117,7 +120,7 @@ t.test('visibility: every read path answers a member what the policy lets them s
       const body = KINDS[kind].body(markerOf(kind, role), assignedTo, role, ids)
       const res = await create(kind, creator.headers, body, markerOf(kind, role))
       t.ok(res.statusCode < 300, `${kind} ${role}: ${res.body}`)
-      made[role] = res.json().id ?? res.json().solution?.id
+      made[role] = res.json().id ?? res.json().solution?.id ?? res.json().invoice?.id
       involvement.set(made[role], { createdBy: creator.profileId, assignedTo })
     }
     ids[kind] = made
@@ -125,7 +128,7 @@ t.test('visibility: every read path answers a member what the policy lets them s
   const notified = (await call('GET', '/api/notifications/?limit=100', member)).body
   t.ok(VISIBLE_KINDS.filter(isRestricted).some((kind) => notified.includes(markerOf(kind, 'other'))), 'the member was told of a record before it was handed to another')
   for (const kind of VISIBLE_KINDS.filter(isRestricted)) {
-    const res = await call('PATCH', `${KINDS[kind].path}${ids[kind]!.other}/`, admin, { [KINDS[kind].assignedField ?? 'assigned_to']: [bob.profileId] })
+    const res = await call(KINDS[kind].edit ?? 'PATCH', `${KINDS[kind].path}${ids[kind]!.other}/`, admin, { [KINDS[kind].assignedField ?? 'assigned_to']: [bob.profileId] })
     t.ok(res.statusCode < 300, `${kind} other to bob: ${res.body}`)
     involvement.set(ids[kind]!.other, { createdBy: acme.admin.profileId, assignedTo: [bob.profileId] })
   }

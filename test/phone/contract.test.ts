@@ -360,6 +360,36 @@ t.test("the original phone app's calls against this API", async (t) => {
       const body = await check('DELETE /api/packs/sample-data/', await send('DELETE', '/api/packs/sample-data/'))
       if (typeof body.deleted !== 'number' || typeof body.retained_by_type !== 'object') fail('DELETE /api/packs/sample-data/', ': clearSampleData reads deleted (a number) and retained_by_type')
     },
+    // invoice_extras_provider.dart (products) and invoices_provider.dart, with new_invoice_screen.dart's body.
+    'GET /api/invoices/products/': async () => check('GET /api/invoices/products/', await send('GET', '/api/invoices/products/?limit=100'), [['Product', 'results']]),
+    'POST /api/invoices/products/': async () => {
+      const body = await check('POST /api/invoices/products/', await send('POST', '/api/invoices/products/', { name: 'Site visit', description: 'Half a day', sku: 'SV-1', price: '120.00', currency: 'USD', category: 'Services', is_active: true }), [['Product', 'product']])
+      ids.product = String(at(body, 'product.id') ?? '')
+    },
+    'PUT /api/invoices/products/{id}/': async () => check('PUT /api/invoices/products/{id}/', await send('PUT', `/api/invoices/products/${ids.product}/`, { name: 'Site visit', price: '130.00', is_active: true })),
+    'POST /api/invoices/': async () => {
+      const payload = { account_id: ids.account, contact_id: ids.contact, invoice_title: 'Visit', currency: 'USD', issue_date: '2026-11-22', payment_terms: 'NET_30', line_items: [{ name: 'Site visit', description: '', quantity: '2.0', unit_price: '130.00', order: 0, product: ids.product }], notes: 'Thanks' }
+      const body = await check('POST /api/invoices/', await send('POST', '/api/invoices/', payload), [['Invoice', 'invoice'], ['InvoiceLineItem', 'invoice.line_items']])
+      ids.invoice = String(at(body, 'invoice.id') ?? '')
+    },
+    'GET /api/invoices/': async () => check('GET /api/invoices/', await send('GET', '/api/invoices/?limit=20&offset=0&sort=due_date&search=Visit'), [['Invoice', 'results'], ['InvoiceTotals', 'totals']]),
+    'GET /api/invoices/{id}/': async () => check('GET /api/invoices/{id}/', await send('GET', `/api/invoices/${ids.invoice}/`), [['Invoice', 'invoice']]),
+    'POST /api/invoices/{id}/send/': async () => check('POST /api/invoices/{id}/send/', await send('POST', `/api/invoices/${ids.invoice}/send/`, {})),
+    'POST /api/invoices/{id}/mark-paid/': async () => {
+      await check('POST /api/invoices/{id}/mark-paid/', await send('POST', `/api/invoices/${ids.invoice}/mark-paid/`, { amount: '100.00', payment_method: 'CASH', reference_number: 'R-1' }))
+      const body = await check('GET /api/invoices/{id}/', await send('GET', `/api/invoices/${ids.invoice}/`), [['Invoice', 'invoice'], ['Payment', 'invoice.payments']])
+      if (at(body, 'invoice.status') !== 'Partially_Paid') fail('POST /api/invoices/{id}/mark-paid/', `: a part payment leaves ${String(at(body, 'invoice.status'))}`)
+    },
+    'POST /api/invoices/{id}/cancel/': async () => check('POST /api/invoices/{id}/cancel/', await send('POST', `/api/invoices/${ids.invoice}/cancel/`, {})),
+    'POST /api/invoices/estimates/{id}/send/': async () => {
+      // The app lists, sends and converts estimates; it makes none (the web app does).
+      const made = await send('POST', '/api/invoices/estimates/', { title: 'Visit quote', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Site visit', quantity: '1', unit_price: '130.00' }] })
+      ids.estimate = String(at(made.body, 'estimate.id') ?? '')
+      return check('POST /api/invoices/estimates/{id}/send/', await send('POST', `/api/invoices/estimates/${ids.estimate}/send/`, {}))
+    },
+    'GET /api/invoices/estimates/': async () => check('GET /api/invoices/estimates/', await send('GET', '/api/invoices/estimates/?limit=50'), [['Estimate', 'results']]),
+    'POST /api/invoices/estimates/{id}/convert/': async () => check('POST /api/invoices/estimates/{id}/convert/', await send('POST', `/api/invoices/estimates/${ids.estimate}/convert/`, {}), [['Invoice', 'invoice']]),
+    'DELETE /api/invoices/products/{id}/': async () => check('DELETE /api/invoices/products/{id}/', await send('DELETE', `/api/invoices/products/${ids.product}/`)),
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),
     'DELETE /api/opportunities/goals/{id}/': async () => check('DELETE /api/opportunities/goals/{id}/', await send('DELETE', `/api/opportunities/goals/${ids.goal}/`)),
@@ -372,7 +402,7 @@ t.test("the original phone app's calls against this API", async (t) => {
   }
 
   /** Calls the app makes whose scenario is another call's: an order constraint, never a skip. */
-  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/', 'POST /api/documents/']
+  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/', 'POST /api/documents/', 'POST /api/invoices/products/', 'POST /api/invoices/']
 
   t.test('every call of the app to a built route passes; the others are counted by module', async (t) => {
     const calls = distinctCalls()

@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { TaskLink, taskLinks } from '../tasks/task-views.ts'
+import { InvoiceListItem, invoiceListItem } from '../invoices/views.ts'
+import { invoiceConditions, listInvoices } from '../../projections/invoice/queries.ts'
+import { todayOf } from '../../commands/invoice/write-invoice.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import { ACCOUNT_NAME_SCOPE, accountDecider, accountNames, accountStream, emptyAccount } from '../../commands/account/account.ts'
 import { orNotFound } from '../../errors.ts'
@@ -85,7 +88,7 @@ const AccountDetail = z.object({
   opportunities: z.array(DealSummary).describe("The account's deals the caller may see, newest first"),
   opportunity_list: z.array(DealSummary).describe('The same deals, under the original\'s name'),
   cases: z.array(z.object({ id: z.uuid() })).describe('Always empty until cases exist'),
-  invoices: z.array(z.object({ id: z.uuid() })).describe('Always empty until invoices exist'),
+  invoices: z.array(InvoiceListItem).describe("The account's newest invoices the caller may see (at most 20)"),
   tasks: z.array(TaskLink).describe('The newest tasks linked to this account that the caller may open (at most 20)'),
   tags: z.array(TagRef),
   assigned_to: z.array(ProfileRef),
@@ -157,13 +160,15 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
       ])
       const opportunities = deals.map((deal) => dealSummary(deal, now))
       const tasks = await taskLinks(db, viewer, { account: account.id })
+      const today = todayOf(now)
+      const invoices = await listInvoices(db, viewer, invoiceConditions(viewer, { account: [account.id] }, today), { limit: 20, offset: 0, sort: '-created_at', today })
       return {
         account_obj: { ...record!, contacts, opportunities, cases: [], tasks },
         contacts,
         opportunities,
         opportunity_list: opportunities,
         cases: [],
-        invoices: [],
+        invoices: invoices.rows.map(invoiceListItem),
         tasks,
         tags: record!.tags,
         assigned_to: record!.assigned_to,

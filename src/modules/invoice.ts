@@ -1,0 +1,147 @@
+import { sql } from 'kysely'
+import { z } from 'zod'
+import { PAYMENT_METHODS, PAYMENT_TERMS, REMINDER_FREQUENCIES } from '../commands/invoice/fields.ts'
+import type { EstimateEvent } from '../commands/invoice/estimate.ts'
+import type { InvoiceEvent } from '../commands/invoice/invoice.ts'
+import { DISCOUNT_TYPES } from '../commands/invoice/money.ts'
+import type { NumberEvent } from '../commands/invoice/number-sequence.ts'
+import type { ProductEvent } from '../commands/invoice/product.ts'
+import { By, Day, Decimal, Id, Ids, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
+import { estimatesProjector } from '../projections/invoice/estimates.ts'
+import { invoicesProjector } from '../projections/invoice/invoices.ts'
+import { productsProjector } from '../projections/invoice/products.ts'
+import { created, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
+import type { ModuleManifest } from './manifest.ts'
+
+// Invoices (invoice-<id>), their numbering (invoice_number-<org>-<year>) and the product catalogue (product-<id>).
+const invoiceShape = {
+  invoice_title: z.string(),
+  account: Id.nullable(),
+  contact: Id.nullable(),
+  opportunity: Id.nullable(),
+  ...Object.fromEntries(['client_name', 'client_email', 'client_phone', 'billing_address_line', 'billing_city', 'billing_state', 'billing_postcode', 'billing_country', 'client_address_line', 'client_city', 'client_state', 'client_postcode', 'client_country'].map((key) => [key, z.string()])) as Record<'client_name' | 'client_email' | 'client_phone' | 'billing_address_line' | 'billing_city' | 'billing_state' | 'billing_postcode' | 'billing_country' | 'client_address_line' | 'client_city' | 'client_state' | 'client_postcode' | 'client_country', z.ZodString>,
+  currency: z.string(),
+  discount_type: z.enum(DISCOUNT_TYPES).nullable(),
+  discount_value: Decimal,
+  tax_rate: Decimal,
+  shipping_amount: Decimal,
+  issue_date: Day,
+  due_date: Day.nullable(),
+  payment_terms: z.enum(PAYMENT_TERMS),
+  reminder_enabled: z.boolean(),
+  reminder_days_before: z.number().int(),
+  reminder_days_after: z.number().int(),
+  reminder_frequency: z.enum(REMINDER_FREQUENCIES),
+  public_link_enabled: z.boolean(),
+  notes: z.string(),
+  terms: z.string(),
+  billing_period: z.string().nullable(),
+  po_number: z.string().nullable(),
+  assigned_to: Ids,
+  teams: Ids,
+}
+const allocation = { record_id: Id, number: z.string(), sequence: z.number().int().min(1), ...at }
+const LineItem = z.strictObject({
+  id: Id, product: Id.nullable(), name: z.string(), description: z.string(), quantity: Decimal, unit_price: Decimal,
+  discount_type: z.enum(DISCOUNT_TYPES).nullable(), discount_value: Decimal, tax_rate: Decimal.nullable().describe("null: the invoice's rate"), order: z.number().int(),
+})
+const estimateShape = {
+  title: z.string(),
+  account: Id.nullable(),
+  contact: Id.nullable(),
+  opportunity: Id.nullable(),
+  client_name: z.string(),
+  client_email: z.string(),
+  client_phone: z.string(),
+  client_address_line: z.string(),
+  client_city: z.string(),
+  client_state: z.string(),
+  client_postcode: z.string(),
+  client_country: z.string(),
+  currency: z.string(),
+  discount_type: invoiceShape.discount_type,
+  discount_value: Decimal,
+  tax_rate: Decimal,
+  issue_date: Day,
+  expiry_date: Day.nullable(),
+  public_link_enabled: z.boolean(),
+  notes: z.string(),
+  terms: z.string(),
+  assigned_to: Ids,
+  teams: Ids,
+}
+const respondent = { name: z.string(), email: z.string(), ip: z.string().nullable(), user_agent: z.string(), ...at }
+const productShape = { name: z.string(), description: z.string().nullable(), sku: z.string().nullable(), price: Decimal, currency: z.string().nullable(), category: z.string().nullable(), is_active: z.boolean() }
+const productChanges = Object.fromEntries(Object.entries(productShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof productShape]: z.ZodOptional<(typeof productShape)[K]> }
+
+/** Invoices: drafts, issue with gap-free numbers, lines, payments and their reversals, cancellation; estimates and their conversion; the product catalogue. */
+export const invoiceModule: ModuleManifest = {
+  name: 'invoice',
+  // Records of account: kept whole for the accounting retention law (GDPR Art. 17(3)(b)), so an
+  // erasure leaves their client and billing details; a person's own data lives on their contact.
+  events: noPersonalData(eventsOf<InvoiceEvent | EstimateEvent | NumberEvent | ProductEvent>()({
+    InvoiceCreated: { stream: 'invoice', description: 'A draft invoice was created (or duplicated from another: `duplicated_from`): its fields and lines. Drafts have no number.', data: z.strictObject({ invoice_id: Id, org_id: Id, ...invoiceShape, line_items: z.array(LineItem), duplicated_from: Id.nullable(), created_by: By, ...at }) },
+    InvoiceUpdated: { stream: 'invoice', description: "Fields of an invoice changed: only those, each before and after (an issued invoice's money fields never do).", data: z.strictObject({ changes: changesOf(invoiceShape), by: By, ...at }) },
+    InvoiceLinesChanged: { stream: 'invoice', description: "A draft's lines changed: all of them as they now are, in order.", data: z.strictObject({ line_items: z.array(LineItem), by: By, ...at }) },
+    InvoiceIssued: { stream: 'invoice', description: 'The invoice was sent for the first time: issued, its total fixed from here on (its number is the InvoiceNumberAllocated of the same append).', data: z.strictObject({ total_amount: Decimal, by: By, ...at }) },
+    InvoiceViewed: { stream: 'invoice', description: 'The client first opened the invoice through its public link: Sent became Viewed.', data: z.strictObject(at) },
+    InvoiceResent: { stream: 'invoice', description: 'An issued invoice was sent again.', data: z.strictObject({ by: By, ...at }) },
+    InvoicePaymentRecorded: { stream: 'invoice', description: 'A payment was recorded against the invoice.', data: z.strictObject({ payment_id: Id, amount: Decimal, payment_date: Day, payment_method: z.enum(PAYMENT_METHODS), reference_number: z.string(), notes: z.string(), by: By, ...at }) },
+    InvoicePaymentReversed: { stream: 'invoice', description: 'A payment was reversed: it stays on record and counts for nothing.', data: z.strictObject({ payment_id: Id, by: By, ...at }) },
+    InvoiceCancelled: { stream: 'invoice', description: 'The invoice was cancelled (void).', data: z.strictObject({ by: By, ...at }) },
+    ...noteDefinitions('Invoice', 'invoice', 'invoice'),
+    EstimateCreated: { stream: 'estimate', description: 'An estimate was created: its fields and lines (its number is the EstimateNumberAllocated of the same append).', data: z.strictObject({ estimate_id: Id, org_id: Id, ...estimateShape, line_items: z.array(LineItem), created_by: By, ...at }) },
+    EstimateUpdated: { stream: 'estimate', description: 'Fields of an estimate changed: only those, each before and after.', data: z.strictObject({ changes: changesOf(estimateShape), by: By, ...at }) },
+    EstimateLinesChanged: { stream: 'estimate', description: "An estimate's lines changed: all of them as they now are.", data: z.strictObject({ line_items: z.array(LineItem), by: By, ...at }) },
+    EstimateSent: { stream: 'estimate', description: 'An estimate was sent to its client.', data: z.strictObject({ by: By, ...at }) },
+    EstimateViewed: { stream: 'estimate', description: 'The client first opened the estimate through its public link: Sent became Viewed.', data: z.strictObject(at) },
+    EstimateAccepted: { stream: 'estimate', description: 'The client accepted the estimate (through its public link): who, from where.', data: z.strictObject(respondent) },
+    EstimateDeclined: { stream: 'estimate', description: 'The client declined the estimate (through its public link): who, from where.', data: z.strictObject(respondent) },
+    EstimateConverted: { stream: 'estimate', description: 'The estimate became an invoice (`invoice_id`), whose InvoiceCreated is in the same append.', data: z.strictObject({ invoice_id: Id, by: By, ...at }) },
+    EstimateDeleted: { stream: 'estimate', description: 'An estimate was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
+    InvoiceNumberAllocated: { stream: 'invoice_number', description: "The organization's next invoice number of the year (its `sequence`-th) was given to an invoice (`record_id`), in the same append as its InvoiceIssued.", data: z.strictObject(allocation) },
+    EstimateNumberAllocated: { stream: 'invoice_number', description: "The organization's next estimate number of the year (its `sequence`-th) was given to an estimate (`record_id`), in the same append as its EstimateCreated.", data: z.strictObject(allocation) },
+    ProductCreated: { stream: 'product', description: 'A product was added to the catalogue.', data: z.strictObject({ product_id: Id, org_id: Id, ...productShape, created_by: By, ...at }) },
+    ProductUpdated: { stream: 'product', description: 'Fields of a product changed: only the new values.', data: z.strictObject({ ...productChanges, ...at }) },
+    ProductDeleted: { stream: 'product', description: 'A product was deleted from the catalogue (invoices keep their lines).', data: z.strictObject(at) },
+  })),
+  routes: async (deps, files) => {
+    const { invoiceRoutes } = await import('../http/invoices/invoices.ts')
+    const { productRoutes } = await import('../http/invoices/products.ts')
+    const { estimateRoutes } = await import('../http/invoices/estimates.ts')
+    const { publicLinkRoutes } = await import('../http/invoices/public-links.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+  },
+  projectors: [invoicesProjector, estimatesProjector, productsProjector],
+  record: {
+    entityType: 'Invoice',
+    version: 1,
+    table: 'invoices',
+    name: sql<string>`coalesce(r.invoice_number || ' ' || r.invoice_title, r.invoice_title)`,
+    page: '/invoices',
+    noun: 'invoice',
+    activity: {
+      InvoiceCreated: created,
+      InvoiceUpdated: updatedChanges,
+      InvoiceLinesChanged: { action: 'UPDATE', describe: () => 'Changed the lines' },
+      InvoiceIssued: { action: 'UPDATE', describe: (data) => `Sent the invoice (${String(data.total_amount)})` },
+      InvoiceResent: { action: 'UPDATE', describe: () => 'Sent the invoice again' },
+      InvoiceViewed: { action: 'UPDATE', describe: () => 'The client opened the invoice' },
+      InvoicePaymentRecorded: { action: 'UPDATE', describe: (data) => `Recorded a payment of ${String(data.amount)}` },
+      InvoicePaymentReversed: { action: 'UPDATE', describe: () => 'Reversed a payment' },
+      InvoiceCancelled: { action: 'UPDATE', describe: () => 'Cancelled the invoice' },
+      ...noteReadings('Invoice'),
+    },
+    notifiedBy: { created: 'InvoiceCreated', updated: 'InvoiceUpdated', commented: 'InvoiceCommentAdded' },
+  },
+  idKinds: [
+    [/^\/api\/invoices\/products\/\{id\}/, 'product'],
+    [/^\/api\/invoices\/estimates\/\{id\}/, 'estimate'],
+    [/^\/api\/invoices\/comments\/\{id\}/, 'invoiceComment'],
+    [/^\/api\/invoices\/attachments\/\{id\}/, 'invoiceAttachment'],
+    [/^\/api\/invoices\/\{invoice_id\}\/line-items\/\{id\}/, 'invoiceLineItem'],
+    [/^\/api\/invoices\/\{invoice_id\}\/payments\/\{id\}/, 'invoicePayment'],
+    [/^\/api\/invoices\/\{id\}/, 'invoice'],
+  ],
+  idParams: { invoice_id: 'invoice' },
+}

@@ -1,0 +1,126 @@
+import { sql } from 'kysely'
+import type { RawBuilder } from 'kysely'
+import type { Db } from '../../db/database.ts'
+import { dateRange } from '../../db/date-range.ts'
+import { containsPattern } from '../../db/like.ts'
+import { visibleSql } from '../../visibility/policy.ts'
+import type { Viewer } from '../../visibility/policy.ts'
+import type { InvoiceRow } from './tables.ts'
+
+/**
+ * What the invoice routes read: rows with the status as of `today` (Overdue: issued, unpaid and past
+ * its due date, computed here from the clock, never stored), the names of the account, contact and
+ * deal (a deal only when the viewer may see it), and the list header's totals.
+ */
+export type InvoiceView = InvoiceRow & {
+  is_overdue: boolean
+  account_name: string | null
+  contact_first_name: string | null
+  contact_last_name: string | null
+  contact_email: string | null
+  opportunity_name: string | null
+  opportunity_amount: string | null
+  opportunity_stage: string | null
+  opportunity_currency: string | null
+}
+
+const overdue = (today: string) => sql<boolean>`(i.status IN ('Sent', 'Viewed', 'Partially_Paid') AND i.due_date < ${today}::date)`
+
+function columns(viewer: Viewer, today: string) {
+  return sql`i.*, i.issue_date::text AS issue_date, i.due_date::text AS due_date,
+    CASE WHEN ${overdue(today)} THEN 'Overdue' ELSE i.status END AS status, coalesce(${overdue(today)}, false) AS is_overdue,
+    a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email,
+    o.name AS opportunity_name, o.amount::text AS opportunity_amount, o.stage AS opportunity_stage, o.currency AS opportunity_currency
+    FROM invoices i
+    LEFT JOIN accounts a ON a.id = i.account
+    LEFT JOIN contacts c ON c.id = i.contact
+    LEFT JOIN opportunities o ON o.id = i.opportunity AND ${visibleSql('Opportunity', viewer, 'o')}`
+}
+
+/** An invoice of the viewer's organization (whether they may open it is the use case's check), or undefined. */
+export async function invoiceOf(db: Db, viewer: Viewer, id: string, today: string): Promise<InvoiceView | undefined> {
+  const { rows } = await sql<InvoiceView>`SELECT ${columns(viewer, today)} WHERE i.org_id = ${viewer.orgId} AND i.id = ${id}`.execute(db)
+  return rows[0]
+}
+
+export type InvoiceFilter = {
+  search?: string
+  status?: string
+  account?: string[]
+  contact?: string[]
+  opportunity?: string[]
+  assignedTo?: string[]
+  createdBy?: string[]
+  issueFrom?: string
+  issueTo?: string
+  dueFrom?: string
+  dueTo?: string
+}
+
+/** The viewer's invoices (an admin's organization, a member's own and assigned), narrowed by each filter given. */
+export function invoiceConditions(viewer: Viewer, filter: InvoiceFilter, today: string): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [sql`i.org_id = ${viewer.orgId}`, visibleSql('Invoice', viewer, 'i')]
+  if (filter.search) {
+    const like = containsPattern(filter.search.slice(0, 100))
+    conditions.push(sql`(i.invoice_title ILIKE ${like} OR i.invoice_number ILIKE ${like} OR i.client_name ILIKE ${like} OR i.client_email ILIKE ${like})`)
+  }
+  if (filter.status) conditions.push(sql`(CASE WHEN ${overdue(today)} THEN 'Overdue' ELSE i.status END) = ${filter.status}`)
+  const links = { account: filter.account, contact: filter.contact, opportunity: filter.opportunity, created_by: filter.createdBy }
+  for (const [column, ids] of Object.entries(links)) if (ids) conditions.push(sql`${sql.ref(`i.${column}`)} = ANY(${ids}::uuid[])`)
+  if (filter.assignedTo) conditions.push(sql`i.assigned_to && ${filter.assignedTo}::uuid[]`)
+  conditions.push(...dateRange(sql`i.issue_date`, 'date', { from: filter.issueFrom, to: filter.issueTo }))
+  conditions.push(...dateRange(sql`i.due_date`, 'date', { from: filter.dueFrom, to: filter.dueTo }))
+  return conditions
+}
+
+export const INVOICE_SORTS = ['created_at', 'due_date', 'issue_date', 'total_amount', 'status'] as const
+export type InvoiceSort = (typeof INVOICE_SORTS)[number] | `-${(typeof INVOICE_SORTS)[number]}`
+
+const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
+
+/** One page of the filtered invoices in the order asked (newest first by default), and how many match. */
+export async function listInvoices(db: Db, viewer: Viewer, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; sort: InvoiceSort; today: string }): Promise<{ count: number; rows: InvoiceView[] }> {
+  const descending = page.sort.startsWith('-')
+  const order = sql`${sql.ref(`i.${page.sort.replace('-', '')}`)} ${descending ? sql`DESC NULLS LAST` : sql`ASC NULLS LAST`}, i.created_at DESC, i.id`
+  const [rows, count] = await Promise.all([
+    sql<InvoiceView>`SELECT ${columns(viewer, page.today)} WHERE ${where(conditions)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
+    sql<{ n: string }>`SELECT count(*) AS n FROM invoices i WHERE ${where(conditions)}`.execute(db),
+  ])
+  return { count: Number(count.rows[0]!.n), rows: rows.rows }
+}
+
+export type InvoiceTotals = { count: number; outstanding: string; overdue: string; due_this_month: string; paid_this_quarter: string; draft: string; action_needed: number }
+
+/**
+ * The list header's figures over every invoice the viewer may see (not the page, and, as the
+ * original's, not the filter): what is owed, overdue, due this month; paid this quarter; drafts;
+ * and the invoices waiting on someone (drafts to send, overdue ones to chase).
+ */
+export async function invoiceTotals(db: Db, viewer: Viewer, today: string): Promise<InvoiceTotals> {
+  const unpaid = sql`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
+  const { rows } = await sql<Record<keyof InvoiceTotals, string>>`SELECT count(*) AS count,
+      coalesce(sum(i.amount_due) FILTER (WHERE ${unpaid}), 0)::numeric(30, 2)::text AS outstanding,
+      coalesce(sum(i.amount_due) FILTER (WHERE ${overdue(today)}), 0)::numeric(30, 2)::text AS overdue,
+      coalesce(sum(i.total_amount) FILTER (WHERE ${unpaid} AND date_trunc('month', i.due_date) = date_trunc('month', ${today}::date)), 0)::numeric(30, 2)::text AS due_this_month,
+      coalesce(sum(i.amount_paid) FILTER (WHERE i.paid_at >= date_trunc('quarter', ${today}::date)), 0)::numeric(30, 2)::text AS paid_this_quarter,
+      coalesce(sum(i.total_amount) FILTER (WHERE i.status = 'Draft'), 0)::numeric(30, 2)::text AS draft,
+      count(*) FILTER (WHERE i.status = 'Draft' OR ${overdue(today)}) AS action_needed
+    FROM invoices i WHERE i.org_id = ${viewer.orgId} AND ${visibleSql('Invoice', viewer, 'i')}`.execute(db)
+  const totals = rows[0]!
+  return { ...totals, count: Number(totals.count), action_needed: Number(totals.action_needed) }
+}
+
+/** How many invoices name each product on a line (the catalogue's `used_on`). */
+export async function productUse(db: Db, orgId: string, productIds: readonly string[]): Promise<Map<string, number>> {
+  if (!productIds.length) return new Map()
+  const { rows } = await sql<{ product: string; n: string }>`SELECT line->>'product' AS product, count(DISTINCT i.id) AS n
+    FROM invoices i, jsonb_array_elements(i.line_items) line
+    WHERE i.org_id = ${orgId} AND line->>'product' = ANY(${productIds}::text[]) GROUP BY 1`.execute(db)
+  return new Map(rows.map((row) => [row.product, Number(row.n)]))
+}
+
+/** The organization of an invoice or estimate, by id alone: what a public link (which carries no organization) starts from. */
+export async function orgOfDocument(db: Db, kind: 'invoice' | 'estimate', id: string): Promise<string | undefined> {
+  const { rows } = await sql<{ org_id: string }>`SELECT org_id FROM ${sql.table(kind === 'invoice' ? 'invoices' : 'estimates')} WHERE id = ${id}`.execute(db)
+  return rows[0]?.org_id
+}
