@@ -12,8 +12,8 @@ export type AttachmentData = { attachment_id: string; file_name: string; content
  * only the author (uploader) or an admin edits or removes.
  */
 export type NoteEvent<P extends string> =
-  /** `mentions`: the profiles its `@name`s named when it was written (absent when none). */
-  | { type: `${P}CommentAdded`; data: { comment_id: string; comment: string; by: string | null; mentions?: string[]; at: string } }
+  /** `mentions`: the profiles its `@name`s named when it was written (absent when none); `internal`: a note for the team only (cases), absent on a public comment. */
+  | { type: `${P}CommentAdded`; data: { comment_id: string; comment: string; by: string | null; mentions?: string[]; internal?: true; at: string } }
   | { type: `${P}CommentEdited`; data: { comment_id: string; comment: string; at: string } }
   | { type: `${P}CommentDeleted`; data: { comment_id: string; at: string } }
   /** `storage_key` names the file in the file store; the bytes never enter the log. */
@@ -24,8 +24,8 @@ export type NoteEvent<P extends string> =
 export const mentionsOf = (command: { mentions?: readonly string[] }): { mentions?: string[] } => (command.mentions?.length ? { mentions: [...command.mentions] } : {})
 
 export type NoteCommand =
-  /** `mentions`: whom the comment's `@name`s resolve to in the organization now (commands/notification/mentions.ts). */
-  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; mentions?: readonly string[]; at: string }
+  /** `mentions`: whom the comment's `@name`s resolve to in the organization now (commands/notification/mentions.ts); `internal`: a note for the team only (modules whose routes take `is_internal`). */
+  | { type: 'AddComment'; orgId: string; actor: Actor; commentId: string; comment: string; mentions?: readonly string[]; internal?: boolean; at: string }
   | { type: 'EditComment'; orgId: string; actor: Actor; commentId: string; comment: string; at: string }
   | { type: 'DeleteComment'; orgId: string; actor: Actor; commentId: string; at: string }
   | { type: 'AddAttachment'; orgId: string; actor: Actor; attachment: AttachmentData; at: string }
@@ -86,7 +86,7 @@ export function decideNote<P extends string>(prefix: P, notes: Notes, command: N
   if (adding && !mayAccess) throw new ForbiddenError('Only an admin, the creator or an assignee may add notes to this record')
   switch (command.type) {
     case 'AddComment':
-      return notes.comments.some((c) => c.id === command.commentId) ? [] : event('CommentAdded', { comment_id: command.commentId, comment: command.comment, by: actor.profileId, ...mentionsOf(command) })
+      return notes.comments.some((c) => c.id === command.commentId) ? [] : event('CommentAdded', { comment_id: command.commentId, comment: command.comment, by: actor.profileId, ...mentionsOf(command), ...(command.internal && { internal: true }) })
     case 'EditComment': {
       const note = changeable(notes.comments, command.commentId, actor, 'Comment')
       if (!note) throw new NotFoundError('Comment not found')

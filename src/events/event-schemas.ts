@@ -76,7 +76,7 @@ const attachmentShape = { attachment_id: Id, file_name: z.string(), content_type
 
 /** The comment and attachment events of a record's own stream: `<Prefix>CommentAdded` … (commands/notes.ts). */
 const noteData = {
-  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, mentions: Ids.optional().describe('The profiles its `@name`s named when it was written; absent when none'), ...at }),
+  CommentAdded: z.strictObject({ comment_id: Id, comment: z.string(), by: By, mentions: Ids.optional().describe('The profiles its `@name`s named when it was written; absent when none'), internal: z.literal(true).optional().describe('An internal note, for the team only (cases); absent on a public comment'), ...at }),
   CommentEdited: z.strictObject({ comment_id: Id, comment: z.string(), ...at }),
   CommentDeleted: z.strictObject({ comment_id: Id, ...at }),
   AttachmentAdded: z.strictObject({ ...attachmentShape, by: By, ...at }),

@@ -6,6 +6,7 @@ import { activityModule } from './activity.ts'
 import { apiSettingModule } from './api-setting.ts'
 import { boardModule } from './board.ts'
 import { businessHoursModule } from './business-hours.ts'
+import { caseModule } from './case.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -49,6 +50,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   webFormModule,
   solutionModule,
   businessHoursModule,
+  caseModule,
   taskModule,
   documentModule,
   apiSettingModule,

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { STAGE_KINDS } from '../commands/pipeline/stage-rules.ts'
 import type { PipelineEvent } from '../commands/pipeline/pipeline.ts'
 import { By, Id, Ids, at, eventsOf, noPersonalData } from '../events/event-schemas.ts'
-import { leadPipelinesProjector, pipelinesProjector, taskPipelinesProjector } from '../projections/pipeline/pipelines.ts'
+import { casePipelinesProjector, leadPipelinesProjector, pipelinesProjector, taskPipelinesProjector } from '../projections/pipeline/pipelines.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Pipelines (pipeline-<id>).
@@ -39,10 +39,10 @@ export const pipelineModule: ModuleManifest = {
     PipelineUnlocked: { stream: 'pipeline', description: 'A locked pipeline was opened to deals again.', data: z.strictObject(at) },
   })),
   routes: async (deps) => {
-    const [{ pipelineRoutes }, { leadPipelineRoutes }, { taskPipelineRoutes }] = await Promise.all([import('../http/pipelines/pipelines.ts'), import('../http/pipelines/lead-pipelines.ts'), import('../http/pipelines/task-pipelines.ts')])
-    return [pipelineRoutes(deps), leadPipelineRoutes(deps), taskPipelineRoutes(deps)]
+    const [{ pipelineRoutes }, { leadPipelineRoutes }, { taskPipelineRoutes }, { casePipelineRoutes }] = await Promise.all([import('../http/pipelines/pipelines.ts'), import('../http/pipelines/lead-pipelines.ts'), import('../http/pipelines/task-pipelines.ts'), import('../http/pipelines/case-pipelines.ts')])
+    return [pipelineRoutes(deps), leadPipelineRoutes(deps), taskPipelineRoutes(deps), casePipelineRoutes(deps)]
   },
-  projectors: [pipelinesProjector, leadPipelinesProjector, taskPipelinesProjector],
+  projectors: [pipelinesProjector, leadPipelinesProjector, taskPipelinesProjector, casePipelinesProjector],
   idKinds: [
     [/^\/api\/opportunities\/pipelines\/\{id\}/, 'pipeline'],
     [/^\/api\/opportunities\/stages\/\{id\}/, 'stage'],
@@ -50,5 +50,7 @@ export const pipelineModule: ModuleManifest = {
     [/^\/api\/leads\/stages\/\{id\}/, 'leadStage'],
     [/^\/api\/tasks\/pipelines\/\{(id|pipeline_pk)\}/, 'taskPipeline'],
     [/^\/api\/tasks\/stages\/\{id\}/, 'taskStage'],
+    [/^\/api\/cases\/pipelines\/\{(id|pipeline_pk)\}/, 'casePipeline'],
+    [/^\/api\/cases\/stages\/\{id\}/, 'caseStage'],
   ],
 }

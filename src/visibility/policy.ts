@@ -18,7 +18,7 @@ export type Seer = { profileId: string | null; isAdmin: boolean }
 export type Viewer = Seer & { orgId: string }
 
 /** The record kinds the policy speaks of, as the original names them (`entity_type`). */
-export const VISIBLE_KINDS = ['Account', 'Contact', 'Document', 'Lead', 'Opportunity', 'Solution', 'Task', 'Invoice'] as const
+export const VISIBLE_KINDS = ['Account', 'Case', 'Contact', 'Document', 'Lead', 'Opportunity', 'Solution', 'Task', 'Invoice'] as const
 export type VisibleKind = (typeof VISIBLE_KINDS)[number]
 
 /** The kinds of caller: an organization admin, a member, and the organization API key (no profile). */
@@ -36,14 +36,17 @@ export type Rule = 'all' | 'involved' | 'none'
  * The declaration. Accounts and contacts are the organization's shared address book: every member
  * sees them (this service's choice; the original limits them too), as every member reads the
  * knowledge base's solutions. Leads, deals and tasks are
- * a member's own work: they see those they created or are assigned to (§4.3, §4.4, §4.7). The API
- * key has no profile to be involved with, so it sees the shared kinds only. A document reaches its
+ * a member's own work: they see those they created or are assigned to (§4.3, §4.4, §4.7). So are
+ * cases, where a watcher is involved too (the original's cases/access.py: read is admin, creator,
+ * assignee or watcher; the customer portal will add the contact's own cases as a caller kind). The
+ * API key has no profile to be involved with, so it sees the shared kinds only. A document reaches its
  * uploader and whoever it is shared with (`assigned_to` in its read model; the teams it is shared
  * with widen that for their members, projections/document/documents.ts), as the original's
  * `_visible_to`.
  */
 export const RECORD_VISIBILITY: Readonly<Record<VisibleKind, Readonly<Record<CallerKind, Rule>>>> = {
   Account: { admin: 'all', member: 'all', apiKey: 'all' },
+  Case: { admin: 'all', member: 'involved', apiKey: 'none' },
   Contact: { admin: 'all', member: 'all', apiKey: 'all' },
   Document: { admin: 'all', member: 'involved', apiKey: 'none' },
   Lead: { admin: 'all', member: 'involved', apiKey: 'none' },
@@ -65,26 +68,29 @@ export const ruleFor = (kind: VisibleKind, seer: Seer): Rule => RECORD_VISIBILIT
 /** Whether some caller sees only part of the kind: its read models then keep who is involved with each record. */
 export const isRestricted = (kind: VisibleKind): boolean => Object.values(RECORD_VISIBILITY[kind]).some((rule) => rule !== 'all')
 
-/** What the policy reads of a record: its creator and assignees. */
-export type Involvement = { createdBy: string | null; assignedTo: readonly string[] }
+/** What the policy reads of a record: its creator and assignees, and its watchers where the kind has them (cases). */
+export type Involvement = { createdBy: string | null; assignedTo: readonly string[]; watchers?: readonly string[] }
 
 /** The single-record check: whether the caller may see (and so open, edit, move or link to) this record. */
 export function mayAccess(kind: VisibleKind, record: Involvement, seer: Seer): boolean {
   const rule = ruleFor(kind, seer)
   if (rule !== 'involved') return rule === 'all'
   const me = seer.profileId
-  return me !== null && (record.createdBy === me || record.assignedTo.includes(me))
+  return me !== null && (record.createdBy === me || record.assignedTo.includes(me) || (record.watchers?.includes(me) ?? false))
 }
 
 /**
  * The same check as SQL over a read model row: `alias` names the row (its `created_by` and
  * `assigned_to` columns); without one the columns are unqualified. In a WHERE; a select list wraps
  * it in coalesce(…, false), as a record without a creator makes it null. `assigned_to && {me}` is
- * `me = ANY(assigned_to)` in the form a GIN index on assigned_to answers.
+ * `me = ANY(assigned_to)` in the form a GIN index on assigned_to answers. `watchers`: the row also
+ * has a `watchers` column whose profiles are involved (a read model that keeps them: the cases').
  */
-export function visibleSql(kind: VisibleKind, seer: Seer, alias?: string): RawBuilder<boolean> {
+export function visibleSql(kind: VisibleKind, seer: Seer, alias?: string, options: { watchers?: boolean } = {}): RawBuilder<boolean> {
   const rule = ruleFor(kind, seer)
   if (rule !== 'involved') return rule === 'all' ? sql<boolean>`true` : sql<boolean>`false`
   const column = (name: string) => (alias === undefined ? sql.ref(name) : sql.ref(`${alias}.${name}`))
-  return sql<boolean>`(${column('created_by')} = ${seer.profileId}::uuid OR ${column('assigned_to')} && ${sql.val([seer.profileId])}::uuid[])`
+  const me = sql.val([seer.profileId])
+  const watching = options.watchers ? sql` OR ${column('watchers')} && ${me}::uuid[]` : sql``
+  return sql<boolean>`(${column('created_by')} = ${seer.profileId}::uuid OR ${column('assigned_to')} && ${me}::uuid[]${watching})`
 }

@@ -23,8 +23,10 @@ import { productDecider } from '../../src/commands/invoice/product.ts'
 import { estimateDecider } from '../../src/commands/invoice/estimate.ts'
 import type { EstimateCommand } from '../../src/commands/invoice/estimate.ts'
 import type { ProductCommand } from '../../src/commands/invoice/product.ts'
-import { taskPipelines } from '../../src/commands/pipeline/kinds.ts'
+import { casePipelines, taskPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
+import { caseDecider } from '../../src/commands/case/case.ts'
+import type { CaseCommand } from '../../src/commands/case/case.ts'
 import type { TaskCommand } from '../../src/commands/task/task.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider } from '../../src/commands/name-claim.ts'
@@ -195,6 +197,18 @@ function decidedEvents(): DomainEvent[] {
     { type: 'UpdateProduct', orgId: org, actor: admin, fields: { price: '55.00' }, at: later },
     { type: 'DeleteProduct', orgId: org, actor: admin, at: later },
   ]
+  const casePipelineId = randomUUID()
+  const casePipeline = { id: casePipelineId, state: fold(casePipelines.decider, decided(casePipelines.decider, [{ type: 'CreatePipeline', pipelineId: casePipelineId, orgId: org, name: 'Support', isDefault: false, stageIds: ids(4), actorId: null, at }])) }
+  const caseCommands: CaseCommand[] = [
+    { type: 'CreateCase', caseId: randomUUID(), orgId: org, actor: admin, input: { name: 'Printer on fire', priority: 'Urgent', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: {} } }, customFields: [], at },
+    { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Closed', closed_on: '2026-11-22' }, customFields: [], replace: false, at },
+    { type: 'AddComment', orgId: org, actor: admin, commentId: randomUUID(), comment: 'Looking', internal: true, at },
+    ...leadCommands.filter(isNoteCommand),
+    { type: 'WatchCase', orgId: org, actor: admin, at },
+    { type: 'UnwatchCase', orgId: org, actor: admin, at },
+    { type: 'MoveCase', orgId: org, actor: admin, at, day: '2026-11-22', stage: { id: casePipeline.state.stages[1]!.id, pipeline: casePipeline }, kanbanOrder: 500 },
+    { type: 'DeleteCase', orgId: org, actor: admin, at },
+  ]
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
@@ -330,6 +344,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(estimateDecider, estimateCommands('Declined').filter((command) => command.type !== 'ConvertEstimate')),
     ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }]),
     ...decided(productDecider, productCommands),
+    ...decided(caseDecider, caseCommands),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

@@ -87,6 +87,13 @@ const KNOWN_ADMIN_ONLY = [
   'POST /api/tasks/pipelines/{id}/stages/reorder/',
   'PUT /api/tasks/stages/{id}/',
   'DELETE /api/tasks/stages/{id}/',
+  'POST /api/cases/pipelines/',
+  'PUT /api/cases/pipelines/{id}/',
+  'DELETE /api/cases/pipelines/{id}/',
+  'POST /api/cases/pipelines/{id}/stages/',
+  'POST /api/cases/pipelines/{id}/stages/reorder/',
+  'PUT /api/cases/stages/{id}/',
+  'DELETE /api/cases/stages/{id}/',
 ]
 
 t.test('tenant isolation and roles, over the whole route table', async (t) => {
@@ -123,6 +130,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   // B's default lead and task pipelines are created on first use (as its deal one was by the deal above): before the snapshot, not by its first listing.
   await call('GET', '/api/leads/pipelines/', globex.admin.headers)
   await call('GET', '/api/tasks/pipelines/', globex.admin.headers)
+  await call('GET', '/api/cases/pipelines/', globex.admin.headers)
   const bListsBefore = await listAs(globex.admin.headers)
 
   // A: one record of each kind, names that would show if they leaked.
@@ -192,6 +200,12 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const taskWithFile = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { ...A, 'content-type': taskFile.contentType }, payload: taskFile.payload })
   t.equal(taskWithFile.statusCode, 200, taskWithFile.body)
   ids.taskAttachment = taskWithFile.json().attachments[0].id
+  ids.case = (await created('POST', '/api/cases/', A, { name: 'Acme secret case', assigned_to: [alice.profileId] })).id
+  ids.caseComment = (await created('POST', `/api/cases/${ids.case}/`, A, { comment: 'acme secret case comment' })).comments[0].id
+  const caseFile = await multipartBody({ case_attachment: { name: 'acme-secret-case.txt', type: 'text/plain', content: 'acme secret case file' } })
+  const caseWithFile = await app.inject({ method: 'POST', url: `/api/cases/${ids.case}/`, headers: { ...A, 'content-type': caseFile.contentType }, payload: caseFile.payload })
+  t.equal(caseWithFile.statusCode, 200, caseWithFile.body)
+  ids.caseAttachment = caseWithFile.json().attachments[0].id
   await call('GET', '/api/tasks/pipelines/', A) // A's default task pipeline, created on first use: before A's view is taken
   const taskPipeline = await created('POST', '/api/tasks/pipelines/', A, { name: 'Acme secret task pipeline' })
   ids.taskPipeline = taskPipeline.id
@@ -218,6 +232,10 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   t.equal(invoiceWithFile.statusCode, 201, invoiceWithFile.body)
   ids.invoiceAttachment = invoiceWithFile.json().attachment.id
   ids.estimate = (await created('POST', '/api/invoices/estimates/', A, { title: 'Acme secret estimate', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret estimate line', unit_price: '8.00' }] })).estimate.id
+  await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken
+  const casePipeline = await created('POST', '/api/cases/pipelines/', A, { name: 'Acme secret case pipeline' })
+  ids.casePipeline = casePipeline.id
+  ids.caseStage = casePipeline.stages[1].id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
   const declared = new Set([...KIND_BY_PREFIX.map(([, kind]) => kind), ...Object.values(KIND_BY_PARAM)])
   t.same([...declared].filter((kind) => !ids[kind]), [], 'a record of A for every kind the modules declare (seed one above for a new kind)')

@@ -89,7 +89,7 @@ t.test('tasks: /api/tasks/ as the original and its web app use it', async (t) =>
     t.match(twoParents.json(), { errors: { account: [String] } })
     t.equal((await inject('PATCH', `${BASE}${call}/`, alice.headers, { lead, account: null })).statusCode, 200, 'moving the parent nulls the old one')
     t.match((await inject('PATCH', `${BASE}${call}/`, alice.headers, { account: theirAccount, lead: null })).json(), { errors: { account: [String] } }, 'another organization\'s account is refused')
-    t.match((await create(admin, { title: 'X', case: account })).json(), { errors: { case: [/not available/] } }, 'cases are not built: a case link is refused')
+    t.match((await create(admin, { title: 'X', case: account })).json(), { errors: { case: ['Expected a case of this organization.'] } }, 'an account id is no case')
     t.match((await create(admin, { title: 'X', assigned_to: [globex.admin.profileId] })).json(), { errors: { assigned_to: [String] } })
     t.match((await create(admin, { title: ' ', due_date: '22/11/2026', priority: 'Urgent' })).json(), { errors: { title: [String], due_date: [String], priority: [String] } })
     t.equal((await create(admin, { title: 'X', is_sample: true })).statusCode, 400, 'unknown fields are refused')

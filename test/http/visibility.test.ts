@@ -50,6 +50,7 @@ const TASK_PARENT: Record<Role, object> = { mine: { opportunity: 'other' }, othe
 
 const KINDS: Record<VisibleKind, KindTest> = {
   Account: { path: '/api/accounts/', searchType: 'account', body: (name, assigned_to) => ({ name, assigned_to }) },
+  Case: { path: '/api/cases/', searchType: 'case', body: (name, assigned_to) => ({ name, assigned_to }) },
   Contact: { path: '/api/contacts/', searchType: 'contact', body: (first_name, assigned_to) => ({ first_name, assigned_to }) },
   Document: { path: '/api/documents/', searchType: null, fileField: 'document_file', assignedField: 'shared_to', body: (title, shared_to) => ({ title, shared_to: JSON.stringify(shared_to) }) },
   Lead: { path: '/api/leads/', searchType: 'lead', body: (first_name, assigned_to) => ({ first_name, assigned_to }) },

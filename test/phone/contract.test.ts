@@ -297,6 +297,45 @@ t.test("the original phone app's calls against this API", async (t) => {
     'GET /api/opportunities/goals/{id}/': async () => check('GET /api/opportunities/goals/{id}/', await send('GET', `/api/opportunities/goals/${ids.goal}/`), [['SalesGoal']]),
     'PUT /api/opportunities/goals/{id}/': async () => check('PUT /api/opportunities/goals/{id}/', await send('PUT', `/api/opportunities/goals/${ids.goal}/`, { name: 'November', goal_type: 'REVENUE', target_value: '6000', period_type: 'MONTHLY', period_start: '2026-11-01', period_end: '2026-11-30', is_active: true, assigned_to: bob.profileId })),
     'GET /api/opportunities/goals/leaderboard/': async () => check('GET /api/opportunities/goals/leaderboard/', await send('GET', '/api/opportunities/goals/leaderboard/?period_type=MONTHLY'), [['GoalLeaderRow', 'leaderboard']]),
+    // The Tickets tab (tickets_provider.dart, ticket_form_screen.dart): the form's payload, the list's filter chips, replies and internal notes.
+    'POST /api/cases/': async () => {
+      const ticket = { name: 'Printer on fire', status: 'New', priority: 'Urgent', case_type: 'Incident', assigned_to: [], tags: [], contacts: [], custom_fields: {}, description: 'Smoke', account: ids.account }
+      ids.case = created(await check('POST /api/cases/', await send('POST', '/api/cases/', ticket)))
+      ids.childCase = created(await check('POST /api/cases/', await send('POST', '/api/cases/', { ...ticket, name: 'Second printer', priority: 'Normal' })))
+    },
+    'GET /api/cases/': async () => {
+      const body = await check('GET /api/cases/', await send('GET', '/api/cases/?limit=20&offset=0&search=printer&status=New&status=Assigned&status=Pending'), [['Ticket', 'cases']])
+      if (body.cases_count !== 2 || !('offset' in body)) fail('GET /api/cases/', ': the list answers cases_count and offset (the next page, or null)')
+      await check('GET /api/cases/', await send('GET', `/api/cases/?limit=6&slim=true&account=${ids.account}&status=New`), [['Ticket', 'cases']])
+      await check('GET /api/cases/', await send('GET', '/api/cases/?limit=20&offset=0&sla_breached=true&created_at__gte=2026-11-01T00:00:00.000Z'), [['Ticket', 'cases']])
+    },
+    'GET /api/cases/{id}/': async () => check('GET /api/cases/{id}/', await send('GET', `/api/cases/${ids.case}/`), [['Ticket', 'cases_obj'], ['Comment', 'comments'], ['Comment', 'internal_notes'], ['Attachment', 'attachments']]),
+    'PATCH /api/cases/{id}/': async () => {
+      await check('PATCH /api/cases/{id}/', await send('PATCH', `/api/cases/${ids.case}/`, { name: 'Printer on fire', status: 'Assigned', priority: 'Urgent', case_type: 'Incident', assigned_to: [], tags: [], contacts: [], custom_fields: {}, description: null }))
+      return check('PATCH /api/cases/{id}/', await send('PATCH', `/api/cases/${ids.case}/`, { status: 'Closed', closed_on: '2026-11-22' }))
+    },
+    'POST /api/cases/{id}/': async () => {
+      await check('POST /api/cases/{id}/', await send('POST', `/api/cases/${ids.case}/`, { comment: 'Checked the logs', is_internal: true }), [['Comment', 'internal_notes']])
+      const body = await check('POST /api/cases/{id}/', await send('POST', `/api/cases/${ids.case}/`, { comment: 'We are on it', is_internal: false }), [['Comment', 'comments'], ['Ticket', 'cases_obj']])
+      if (!at(body, 'cases_obj.first_response_at')) fail('POST /api/cases/{id}/', ': the first public reply stamps first_response_at')
+    },
+    'POST /api/cases/{id}/ (attachment)': async () => upload('cases', ids.case!, 'case_attachment'),
+    'POST /api/cases/{id}/watch/': async () => check('POST /api/cases/{id}/watch/', await send('POST', `/api/cases/${ids.case}/watch/`, {})),
+    'GET /api/cases/{id}/watchers/': async () => {
+      const body = await check('GET /api/cases/{id}/watchers/', await send('GET', `/api/cases/${ids.case}/watchers/`))
+      if (body.is_current_user_watching !== true) fail('GET /api/cases/{id}/watchers/', ': is_current_user_watching after watching')
+    },
+    'GET /api/cases/watching/': async () => check('GET /api/cases/watching/', await send('GET', '/api/cases/watching/?limit=20&offset=0'), [['Ticket', 'cases']]),
+    'DELETE /api/cases/{id}/watch/': async () => check('DELETE /api/cases/{id}/watch/', await send('DELETE', `/api/cases/${ids.case}/watch/`)),
+    'POST /api/cases/{id}/link/': async () => check('POST /api/cases/{id}/link/', await send('POST', `/api/cases/${ids.childCase}/link/`, { parent_id: ids.case })),
+    'GET /api/cases/{id}/tree/': async () => {
+      const body = await check('GET /api/cases/{id}/tree/', await send('GET', `/api/cases/${ids.childCase}/tree/`))
+      if (at(body, 'root.id') !== ids.case || at(body, 'focus_id') !== ids.childCase) fail('GET /api/cases/{id}/tree/', ': the tree answers the root above the ticket and focus_id')
+    },
+    'POST /api/cases/{id}/close-with-children/': async () => {
+      const body = await check('POST /api/cases/{id}/close-with-children/', await send('POST', `/api/cases/${ids.case}/close-with-children/`, { cascade: true, resolution_comment: 'Fixed upstream' }))
+      if (JSON.stringify(body.cascaded_case_ids) !== JSON.stringify([ids.childCase])) fail('POST /api/cases/{id}/close-with-children/', ': the open child is closed with its parent')
+    },
     'GET /api/boards/': async () => check('GET /api/boards/', await send('GET', '/api/boards/'), [['BoardSummary', 'results']]),
     'POST /api/boards/': async () => {
       ids.board = created(await check('POST /api/boards/', await send('POST', '/api/boards/', { name: 'Field visits' })))
@@ -393,6 +432,7 @@ t.test("the original phone app's calls against this API", async (t) => {
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),
     'DELETE /api/opportunities/goals/{id}/': async () => check('DELETE /api/opportunities/goals/{id}/', await send('DELETE', `/api/opportunities/goals/${ids.goal}/`)),
+    'DELETE /api/cases/{id}/': async () => check('DELETE /api/cases/{id}/', await send('DELETE', `/api/cases/${ids.childCase}/`)),
     'DELETE /api/tasks/{id}/': async () => check('DELETE /api/tasks/{id}/', await send('DELETE', `/api/tasks/${ids.task}/`)),
     'DELETE /api/opportunities/{id}/': async () => check('DELETE /api/opportunities/{id}/', await send('DELETE', `/api/opportunities/${ids.deal}/`)),
     'DELETE /api/leads/{id}/': async () => check('DELETE /api/leads/{id}/', await send('DELETE', `/api/leads/${ids.lead}/`)),
@@ -402,7 +442,7 @@ t.test("the original phone app's calls against this API", async (t) => {
   }
 
   /** Calls the app makes whose scenario is another call's: an order constraint, never a skip. */
-  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'GET /api/accounts/{id}/', 'POST /api/documents/', 'POST /api/invoices/products/', 'POST /api/invoices/']
+  const ORDER = ['POST /api/custom-fields/', 'POST /api/tags/', 'POST /api/accounts/', 'POST /api/contacts/', 'PUT /api/accounts/{id}/', 'POST /api/leads/', 'POST /api/opportunities/', 'POST /api/tasks/', 'POST /api/cases/', 'GET /api/accounts/{id}/', 'POST /api/documents/', 'POST /api/invoices/products/', 'POST /api/invoices/']
 
   t.test('every call of the app to a built route passes; the others are counted by module', async (t) => {
     const calls = distinctCalls()

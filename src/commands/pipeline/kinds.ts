@@ -2,7 +2,7 @@ import type { StreamCategory } from '../streams.ts'
 import { streamCategory } from '../streams.ts'
 import { DEAL_PIPELINE_RULES, DEFAULT_PIPELINE_NAME, defaultPipelineId, pipelineDecider, pipelineDeciderOf, pipelineStreams } from './pipeline.ts'
 import type { PipelineDecider, PipelineRules } from './pipeline.ts'
-import { LEAD_SEED, TASK_SEED } from './stage-rules.ts'
+import { CASE_SEED, LEAD_SEED, TASK_SEED } from './stage-rules.ts'
 
 /**
  * The kinds of pipeline: the deals' (§2.2, §4.5), the leads' (issue #7: the spec lists only their
@@ -44,3 +44,14 @@ export const taskPipelines: PipelineKind = {
 
 /** Whether a stream belongs to this category (`pipeline-…` is not `lead_pipeline-…`). */
 export const isStreamOf = (streams: StreamCategory, streamName: string): boolean => streamName.startsWith(streams.stream(''))
+
+const CASE_PIPELINE_RULES: PipelineRules = { seed: CASE_SEED, records: 'cases' }
+
+/** Case pipelines (the original's CasePipeline): the same rules, the case seed; cases enter their stages by a move only. */
+export const casePipelines: PipelineKind = {
+  rules: CASE_PIPELINE_RULES,
+  decider: pipelineDeciderOf(CASE_PIPELINE_RULES),
+  streams: streamCategory('case_pipeline'),
+  defaultName: 'Default case pipeline',
+  defaultId: (orgId) => defaultPipelineId(orgId, 'crm-default-case-pipeline'),
+}

@@ -13,7 +13,7 @@ import type { Stage, StageKind, StageSeed, Thresholds } from './stage-rules.ts'
  */
 
 /** What sets the pipelines of deals and of leads apart in the rules: the seeded stages, and what enters the stages (named in refusals). */
-export type PipelineRules = { seed: StageSeed; records: 'deals' | 'leads' | 'tasks' }
+export type PipelineRules = { seed: StageSeed; records: 'deals' | 'leads' | 'tasks' | 'cases' }
 export const DEAL_PIPELINE_RULES: PipelineRules = { seed: DEAL_SEED, records: 'deals' }
 
 // Events: the storage contract. Stage snapshots are recorded whole, so a replay needs no rule.

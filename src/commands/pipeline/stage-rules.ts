@@ -64,6 +64,18 @@ export const TASK_SEED: StageSeed = [
   { code: 'CANCELLED', label: 'Cancelled', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
 ]
 
+/**
+ * The four stages of every new case pipeline: two open steps of working a ticket, then resolved (won)
+ * and rejected (lost), every pipeline keeping an open, a won and a lost stage (§4.5). A case entering
+ * a stage takes the status it stands for (commands/case/move.ts).
+ */
+export const CASE_SEED: StageSeed = [
+  { code: 'NEW', label: 'New', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'IN_PROGRESS', label: 'In Progress', kind: 'open', expected_days: null, warning_days: null, probability: null },
+  { code: 'RESOLVED', label: 'Resolved', kind: 'won', expected_days: null, warning_days: null, probability: 100 },
+  { code: 'REJECTED', label: 'Rejected', kind: 'lost', expected_days: null, warning_days: null, probability: 0 },
+]
+
 export function seededStages(ids: readonly string[], seed: StageSeed = DEAL_SEED): Stage[] {
   if (ids.length !== seed.length) throw new Error(`Expected ${seed.length} stage ids for the seeded stages, got ${ids.length}`)
   return seed.map((stage, i) => ({ ...stage, id: ids[i]!, order: i + 1 }))

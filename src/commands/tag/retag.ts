@@ -1,4 +1,5 @@
 import { accountDecider, accountNames, accountStream } from '../account/account.ts'
+import { caseDecider, caseStream } from '../case/case.ts'
 import { companion } from '../handle-command.ts'
 import type { Companion } from '../handle-command.ts'
 import { contactDecider, contactNames, contactStream } from '../contact/contact.ts'
@@ -11,6 +12,7 @@ import { taskDecider, taskStream } from '../task/task.ts'
 import type { RecordDecider, RecordEvent, RecordNames, RecordState } from '../record.ts'
 import type { Db } from '../../db/database.ts'
 import { accountsTagged } from '../../projections/account/accounts.ts'
+import { casesTagged } from '../../projections/case/queries.ts'
 import { contactsTagged } from '../../projections/contact/contacts.ts'
 import { leadsTagged } from '../../projections/lead/leads.ts'
 import { opportunitiesTagged } from '../../projections/opportunity/opportunities.ts'
@@ -50,6 +52,7 @@ function retagThrough<Command, State extends Tagged, Event extends DomainEvent>(
 
 const retagLead = retagThrough(leadDecider, ({ orgId, at }, tags) => ({ type: 'UpdateLead' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
 const retagTask = retagThrough(taskDecider, ({ orgId, at }, tags) => ({ type: 'UpdateTask' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
+const retagCase = retagThrough(caseDecider, ({ orgId, at }, tags) => ({ type: 'UpdateCase' as const, orgId, actor: MERGING_ADMIN, at, customFields: [], input: { tags }, replace: false }))
 const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.initialState>, ReturnType<typeof opportunityDecider.decide>[number]> = {
   ...opportunityDecider,
   decide: (retag, state) => opportunityDecider.decide({ type: 'RetagOpportunity', ...retag }, state),
@@ -57,19 +60,20 @@ const retagOpportunity: Decider<Retag, ReturnType<typeof opportunityDecider.init
 
 /**
  * A tag merge's retagging (issue 4), as companion commands of the merge: every live account,
- * contact, deal, lead and task of the organization tagged `from` gets one update event carrying `into`
+ * contact, deal, lead, task and case of the organization tagged `from` gets one update event carrying `into`
  * instead, in the same append as TagMerged (one transaction on PostgreSQL), so a merge is done
  * whole or not at all. Each is decided on its stream as stored, so a record retagged or deleted
  * since the read models were read decides nothing.
  */
 export async function retagsOf(db: Db, retag: Retag): Promise<Companion[]> {
   const { orgId, from } = retag
-  const [accounts, contacts, deals, leads, tasks] = await Promise.all([accountsTagged(db, orgId, from), contactsTagged(db, orgId, from), opportunitiesTagged(db, orgId, from), leadsTagged(db, orgId, from), tasksTagged(db, orgId, from)])
+  const [accounts, contacts, deals, leads, tasks, cases] = await Promise.all([accountsTagged(db, orgId, from), contactsTagged(db, orgId, from), opportunitiesTagged(db, orgId, from), leadsTagged(db, orgId, from), tasksTagged(db, orgId, from), casesTagged(db, orgId, from)])
   return [
     ...accounts.map(({ id }) => companion(retagAccount, accountStream(id), retag)),
     ...contacts.map(({ id }) => companion(retagContact, contactStream(id), retag)),
     ...deals.map(({ id }) => companion(retagOpportunity, opportunityStreams.stream(id), retag)),
     ...leads.map(({ id }) => companion(retagLead, leadStreams.stream(id), retag)),
     ...tasks.map(({ id }) => companion(retagTask, taskStream(id), retag)),
+    ...cases.map(({ id }) => companion(retagCase, caseStream(id), retag)),
   ]
 }

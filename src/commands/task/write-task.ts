@@ -6,6 +6,7 @@ import { accountOf } from '../../projections/account/accounts.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import { leadOf } from '../../projections/lead/leads.ts'
 import { opportunityOf } from '../../projections/opportunity/opportunities.ts'
+import { caseOf } from '../../projections/case/queries.ts'
 import { checkRelations } from '../../projections/record/relations.ts'
 import { taskOf } from '../../projections/task/tasks.ts'
 import type { TaskRow } from '../../projections/task/tasks.ts'
@@ -31,10 +32,11 @@ export async function visibleTask(db: Deps['db'], caller: Caller, id: string): P
 type Parent = { created_by: string | null; assigned_to: string[] }
 
 // Each parent's read model row and its kind in the visibility policy.
-const parentLookups: Record<Exclude<TaskParent, 'case'>, { kind: VisibleKind; rowOf: (db: Deps['db'], orgId: string, id: string) => Promise<Parent | undefined> }> = {
+const parentLookups: Record<TaskParent, { kind: VisibleKind; rowOf: (db: Deps['db'], orgId: string, id: string) => Promise<Parent | undefined> }> = {
   account: { kind: 'Account', rowOf: accountOf },
   opportunity: { kind: 'Opportunity', rowOf: opportunityOf },
   lead: { kind: 'Lead', rowOf: leadOf },
+  case: { kind: 'Case', rowOf: caseOf },
 }
 
 /** Whether the parent is a live record of the caller's organization that the caller may see (visibility/policy.ts). */
@@ -47,12 +49,10 @@ async function mayLinkTo(db: Deps['db'], caller: Caller, parent: keyof typeof pa
 /**
  * 400 naming each parent or relation that is not a live record of the caller's organization, or
  * one the caller may not see (the same answer, so the route tells no one which ids exist); what
- * the task already holds (`current`) may stay. Cases are not built yet, so no case can be checked:
- * a case link is refused (400 on `case`) rather than stored unchecked.
+ * the task already holds (`current`) may stay.
  */
 async function checkLinks(db: Deps['db'], caller: Caller, input: TaskInput, current?: TaskRow): Promise<void> {
   const errors: Record<string, string[]> = {}
-  if (input.case) errors.case = ['Cases are not available on this server yet; a task cannot be linked to one.']
   await Promise.all(
     (Object.keys(parentLookups) as (keyof typeof parentLookups)[]).map(async (parent) => {
       const id = input[parent]

@@ -20,6 +20,7 @@ import { isUploadedFile } from './bodies.ts'
 import { notesView } from './note-views.ts'
 import { ErrorBody, IdParams, Message, authErrors } from './schemas/common.ts'
 import { AttachmentView, CommentBody, CommentView, UploadedFileSchema } from './schemas/notes.ts'
+import { formBoolean } from './schemas/form-values.ts'
 import { adoptUpload, sendStoredFile } from './uploads.ts'
 
 /** A comment or attachment row as the routes need it: its id and its record's (`owner_id`). */
@@ -48,6 +49,8 @@ export type NoteModule<Answer> = {
   downloadPath?: string
   /** Deals also take a comment at POST comment/{deal id}/ (where-the-spec-is-silent.md). */
   commentOnRecord?: boolean
+  /** Cases: POST /{id}/ also takes `is_internal`, a note for the team only (the module's views show it apart). */
+  internalNotes?: boolean
 }
 
 /** The comments and attachments of a detail or note answer. */
@@ -99,25 +102,26 @@ export function noteRoutes<Answer>(deps: Deps, files: FileStore, module: NoteMod
     comment: CommentBody.shape.comment.optional(),
     [fileField]: UploadedFileSchema.optional().describe('multipart/form-data only: a file attached in the same request (at most MAX_UPLOAD_BYTES, else 413)'),
   })
+  const AddBody = module.internalNotes ? NoteBody.extend({ is_internal: formBoolean(z.boolean()).optional().describe('true: the comment is an internal note for the team, not a reply to the customer (default false)') }) : NoteBody
 
   return async (app) => {
     // The body's file field is the module's, so TypeScript types each field as text or file: the schema has checked which is which.
-    const addNotes = async (request: FastifyRequest, reply: FastifyReply, recordId: string, text: unknown, upload: unknown) => {
+    const addNotes = async (request: FastifyRequest, reply: FastifyReply, recordId: string, text: unknown, upload: unknown, internal?: unknown) => {
       const comment = typeof text === 'string' ? text : undefined
       const { orgId } = identityOf(request)
       const record = await module.visible(request, recordId)
       if (comment === undefined && upload === undefined) throw new ValidationError({ comment: [`Expected a comment or ${article(fileField)} ${fileField}.`] })
       const commands = requestCommands(deps, request, reply)
       const actor = actorOf(request)
-      if (comment !== undefined) await module.run(commands, record.id, { type: 'AddComment', orgId, actor, commentId: randomUUID(), comment, mentions: await mentionedProfiles(deps.db, orgId, comment), at: at() })
+      if (comment !== undefined) await module.run(commands, record.id, { type: 'AddComment', orgId, actor, commentId: randomUUID(), comment, mentions: await mentionedProfiles(deps.db, orgId, comment), ...(internal === true && { internal: true }), at: at() })
       if (isUploadedFile(upload)) await adoptUpload(files, orgId, upload, (attachment) => module.run(commands, record.id, { type: 'AddAttachment', orgId, actor, attachment, at: at() }))
       await commands.settle()
       return module.answerOf(request, record.id)
     }
 
     const addSummary = `Comment on ${noun.indefinite} and/or attach a file (${noun.adders})`
-    app.post(`${base}/:id/`, { schema: { tags, summary: addSummary, description: `JSON or form \`{"comment"}\`, or multipart with \`${fileField}\`. Answers the record with its comments and attachments.`, params: IdParams, body: NoteBody, response: { 200: answer, ...errors } } }, (request, reply) =>
-      addNotes(request, reply, request.params.id, request.body.comment, request.body[fileField]),
+    app.post(`${base}/:id/`, { schema: { tags, summary: addSummary, description: `JSON or form \`{"comment"}\`, or multipart with \`${fileField}\`. Answers the record with its comments and attachments.`, params: IdParams, body: AddBody, response: { 200: answer, ...errors } } }, (request, reply) =>
+      addNotes(request, reply, request.params.id, request.body.comment, request.body[fileField], request.body.is_internal),
     )
     if (module.commentOnRecord) {
       app.post(`${base}/comment/:id/`, { schema: { tags, summary: `${addSummary.replace(' and/or attach a file', '')}; {id} is the record's id`, description: `The same as POST ${base}/{id}/ with a comment.`, params: IdParams, body: CommentBody, response: { 200: answer, ...errors } } }, (request, reply) =>

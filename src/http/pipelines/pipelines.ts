@@ -60,7 +60,7 @@ const writeErrors = { 400: ErrorBody, ...errors } as const
 export type PipelineModule = {
   kind: PipelineKind
   model: PipelineReadModel
-  base: '/api/opportunities' | '/api/leads' | '/api/tasks'
+  base: '/api/opportunities' | '/api/leads' | '/api/tasks' | '/api/cases'
   updateMethod: 'PATCH' | 'PUT'
   tags: string[]
   count(db: Db, where: { stageId: string } | { pipelineId: string }): Promise<number>

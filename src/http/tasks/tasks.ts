@@ -8,11 +8,10 @@ import type { Deps } from '../../deps.ts'
 import { orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import type { Identity } from '../../identity/identity.ts'
-import { isAdmin } from '../../identity/identity.ts'
-import { activeMembers } from '../../identity/users.ts'
 import { liveAccounts } from '../../projections/account/accounts.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { TASK_NOTES, listTasks, taskConditions, taskTotals } from '../../projections/task/tasks.ts'
+import { assignableChoices } from '../accounts/schemas.ts'
 import { fieldBody } from '../custom-fields/schemas.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
@@ -32,10 +31,7 @@ const TAGS = ['tasks']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
 /** Whom a task may be assigned to, as the original offers it: every active member to an admin, the admins to anyone else. */
-async function assignable(deps: Deps, identity: Identity) {
-  const members = await activeMembers(deps.db, identity.orgId)
-  return members.filter((m) => isAdmin(identity) || m.role === 'ADMIN').map((m) => ({ id: m.id, user__email: m.email }))
-}
+const assignable = (deps: Deps, identity: Identity) => assignableChoices(deps.db, viewerOfIdentity(identity))
 
 const WRITABLE = Object.keys(TaskBody.shape).filter((key) => key !== 'custom_fields')
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { dealPipelines, isStreamOf, leadPipelines, taskPipelines } from '../../commands/pipeline/kinds.ts'
+import { casePipelines, dealPipelines, isStreamOf, leadPipelines, taskPipelines } from '../../commands/pipeline/kinds.ts'
 import type { PipelineKind } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import type { Stage } from '../../commands/pipeline/stage-rules.ts'
@@ -142,7 +142,11 @@ export const leadPipelineModel = pipelineReadModel('lead_pipelines', leadPipelin
 /** Task pipelines: tables `task_pipelines` and `task_pipeline_stages`. */
 export const taskPipelineModel = pipelineReadModel('task_pipelines', taskPipelines, 'task_')
 
+/** Case pipelines: tables `case_pipelines` and `case_pipeline_stages`. */
+export const casePipelineModel = pipelineReadModel('case_pipelines', casePipelines, 'case_')
+
 export const pipelinesProjector = dealPipelineModel.projector
 export const leadPipelinesProjector = leadPipelineModel.projector
 export const taskPipelinesProjector = taskPipelineModel.projector
+export const casePipelinesProjector = casePipelineModel.projector
 export const { listPipelines, pipelineOf, stageOf } = dealPipelineModel

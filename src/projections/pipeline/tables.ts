@@ -22,8 +22,8 @@ export type PipelineStageRow = {
   probability: number | null
 }
 
-/** The kinds' table prefixes (pipelines.ts): deals' none, then leads' and tasks'. */
-export type PipelinePrefix = '' | 'lead_' | 'task_'
+/** The kinds' table prefixes (pipelines.ts): deals' none, then leads', tasks' and cases'. */
+export type PipelinePrefix = '' | 'lead_' | 'task_' | 'case_'
 export type PipelinesTable = `${PipelinePrefix}pipelines`
 export type PipelineStagesTable = `${PipelinePrefix}pipeline_stages`
 

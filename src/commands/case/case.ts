@@ -1,0 +1,203 @@
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
+import { mayAccess } from '../../visibility/policy.ts'
+import type { Actor } from '../caller.ts'
+import { customValuesAfter } from '../custom-field/values.ts'
+import type { CustomValuesInput, Definition } from '../custom-field/values.ts'
+import type { Decider } from '../decider.ts'
+import { decideNote, evolveNotes, isNoteCommand, isNoteEvent, noNotes } from '../notes.ts'
+import type { NoteCommand, NoteEvent, Notes } from '../notes.ts'
+import { changedFields, replacing } from '../record.ts'
+import { streamCategory } from '../streams.ts'
+import { emptyCase, summaryOf } from './fields.ts'
+import type { CaseFields, CaseSummary } from './fields.ts'
+import { decideCaseMove } from './move.ts'
+import type { CaseMoved, CasePlacement, MoveCase } from './move.ts'
+import { checkParent } from './parent.ts'
+import type { ParentFacts } from './parent.ts'
+import { slaTargetsOf } from './sla.ts'
+import type { SlaTargets } from './sla.ts'
+
+/**
+ * A support case (the original's cases app): a ticket with a status, a priority, assignees, teams,
+ * contacts, an account and a place in a problem → incident tree. One stream per case. Rules, from
+ * the original's cases/access.py: an admin, the creator, an assignee or a watcher may read it; an
+ * admin, the creator or an assignee may change, link and reply to it; only an admin or the creator
+ * deletes it. Closing needs `closed_on`; leaving Closed clears it. The first public comment of a
+ * member is the case's first response (the SLA's first target).
+ */
+
+export type CaseFieldChanges = { [K in keyof CaseFields]?: { from: CaseFields[K]; to: CaseFields[K] } }
+export type WatchVia = 'manual' | 'mention' | 'auto_assignee' | 'auto_team'
+
+// Events: the storage contract (never change a type name or data shape).
+export type CaseEvent =
+  | { type: 'CaseCreated'; data: CaseFields & SlaTargets & { case_id: string; org_id: string; created_by: string | null; at: string } }
+  /** Only the fields that changed, each before and after, and the case as it now is. */
+  | { type: 'CaseUpdated'; data: { changes: CaseFieldChanges; case: CaseSummary; by: string | null; at: string } }
+  | { type: 'CaseDeleted'; data: { by: string | null; at: string } }
+  /** The first public comment by a member: the moment the first-response target is met. */
+  | { type: 'CaseFirstResponded'; data: { comment_id: string; by: string; at: string } }
+  | { type: 'CaseWatched'; data: { profile_id: string; subscribed_via: WatchVia; by: string | null; at: string } }
+  | { type: 'CaseUnwatched'; data: { profile_id: string; by: string | null; at: string } }
+  | CaseMoved
+  | NoteEvent<'Case'>
+
+/** `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). */
+export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; placement: CasePlacement | null; kanbanOrder: number }
+
+export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], placement: null, kanbanOrder: 0 })
+
+export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
+  if (isNoteEvent('Case', event)) return { ...state, notes: evolveNotes('Case', state.notes, event) }
+  switch (event.type) {
+    case 'CaseCreated': {
+      const { case_id, org_id, created_by, at, sla_first_response_hours: _f, sla_resolution_hours: _r, ...fields } = event.data
+      return { ...initialCaseState(), exists: true, id: case_id, orgId: org_id, createdBy: created_by, fields, kanbanOrder: Date.parse(at) }
+    }
+    case 'CaseUpdated':
+      return { ...state, fields: applyChanges(state.fields, event.data.changes) }
+    case 'CaseDeleted':
+      return { ...state, deleted: true }
+    case 'CaseFirstResponded':
+      return { ...state, firstResponseAt: event.data.at }
+    case 'CaseWatched':
+      return { ...state, watchers: [...state.watchers, event.data.profile_id] }
+    case 'CaseUnwatched':
+      return { ...state, watchers: state.watchers.filter((id) => id !== event.data.profile_id) }
+    case 'CaseMoved': {
+      const { to, status, closed_on, kanban_order } = event.data
+      return { ...state, placement: to, kanbanOrder: kanban_order, fields: { ...state.fields, ...(status && { status: status.to }), ...(closed_on && { closed_on: closed_on.to }) } }
+    }
+  }
+}
+
+/** The fields after a change set (the projector applies the same). */
+export function applyChanges(fields: CaseFields, changes: CaseFieldChanges): CaseFields {
+  const next = { ...fields }
+  for (const [key, change] of Object.entries(changes)) (next as Record<string, unknown>)[key] = change.to
+  return next
+}
+
+/** What a client may set: every field, custom values as sent (`cf_<key>` and `custom_fields`, checked here). */
+export type CaseInput = Partial<Omit<CaseFields, 'custom_fields'>> & { custom?: CustomValuesInput }
+
+/**
+ * `customFields`: the organization's definitions for cases. `parent`: the facts of the parent the
+ * input names when it names a new one (the use case looks them up); `parentField`: the body field a
+ * refusal names (`parent`, or `parent_id` on link/).
+ */
+type WriteFacts = { orgId: string; actor: Actor; input: CaseInput; customFields: readonly Definition[]; parent?: ParentFacts; parentField?: string; at: string }
+
+export type CaseCommand =
+  | ({ type: 'CreateCase'; caseId: string } & WriteFacts)
+  /** PUT (`replace`: fields left out take their empty value, except `account`, fixed at creation, and `parent`, changed only when named) or PATCH. */
+  | ({ type: 'UpdateCase'; replace: boolean } & WriteFacts)
+  | { type: 'DeleteCase'; orgId: string; actor: Actor; at: string }
+  | { type: 'WatchCase'; orgId: string; actor: Actor; at: string }
+  | { type: 'UnwatchCase'; orgId: string; actor: Actor; at: string }
+  | MoveCase
+  | NoteCommand
+
+function visible(state: CaseState, orgId: string): void {
+  if (!state.exists || state.orgId !== orgId || state.deleted) throw new NotFoundError('Case not found')
+}
+
+/** What the access rules read of a case: its creator, assignees and watchers. */
+type Involved = { createdBy: string | null; fields: Pick<CaseFields, 'assigned_to'>; watchers: readonly string[] }
+/** Who may read: an admin, the creator, an assignee or a watcher (cases/access.py `read`). */
+export const mayReadCase = (state: Involved, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to, watchers: state.watchers }, actor)
+/** Who may change, link and reply: an admin, the creator or an assignee; watching is following, not holding the keys (`write`). */
+export const mayWriteCase = (state: Omit<Involved, 'watchers'>, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
+
+function assertMayWrite(state: CaseState, actor: Actor): void {
+  if (!mayWriteCase(state, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this case')
+}
+
+const writable = ({ custom: _custom, ...fields }: CaseInput): Partial<CaseFields> => fields
+const withoutUndefined = <T extends object>(input: T): Partial<T> => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<T>
+
+/** The rules on the case as it would be: a name; a closing date to enter Closed; a parent the tree rules allow. */
+function checkOutcome(command: WriteFacts, caseId: string, before: CaseFields | null, next: CaseFields): void {
+  if (!next.name.trim()) throw new ValidationError({ name: ['This field is required.'] })
+  const entersClosed = next.status === 'Closed' && before?.status !== 'Closed'
+  if (entersClosed && !next.closed_on) throw new ValidationError({ closed_on: ['Closed date is required when closing a case'] })
+  if (next.parent !== null && next.parent !== before?.parent) checkParent(caseId, next.status, command.parent, next.parent, command.parentField ?? 'parent')
+}
+
+function decideCreate(command: Extract<CaseCommand, { type: 'CreateCase' }>, state: CaseState): CaseEvent[] {
+  if (state.exists) return []
+  const fields: CaseFields = { ...emptyCase(), ...withoutUndefined(writable(command.input)), custom_fields: customValuesAfter(command.customFields, {}, command.input.custom, 'create') }
+  checkOutcome(command, command.caseId, null, fields)
+  return [{ type: 'CaseCreated', data: { case_id: command.caseId, org_id: command.orgId, ...fields, ...slaTargetsOf(fields.priority), created_by: command.actor.profileId, at: command.at } }]
+}
+
+function decideUpdate(command: Extract<CaseCommand, { type: 'UpdateCase' }>, state: CaseState): CaseEvent[] {
+  visible(state, command.orgId)
+  assertMayWrite(state, command.actor)
+  const current = state.fields
+  const custom_fields = customValuesAfter(command.customFields, current.custom_fields, command.input.custom, command.replace ? 'replace' : 'patch')
+  const input = writable(command.input)
+  const body = command.replace ? replacing(emptyCase(), { ...input, parent: input.parent === undefined ? current.parent : input.parent }) : input
+  const requested: Partial<CaseFields> = { ...body, account: current.account, custom_fields }
+  const next = { ...current, ...changedFields(current, requested) }
+  // Leaving Closed clears the closing date, so a reopened case cannot be closed again on last month's (the original's signals.py).
+  if (current.status === 'Closed' && next.status !== 'Closed') next.closed_on = null
+  checkOutcome(command, state.id ?? '', current, next)
+  const changes: CaseFieldChanges = {}
+  for (const key of Object.keys(changedFields(current, next)) as (keyof CaseFields)[]) (changes as Record<string, unknown>)[key] = { from: current[key], to: next[key] }
+  if (!Object.keys(changes).length) return []
+  return [{ type: 'CaseUpdated', data: { changes, case: summaryOf(next), by: command.actor.profileId, at: command.at } }]
+}
+
+function decideDelete(command: Extract<CaseCommand, { type: 'DeleteCase' }>, state: CaseState): CaseEvent[] {
+  if (state.exists && state.orgId === command.orgId && state.deleted) return []
+  visible(state, command.orgId)
+  const { actor } = command
+  if (!actor.isAdmin && (actor.profileId === null || actor.profileId !== state.createdBy)) throw new ForbiddenError('Only an admin or the creator may delete this case')
+  return [{ type: 'CaseDeleted', data: { by: actor.profileId, at: command.at } }]
+}
+
+/** Watching is the caller's own subscription: whoever may read the case; a repeat changes nothing. */
+function decideWatch(command: Extract<CaseCommand, { type: 'WatchCase' | 'UnwatchCase' }>, state: CaseState): CaseEvent[] {
+  visible(state, command.orgId)
+  const { actor, at } = command
+  if (!mayReadCase(state, actor)) throw new ForbiddenError('Only whoever may see this case may watch it')
+  if (actor.profileId === null) throw new ForbiddenError('Only a member may watch a case')
+  const watching = state.watchers.includes(actor.profileId)
+  if (command.type === 'WatchCase') return watching ? [] : [{ type: 'CaseWatched', data: { profile_id: actor.profileId, subscribed_via: 'manual', by: actor.profileId, at } }]
+  return watching ? [{ type: 'CaseUnwatched', data: { profile_id: actor.profileId, by: actor.profileId, at } }] : []
+}
+
+/** A note; the first public comment of a member also stamps the first response (an internal note is not an answer to the customer). */
+function decideCaseNote(command: NoteCommand, state: CaseState): CaseEvent[] {
+  visible(state, command.orgId)
+  const events: CaseEvent[] = decideNote('Case', state.notes, command, mayWriteCase(state, command.actor))
+  const by = command.actor.profileId
+  const answers = command.type === 'AddComment' && !command.internal && events.length > 0 && by !== null && state.firstResponseAt === null
+  if (answers) events.push({ type: 'CaseFirstResponded', data: { comment_id: command.commentId, by, at: command.at } })
+  return events
+}
+
+export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] {
+  if (isNoteCommand(command)) return decideCaseNote(command, state)
+  switch (command.type) {
+    case 'CreateCase':
+      return decideCreate(command, state)
+    case 'UpdateCase':
+      return decideUpdate(command, state)
+    case 'DeleteCase':
+      return decideDelete(command, state)
+    case 'WatchCase':
+    case 'UnwatchCase':
+      return decideWatch(command, state)
+    case 'MoveCase':
+      visible(state, command.orgId)
+      assertMayWrite(state, command.actor)
+      return decideCaseMove(command, state)
+  }
+}
+
+export const caseDecider: Decider<CaseCommand, CaseState, CaseEvent> = { initialState: initialCaseState, evolve: evolveCase, decide: decideCase }
+
+export const caseStreams = streamCategory('case')
+export const caseStream = caseStreams.stream

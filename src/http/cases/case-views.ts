@@ -1,0 +1,123 @@
+import { z } from 'zod'
+import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
+import { slaDeadlines } from '../../commands/case/sla.ts'
+import type { Db } from '../../db/database.ts'
+import { caseRefs, childCounts } from '../../projections/case/queries.ts'
+import type { CaseRecord } from '../../projections/case/queries.ts'
+import { liveContacts } from '../../projections/contact/contacts.ts'
+import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
+import type { Viewer } from '../../visibility/policy.ts'
+import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { iso } from '../kernel/schemas/common.ts'
+
+/**
+ * Cases as the original's CaseSerializer answers them and both its apps read them: the account as
+ * `{id, name}`, assignees and the creator as profiles with `user_details`, contacts with the
+ * original's `primary_email`, the SLA facts with their deadlines and breach flags (from
+ * commands/case/sla.ts: one function for every reader), and the case's place in its tree.
+ */
+const Ref = z.object({ id: z.uuid(), name: z.string() })
+const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
+const Instant = z.string().nullable()
+
+export const Case = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  status: z.enum(CASE_STATUSES),
+  priority: z.enum(CASE_PRIORITIES),
+  case_type: z.enum(CASE_TYPES).nullable(),
+  closed_on: z.string().nullable().describe('YYYY-MM-DD; required to close, cleared on reopening'),
+  description: z.string().nullable(),
+  account: Ref.nullable(),
+  contacts: z.array(ContactRef),
+  teams: z.array(Ref),
+  assigned_to: z.array(ProfileRef),
+  tags: z.array(TagRef),
+  created_by: ProfileRef.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  is_active: z.boolean().describe('Always true: a deleted case is gone from every answer'),
+  custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for cases, by key"),
+  sla_first_response_hours: z.number().int().describe('The first-response target, set by the priority when the case opened (Low 24, Normal 8, High 4, Urgent 1)'),
+  sla_resolution_hours: z.number().int().describe('The resolution target (Low 72, Normal 48, High 24, Urgent 4)'),
+  first_response_at: Instant.describe("When a member's first public comment answered it; null until then"),
+  resolved_at: Instant.describe('When it entered Closed; null while not Closed'),
+  sla_paused_at: Instant.describe('When its running pause (Pending) began; null when not paused'),
+  first_response_sla_deadline: z.string().describe('Opened + target hours + time paused (until the business-hours clock replaces it)'),
+  resolution_sla_deadline: z.string(),
+  is_sla_first_response_breached: z.boolean(),
+  is_sla_resolution_breached: z.boolean(),
+  escalation_count: z.number().int().describe('Always 0: escalations are not built yet'),
+  last_escalation_fired_at: z.null(),
+  parent: z.uuid().nullable(),
+  parent_summary: z.object({ id: z.uuid(), name: z.string(), status: z.enum(CASE_STATUSES) }).nullable(),
+  child_count: z.number().int(),
+  is_problem: z.boolean(),
+})
+export type CaseBody = z.infer<typeof Case>
+
+const unique = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
+const indexed = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((row) => [row.id, row]))
+const picked = <T>(map: Map<string, T>, ids: readonly string[]) => ids.flatMap((id) => map.get(id) ?? [])
+
+/** The organization's active custom fields for cases, in display order: the ones a case shows and its list filters by. */
+export const activeCaseFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'cases', { activeOnly: true })
+
+/** Case rows as response bodies at `now` (the SLA flags); what they point at is fetched once for the batch. */
+export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[], now: Date): Promise<CaseBody[]> {
+  const { orgId } = viewer
+  const [accounts, teams, tags, profiles, contacts, definitions, children, parents] = await Promise.all([
+    nameRefs(db, 'accounts', orgId, unique(rows.map((r) => r.account))),
+    nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
+    tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
+    profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
+    liveContacts(db, orgId, unique(rows.flatMap((r) => r.contacts))),
+    activeCaseFields(db, orgId),
+    childCounts(db, orgId, rows.map((r) => r.id)),
+    caseRefs(db, viewer, unique(rows.map((r) => r.parent))),
+  ])
+  const shownKeys = new Set(definitions.map((d) => d.key))
+  const people = indexed(profiles)
+  const tagsById = indexed(tags)
+  const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
+  return rows.map((row) => {
+    const sla = slaDeadlines(row, now)
+    const parent = row.parent ? parents.get(row.parent) : undefined
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      priority: row.priority,
+      case_type: row.case_type,
+      closed_on: row.closed_on,
+      description: row.description,
+      account: row.account ? (accounts.get(row.account) ?? null) : null,
+      contacts: picked(contactsById, row.contacts),
+      teams: picked(teams, row.teams),
+      assigned_to: picked(people, row.assigned_to),
+      tags: picked(tagsById, row.tags),
+      created_by: row.created_by ? (people.get(row.created_by) ?? null) : null,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      is_active: true,
+      // A deactivated field's values stay stored but are not shown.
+      custom_fields: Object.fromEntries(Object.entries(row.custom_fields ?? {}).filter(([key]) => shownKeys.has(key))),
+      sla_first_response_hours: row.sla_first_response_hours,
+      sla_resolution_hours: row.sla_resolution_hours,
+      first_response_at: iso(row.first_response_at),
+      resolved_at: iso(row.resolved_at),
+      sla_paused_at: iso(row.sla_paused_at),
+      first_response_sla_deadline: sla.first_response_sla_deadline.toISOString(),
+      resolution_sla_deadline: sla.resolution_sla_deadline.toISOString(),
+      is_sla_first_response_breached: sla.is_sla_first_response_breached,
+      is_sla_resolution_breached: sla.is_sla_resolution_breached,
+      escalation_count: 0,
+      last_escalation_fired_at: null,
+      parent: row.parent,
+      // Null also when the viewer may not see the parent, as a task's parent.
+      parent_summary: parent ? { id: parent.id, name: parent.name, status: parent.status } : null,
+      child_count: children.get(row.id) ?? 0,
+      is_problem: row.is_problem,
+    }
+  })
+}

@@ -1,0 +1,143 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { z } from 'zod'
+import { mayWriteCase } from '../../commands/case/case.ts'
+import type { CaseInput } from '../../commands/case/case.ts'
+import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
+import { changeCase, createCase, deleteCase, visibleCase } from '../../commands/case/write-case.ts'
+import { actorOfCaller } from '../../commands/caller.ts'
+import type { Deps } from '../../deps.ts'
+import type { FileStore } from '../../files/file-store.ts'
+import { activeMembers } from '../../identity/users.ts'
+import { liveAccounts } from '../../projections/account/accounts.ts'
+import { caseConditions, caseTotals, listCases } from '../../projections/case/queries.ts'
+import { liveContacts } from '../../projections/contact/contacts.ts'
+import { viewerOfIdentity } from '../../visibility/policy.ts'
+import { assignableChoices } from '../accounts/schemas.ts'
+import { fieldBody } from '../custom-fields/schemas.ts'
+import { identityOf } from '../kernel/auth.ts'
+import { callerOf, requestCommands } from '../kernel/commands.ts'
+import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
+import { Created } from '../kernel/schemas/records.ts'
+import { caseBoardRoutes } from './case-board.ts'
+import { filterOf } from './case-filter.ts'
+import { caseNoteRoutes, caseNotesView } from './case-notes.ts'
+import { caseTreeRoutes } from './case-tree.ts'
+import { activeCaseFields, casesOf } from './case-views.ts'
+import { caseWatcherRoutes } from './case-watchers.ts'
+import { CaseBodySchema, CaseDetail, CaseList, CaseListQuery, CasePatch } from './schemas.ts'
+
+const TAGS = ['cases']
+const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
+const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
+const CHOICES = { status: pairs(CASE_STATUSES), priority: pairs(CASE_PRIORITIES), type_of_case: pairs(CASE_TYPES) }
+
+const WRITABLE = Object.keys(CaseBodySchema.shape).filter((key) => key !== 'custom_fields')
+
+/** A validated body as the use case takes it: the writable fields it names, its custom values (`cf_<key>`, `custom_fields`) apart. */
+function inputOf(body: z.infer<typeof CasePatch>): CaseInput {
+  const input = Object.fromEntries(Object.entries(body).filter(([key, value]) => WRITABLE.includes(key) && value !== undefined)) as CaseInput
+  return { ...input, custom: { cfFields: body, customFields: body.custom_fields } }
+}
+
+/**
+ * Cases (the original's CaseListView and CaseDetailView): the queue with its totals and the form's
+ * pickers, create, detail, PUT, PATCH, DELETE; comments, internal notes and attachments
+ * (case-notes.ts); watchers (case-watchers.ts); the problem → incident tree (case-tree.ts); the board
+ * and card moves (case-board.ts). Who:
+ * an admin, the creator, an assignee or a watcher reads a case; an admin, the creator or an
+ * assignee changes it; an admin or the creator deletes it.
+ */
+export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
+  const { db, clock } = deps
+
+  const write = async (request: FastifyRequest, reply: FastifyReply, id: string, input: CaseInput, replace: boolean) => {
+    const commands = requestCommands(deps, request, reply)
+    await changeCase(deps, callerOf(request), id, { input, replace }, commands.session)
+    await commands.settle()
+    return { error: false as const, message: 'Case Updated Successfully' }
+  }
+
+  return async (app) => {
+    app.get('/api/cases/', { schema: { tags: TAGS, summary: 'Cases, newest first, with the queue\'s totals over the whole filtered set and the case form\'s pickers', description: 'A non-admin sees only cases they created, are assigned to or watch, in the page and the totals alike. Merged duplicates are left out unless show_merged=true. Blank filter values are no filter; malformed ones match nothing.', querystring: CaseListQuery, response: { 200: CaseList, ...errors } } }, async (request) => {
+      const identity = identityOf(request)
+      const viewer = viewerOfIdentity(identity)
+      const { limit, offset, ordering } = request.query
+      const now = clock()
+      const conditions = caseConditions(viewer, filterOf(request.query, await activeCaseFields(db, identity.orgId), now))
+      const slim = request.query.slim === 'true'
+      const [{ count, rows }, totals, users, accounts, contacts] = await Promise.all([
+        listCases(db, conditions, { limit, offset, ordering }),
+        caseTotals(db, conditions),
+        assignableChoices(db, viewer),
+        slim ? undefined : liveAccounts(db, identity.orgId),
+        slim ? undefined : liveContacts(db, identity.orgId),
+      ])
+      const cases = await casesOf(db, viewer, rows, now)
+      return {
+        count,
+        offset: nextOffset(offset, cases.length, count),
+        limit,
+        results: cases,
+        cases_count: count,
+        cases,
+        ...totals,
+        ...CHOICES,
+        users,
+        ...(accounts && { accounts_list: accounts.map(({ id, name }) => ({ id, name })) }),
+        ...(contacts && { contacts_list: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })) }),
+      }
+    })
+
+    app.post('/api/cases/', { schema: { tags: TAGS, summary: 'Open a case (any member); its creator may then read, change and delete it', description: 'The account, contacts, teams, assignees, tags and parent must be live records of the caller\'s organization (400 naming the field otherwise). Its SLA targets follow its priority.', body: CaseBodySchema, response: { 200: Created, ...errors } } }, async (request, reply) => {
+      const commands = requestCommands(deps, request, reply)
+      const { id } = await createCase(deps, callerOf(request), inputOf(request.body), commands.session)
+      await commands.settle()
+      return { error: false as const, message: 'Case Created Successfully', id }
+    })
+
+    app.get('/api/cases/:id/', { schema: { tags: TAGS, summary: 'One case under cases_obj, with its comments, internal notes and attachments (admin, creator, assignee or watcher)', params: IdParams, response: { 200: CaseDetail, ...errors } } }, async (request) => {
+      const identity = identityOf(request)
+      const caller = callerOf(request)
+      const viewer = viewerOfIdentity(identity)
+      const row = await visibleCase(db, caller, request.params.id)
+      const [[body], notes, definitions, mentions] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by)])
+      return {
+        cases_obj: body!,
+        ...notes,
+        contacts: body!.contacts,
+        comment_permission: mayWriteCase({ createdBy: row.created_by, fields: row }, actorOfCaller(caller)),
+        users_mention: mentions,
+        custom_field_definitions: definitions.map(fieldBody),
+        ...CHOICES,
+      }
+    })
+
+    app.put('/api/cases/:id/', { schema: { tags: TAGS, summary: 'Replace a case (admin, creator or assignee)', description: 'Fields left out take their empty value and relation lists left out are cleared, except `account` (set on creation only) and `parent` (kept unless named).', params: IdParams, body: CaseBodySchema, response: { 200: Message, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, inputOf(request.body), true),
+    )
+
+    app.patch('/api/cases/:id/', { schema: { tags: TAGS, summary: 'Change the named fields of a case (admin, creator or assignee)', description: 'Closing needs closed_on (in the body or already on the case); reopening clears it.', params: IdParams, body: CasePatch, response: { 200: Message, ...errors } } }, (request, reply) =>
+      write(request, reply, request.params.id, inputOf(request.body), false),
+    )
+
+    app.delete('/api/cases/:id/', { schema: { tags: TAGS, summary: 'Delete a case (admin or its creator)', params: IdParams, response: { 200: Message, ...errors } } }, async (request, reply) => {
+      const commands = requestCommands(deps, request, reply)
+      await deleteCase(deps, callerOf(request), request.params.id, commands.session)
+      await commands.settle()
+      return { error: false as const, message: 'Case Deleted Successfully.' }
+    })
+
+    await app.register(caseNoteRoutes(deps, files))
+    await app.register(caseWatcherRoutes(deps))
+    await app.register(caseTreeRoutes(deps))
+    await app.register(caseBoardRoutes(deps))
+  }
+}
+
+/** Whom the caller may @mention on a case, as the original lists them: every active member to an admin, the case's creator to anyone else. */
+async function mentionable(deps: Deps, viewer: { orgId: string; isAdmin: boolean; profileId: string | null }, createdBy: string | null): Promise<{ user__email: string }[]> {
+  const members = await activeMembers(deps.db, viewer.orgId)
+  if (viewer.isAdmin) return members.map((m) => ({ user__email: m.email }))
+  return members.filter((m) => m.id === createdBy && m.id !== viewer.profileId).map((m) => ({ user__email: m.email }))
+}

@@ -1,0 +1,88 @@
+import { sql } from 'kysely'
+import { z } from 'zod'
+import { caseStreams } from '../commands/case/case.ts'
+import type { CaseEvent } from '../commands/case/case.ts'
+import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../commands/case/fields.ts'
+import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
+import { casesProjector } from '../projections/case/cases.ts'
+import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
+import { str } from '../projections/search/search-documents.ts'
+import type { ModuleManifest } from './manifest.ts'
+
+// Cases (case-<id>).
+const caseShape = {
+  name: z.string(),
+  status: z.enum(CASE_STATUSES),
+  priority: z.enum(CASE_PRIORITIES),
+  case_type: z.enum(CASE_TYPES).nullable(),
+  closed_on: Day.nullable(),
+  description: z.string().nullable(),
+  account: Id.nullable(),
+  contacts: Ids,
+  teams: Ids,
+  assigned_to: Ids,
+  tags: Ids,
+  parent: Id.nullable(),
+  is_problem: z.boolean(),
+  custom_fields: CustomValues,
+}
+const Hours = z.number().int().min(0)
+const CaseSummary = z.strictObject({ name: caseShape.name, status: caseShape.status, priority: caseShape.priority, assigned_to: Ids, account: caseShape.account, parent: caseShape.parent }).describe('The case after the event: name, state, assignees, account and parent')
+const Watcher = { profile_id: Id, by: By, ...at }
+
+/** Support cases: tickets with assignees, a problem → incident tree, watchers, comments, internal notes and attachments, and their SLA facts. */
+export const caseModule: ModuleManifest = {
+  name: 'case',
+  // A case is the organization's record of work; the people in it are contacts, by id. Requesters
+  // who are no contact (inbound mail, the portal) will declare their fields when those land.
+  events: noPersonalData(eventsOf<CaseEvent>()({
+    // case-<id>
+    CaseCreated: { stream: 'case', description: "A case was opened: its fields, and its SLA targets in hours (first response and resolution), set by its priority when it opened (the original's defaults).", data: z.strictObject({ case_id: Id, org_id: Id, ...caseShape, sla_first_response_hours: Hours, sla_resolution_hours: Hours, created_by: By, ...at }) },
+    CaseUpdated: { stream: 'case', description: 'Fields of a case changed: only those, each before and after (custom_fields as the whole object of values), with the case as it now is (`case`). A status change into or out of Pending pauses or resumes its SLA clock; into Closed resolves it; out of Closed clears closed_on.', data: z.strictObject({ changes: changesOf(caseShape), case: CaseSummary, by: By, ...at }) },
+    CaseDeleted: { stream: 'case', description: 'A case was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
+    CaseFirstResponded: { stream: 'case', description: "A member's first public comment answered the case: its first response (an internal note does not count).", data: z.strictObject({ comment_id: Id, by: Id, ...at }) },
+    CaseWatched: { stream: 'case', description: 'A member started watching a case (`subscribed_via`: how).', data: z.strictObject({ ...Watcher, subscribed_via: z.enum(['manual', 'mention', 'auto_assignee', 'auto_team']) }) },
+    CaseUnwatched: { stream: 'case', description: 'A member stopped watching a case.', data: z.strictObject(Watcher) },
+    CaseMoved: { stream: 'case', description: 'A case card was moved on the case board: into a stage of a case pipeline (`to`), or onto the status board (`to` null); `status` and `closed_on` when the move changed them (a move into Closed dates it); its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: caseShape.status, to: caseShape.status }).optional(), closed_on: z.strictObject({ from: caseShape.closed_on, to: caseShape.closed_on }).optional(), kanban_order: z.number(), case: CaseSummary, by: By, ...at }) },
+    ...noteDefinitions('Case', 'case', 'case'),
+  })),
+  routes: async (deps, files) => {
+    const { caseRoutes } = await import('../http/cases/cases.ts')
+    return [caseRoutes(deps, files)]
+  },
+  projectors: [casesProjector],
+  search: {
+    kind: 'case',
+    order: 7,
+    version: 1,
+    streams: caseStreams,
+    events: { created: 'CaseCreated', updated: 'CaseUpdated', deleted: 'CaseDeleted' },
+    changes: 'fromTo',
+    // A move on the case board may change its status.
+    alsoUpdatedBy: { CaseMoved: (data) => (data.status ? { status: (data.status as { to: string }).to } : {}) },
+    keys: ['name', 'description', 'status', 'priority', 'assigned_to'],
+    visibility: 'Case',
+    document: (f) => ({ title: str(f.name), subtitle: [str(f.status), str(f.priority)].filter(Boolean).join(' · '), names: str(f.name), terms: str(f.description) }),
+  },
+  record: {
+    entityType: 'Case',
+    version: 1,
+    table: 'cases',
+    name: sql<string>`r.name`,
+    page: '/tickets',
+    noun: 'case',
+    activity: {
+      CaseCreated: created,
+      CaseUpdated: updatedChanges,
+      CaseMoved: { action: 'UPDATE', describe: (data) => `Moved the case to ${String((data.to as { stage?: unknown } | null)?.stage ?? (data.status as { to?: unknown } | undefined)?.to ?? 'another place')}` },
+      CaseDeleted: deleted,
+      ...noteReadings('Case'),
+    },
+    notifiedBy: { created: 'CaseCreated', updated: 'CaseUpdated', commented: 'CaseCommentAdded' },
+  },
+  idKinds: [
+    [/^\/api\/cases\/comment\/\{id\}/, 'caseComment'],
+    [/^\/api\/cases\/attachment\/\{id\}/, 'caseAttachment'],
+    [/^\/api\/cases\/\{id\}/, 'case'],
+  ],
+}

@@ -1,0 +1,43 @@
+import type { CaseFields } from '../../commands/case/fields.ts'
+import type { WatchVia } from '../../commands/case/case.ts'
+import type { NoteTablesOf } from '../kernel/note-tables.ts'
+
+/**
+ * The cases read model: one row per case (deleted ones kept, flagged) with its SLA facts (targets,
+ * first response, resolution, the running pause), its watchers (also as a list on the row, for the
+ * visibility predicate), its pauses (each stay in Pending, the SLA clock's input), which of its
+ * comments are internal notes, and its comments and attachments (projections/kernel/notes.ts).
+ */
+export type CaseRow = CaseFields & {
+  id: string
+  org_id: string
+  created_by: string | null
+  watchers: string[]
+  sla_first_response_hours: number
+  sla_resolution_hours: number
+  first_response_at: Date | null
+  resolved_at: Date | null
+  /** When the running pause began (Pending now), else null. */
+  sla_paused_at: Date | null
+  /** Its place on the case board: null pipeline and stage on the status board; `kanban_order` the creation time in ms until a move sets it. */
+  pipeline_id: string | null
+  stage_id: string | null
+  stage: string | null
+  kanban_order: number
+  is_deleted: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export type CaseWatcherRow = { case_id: string; profile_id: string; org_id: string; subscribed_via: WatchVia; created_at: Date }
+/** One stay in Pending: `ended_at` null while it lasts. */
+export type CasePauseRow = { case_id: string; started_at: Date; ended_at: Date | null }
+export type CaseInternalNoteRow = { comment_id: string; case_id: string }
+
+export type CaseTables = { cases: CaseRow; case_watchers: CaseWatcherRow; case_sla_pauses: CasePauseRow; case_internal_notes: CaseInternalNoteRow } & NoteTablesOf<'case'>
+
+// This module's tables join the one Database type (db/database.ts).
+declare module '../../db/database.ts' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the tables are the members
+  interface Database extends CaseTables {}
+}

@@ -1,0 +1,163 @@
+import t from 'tap'
+import { caseDecider, mayReadCase } from '../../src/commands/case/case.ts'
+import type { CaseCommand, CaseEvent, CaseInput } from '../../src/commands/case/case.ts'
+import { CASE_STATUSES, emptyCase, summaryOf } from '../../src/commands/case/fields.ts'
+import type { CaseFields } from '../../src/commands/case/fields.ts'
+import type { ParentFacts } from '../../src/commands/case/parent.ts'
+import { slaDeadlines } from '../../src/commands/case/sla.ts'
+import type { Actor } from '../../src/commands/caller.ts'
+import { fold } from '../../src/commands/decider.ts'
+import { casePipelines } from '../../src/commands/pipeline/kinds.ts'
+import type { MoveCase } from '../../src/commands/case/move.ts'
+import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
+import { eventsOf } from '../helpers/events.ts'
+import { spec } from '../helpers/given-when-then.ts'
+
+const caseEvent = eventsOf<CaseEvent>()
+const org = '00000000-0000-4000-8000-00000000000a'
+const otherOrg = '00000000-0000-4000-8000-00000000000b'
+const at = '2026-11-22T09:00:00.000Z'
+const later = '2026-11-23T09:00:00.000Z'
+const creator: Actor = { profileId: 'creator', isAdmin: false, isSuperuser: false }
+const assignee: Actor = { profileId: 'assignee', isAdmin: false, isSuperuser: false }
+const stranger: Actor = { profileId: 'stranger', isAdmin: false, isSuperuser: false }
+const admin: Actor = { profileId: 'admin', isAdmin: true, isSuperuser: false }
+const apiKey: Actor = { profileId: null, isAdmin: false, isSuperuser: false }
+
+const fields: CaseFields = { ...emptyCase(), name: 'Printer on fire', priority: 'High', account: 'acc1', assigned_to: ['assignee'] }
+const created = caseEvent('CaseCreated', { case_id: 'c1', org_id: org, ...fields, sla_first_response_hours: 4, sla_resolution_hours: 24, created_by: 'creator', at })
+const closedFields: CaseFields = { ...fields, status: 'Closed', closed_on: '2026-11-23' }
+const closed = caseEvent('CaseUpdated', { changes: { status: { from: 'New', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, case: summaryOf(closedFields), by: 'creator', at: later })
+const create = (input: CaseInput, extra: Partial<Extract<CaseCommand, { type: 'CreateCase' }>> = {}): CaseCommand => ({ type: 'CreateCase', caseId: 'c1', orgId: org, actor: creator, input, customFields: [], at, ...extra })
+const update = (input: CaseInput, actor = creator, extra: Partial<Extract<CaseCommand, { type: 'UpdateCase' }>> = {}): CaseCommand => ({ type: 'UpdateCase', orgId: org, actor, input, replace: false, customFields: [], at: later, ...extra })
+const updated = (changes: Extract<CaseEvent, { type: 'CaseUpdated' }>['data']['changes'], next: CaseFields, by = 'creator') => caseEvent('CaseUpdated', { changes, case: summaryOf(next), by, at: later })
+const comment = (actor: Actor, commentId: string, internal?: boolean): CaseCommand => ({ type: 'AddComment', orgId: org, actor, commentId, comment: 'On it', ...(internal && { internal }), at: later })
+
+t.test('create: the fields given, defaults for the rest, SLA targets by priority; once', async (t) => {
+  const kase = spec(t, caseDecider)
+  kase.given([]).when(create({ name: 'Printer on fire', priority: 'High', account: 'acc1', assigned_to: ['assignee'], description: undefined })).then([created])
+  kase.given([created]).when(create({ name: 'Again' })).then([], 'created twice, no event')
+  const targets = (priority: 'Low' | 'Normal' | 'High' | 'Urgent') => (caseDecider.decide(create({ name: 'X', priority }), caseDecider.initialState())[0]!.data as { sla_first_response_hours: number; sla_resolution_hours: number })
+  t.match(targets('Low'), { sla_first_response_hours: 24, sla_resolution_hours: 72 })
+  t.match(targets('Normal'), { sla_first_response_hours: 8, sla_resolution_hours: 48 })
+  t.match(targets('Urgent'), { sla_first_response_hours: 1, sla_resolution_hours: 4 }, 'the original\'s defaults: 24/8/4/1 and 72/48/24/4')
+  kase.given([]).when(create({ name: '  ' })).thenRejects(ValidationError, { errors: { name: [String] } })
+  kase.given([]).when(create({ name: 'Done already', status: 'Closed' })).thenRejects(ValidationError, { errors: { closed_on: ['Closed date is required when closing a case'] } })
+  t.equal(caseDecider.decide(create({ name: 'Done already', status: 'Closed', closed_on: '2026-11-22' }), caseDecider.initialState()).length, 1, 'a case may open Closed with its date')
+})
+
+t.test('update: only what changed; the account is fixed at creation; PUT clears what it leaves out but the parent', async (t) => {
+  const kase = spec(t, caseDecider)
+  kase.given([created]).when(update({ status: 'Assigned', assigned_to: ['assignee', 'admin'], name: 'Printer on fire' })).then([updated({ status: { from: 'New', to: 'Assigned' }, assigned_to: { from: ['assignee'], to: ['assignee', 'admin'] } }, { ...fields, status: 'Assigned', assigned_to: ['assignee', 'admin'] })])
+  kase.given([created]).when(update({ name: 'Printer on fire', assigned_to: ['assignee'] })).then([], 'no change, no event')
+  kase.given([created]).when(update({ account: 'acc2' })).then([], "an update's account is ignored, as the original's read-only field")
+  const linked = updated({ parent: { from: null, to: 'p1' } }, { ...fields, parent: 'p1' })
+  kase.given([created, linked]).when(update({ name: 'Printer on fire' }, creator, { replace: true })).then([
+    updated({ priority: { from: 'High', to: 'Normal' }, assigned_to: { from: ['assignee'], to: [] } }, { ...fields, priority: 'Normal', assigned_to: [], parent: 'p1' }),
+  ], 'a PUT resets the fields it leaves out, keeps the account and the parent')
+})
+
+t.test('statuses: every one of the six may follow any other; closing needs closed_on, reopening clears it', async (t) => {
+  const kase = spec(t, caseDecider)
+  for (const status of CASE_STATUSES.filter((s) => s !== 'New' && s !== 'Closed')) {
+    kase.given([created]).when(update({ status })).then([updated({ status: { from: 'New', to: status } }, { ...fields, status })], `New → ${status}`)
+  }
+  kase.given([created]).when(update({ status: 'Closed' })).thenRejects(ValidationError, { errors: { closed_on: [String] } })
+  kase.given([created]).when(update({ status: 'Closed', closed_on: '2026-11-23' })).then([closed])
+  const dated = updated({ closed_on: { from: null, to: '2026-11-20' } }, { ...fields, closed_on: '2026-11-20' })
+  kase.given([created, dated]).when(update({ status: 'Closed' })).then([updated({ status: { from: 'New', to: 'Closed' } }, { ...fields, status: 'Closed', closed_on: '2026-11-20' })], 'a date already on the case satisfies the close')
+  kase.given([created, closed]).when(update({ description: 'Burnt' })).then([updated({ description: { from: null, to: 'Burnt' } }, { ...closedFields, description: 'Burnt' })], 'a closed case is edited without a new date')
+  kase.given([created, closed]).when(update({ status: 'Assigned' })).then([updated({ status: { from: 'Closed', to: 'Assigned' }, closed_on: { from: '2026-11-23', to: null } }, { ...fields, status: 'Assigned' })], 'reopening clears the closing date')
+  kase.given([created, closed]).when(update({ status: 'Pending', closed_on: '2026-11-24' })).then([updated({ status: { from: 'Closed', to: 'Pending' }, closed_on: { from: '2026-11-23', to: null } }, { ...fields, status: 'Pending' })], 'even one the same body names')
+})
+
+t.test('who: admin, creator and assignee change a case; a watcher reads it; 404 for another organization or once deleted', async (t) => {
+  const kase = spec(t, caseDecider)
+  kase.given([created]).when(update({ priority: 'Low' }, assignee)).then([updated({ priority: { from: 'High', to: 'Low' } }, { ...fields, priority: 'Low' }, 'assignee')])
+  kase.given([created]).when(update({ priority: 'Low' }, admin)).then([updated({ priority: { from: 'High', to: 'Low' } }, { ...fields, priority: 'Low' }, 'admin')])
+  kase.given([created]).when(update({ priority: 'Low' }, stranger)).thenRejects(ForbiddenError)
+  kase.given([created]).when(update({ priority: 'Low' }, apiKey)).thenRejects(ForbiddenError)
+  const watched = caseEvent('CaseWatched', { profile_id: 'stranger', subscribed_via: 'manual', by: 'admin', at })
+  kase.given([created, watched]).when(update({ priority: 'Low' }, stranger)).thenRejects(ForbiddenError)
+  const state = fold(caseDecider, [created, watched])
+  t.ok(mayReadCase(state, stranger), 'a watcher may read the case')
+  t.notOk(mayReadCase(fold(caseDecider, [created]), stranger), 'an uninvolved member may not')
+  kase.given([created]).when({ ...update({ priority: 'Low' }), orgId: otherOrg }).thenRejects(NotFoundError)
+  kase.given([]).when(update({ priority: 'Low' })).thenRejects(NotFoundError)
+  const deleted = caseEvent('CaseDeleted', { by: 'creator', at: later })
+  kase.given([created, deleted]).when(update({ priority: 'Low' })).thenRejects(NotFoundError)
+})
+
+t.test('delete: an admin or the creator, once; not an assignee', async (t) => {
+  const kase = spec(t, caseDecider)
+  const remove = (actor: Actor): CaseCommand => ({ type: 'DeleteCase', orgId: org, actor, at: later })
+  kase.given([created]).when(remove(creator)).then([caseEvent('CaseDeleted', { by: 'creator', at: later })])
+  kase.given([created]).when(remove(admin)).then([caseEvent('CaseDeleted', { by: 'admin', at: later })])
+  kase.given([created]).when(remove(assignee)).thenRejects(ForbiddenError)
+  kase.given([created, caseEvent('CaseDeleted', { by: 'creator', at: later })]).when(remove(creator)).then([], 'deleted twice, no event')
+  kase.given([created]).when({ ...remove(admin), orgId: otherOrg }).thenRejects(NotFoundError)
+})
+
+t.test('the tree: no self-parent, no cycle, at most three levels, nothing merged', async (t) => {
+  const kase = spec(t, caseDecider)
+  const facts = (extra: Partial<ParentFacts> = {}): ParentFacts => ({ id: 'p1', status: 'New', chain: ['p1'], chainLoops: false, subtreeDepth: 0, ...extra })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts() })).then([updated({ parent: { from: null, to: 'p1' } }, { ...fields, parent: 'p1' })])
+  kase.given([created]).when(update({ parent: 'c1' }, creator, { parent: facts({ id: 'c1', chain: ['c1'] }) })).thenRejects(ValidationError, { errors: { parent: ['A case cannot be its own parent.'] } })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts({ chain: ['p1', 'c1'] }) })).thenRejects(ValidationError, { errors: { parent: ['Linking would create a cycle.'] } })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts({ chain: ['p1', 'g1'], subtreeDepth: 1 }) })).thenRejects(ValidationError, { errors: { parent: ['Case tree is limited to 3 levels.'] } })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts({ chain: ['p1', 'g1'] }) })).then([updated({ parent: { from: null, to: 'p1' } }, { ...fields, parent: 'p1' })], 'a third level is allowed')
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts({ status: 'Duplicate' }) })).thenRejects(ValidationError, { errors: { parent: ['Cannot link to or from a merged case.'] } })
+  kase.given([created]).when(update({ parent: 'p1', status: 'Duplicate' }, creator, { parent: facts() })).thenRejects(ValidationError, { errors: { parent: [String] } })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parent: facts({ chainLoops: true }) })).thenRejects(ValidationError, { errors: { parent: [/already contains a cycle/] } })
+  kase.given([created]).when(update({ parent: 'p1' }, creator, { parentField: 'parent_id' })).thenRejects(ValidationError, { errors: { parent_id: ['Parent case not found in this organization.'] } })
+})
+
+t.test("replies: the first public comment of a member is the case's first response; internal notes and later comments are not", async (t) => {
+  const kase = spec(t, caseDecider)
+  const first = caseEvent('CaseCommentAdded', { comment_id: 'k1', comment: 'On it', by: 'assignee', at: later })
+  const responded = caseEvent('CaseFirstResponded', { comment_id: 'k1', by: 'assignee', at: later })
+  kase.given([created]).when(comment(assignee, 'k1')).then([first, responded])
+  kase.given([created, first, responded]).when(comment(creator, 'k2')).then([caseEvent('CaseCommentAdded', { comment_id: 'k2', comment: 'On it', by: 'creator', at: later })], 'answered already')
+  kase.given([created]).when(comment(assignee, 'k1', true)).then([caseEvent('CaseCommentAdded', { comment_id: 'k1', comment: 'On it', by: 'assignee', internal: true, at: later })], 'a note to the team is no answer')
+  kase.given([created, first, responded]).when(comment(assignee, 'k1')).then([], 'the same comment twice, no event')
+  kase.given([created]).when(comment(stranger, 'k1')).thenRejects(ForbiddenError)
+  kase.given([created, caseEvent('CaseWatched', { profile_id: 'stranger', subscribed_via: 'manual', by: 'admin', at })]).when(comment(stranger, 'k1')).thenRejects(ForbiddenError)
+})
+
+t.test('watching: whoever may read follows and unfollows, once each', async (t) => {
+  const kase = spec(t, caseDecider)
+  const watch = (actor: Actor, type: 'WatchCase' | 'UnwatchCase' = 'WatchCase'): CaseCommand => ({ type, orgId: org, actor, at: later })
+  const watched = caseEvent('CaseWatched', { profile_id: 'admin', subscribed_via: 'manual', by: 'admin', at: later })
+  kase.given([created]).when(watch(admin)).then([watched])
+  kase.given([created, watched]).when(watch(admin)).then([], 'already watching')
+  kase.given([created, watched]).when(watch(admin, 'UnwatchCase')).then([caseEvent('CaseUnwatched', { profile_id: 'admin', by: 'admin', at: later })])
+  kase.given([created]).when(watch(assignee, 'UnwatchCase')).then([], 'not watching, nothing to stop')
+  kase.given([created]).when(watch(stranger)).thenRejects(ForbiddenError)
+  kase.given([created]).when({ ...watch(admin), orgId: otherOrg }).thenRejects(NotFoundError)
+})
+
+t.test('moves on the board: a stage sets the status it stands for; into Closed dates the case, out of it clears the date', async (t) => {
+  const kase = spec(t, caseDecider)
+  const stageIds = ['s1', 's2', 's3', 's4']
+  const pipeline = { id: 'p1', state: fold(casePipelines.decider, casePipelines.decider.decide({ type: 'CreatePipeline', pipelineId: 'p1', orgId: org, name: 'Support', isDefault: false, stageIds, actorId: null, at }, fold(casePipelines.decider, []))) }
+  const move = (stage: string | null | undefined, extra: Partial<MoveCase> = {}): CaseCommand => ({ type: 'MoveCase', orgId: org, actor: assignee, at: later, day: '2026-11-23', stage: stage === undefined ? undefined : stage === null ? null : { id: stage, pipeline }, kanbanOrder: null, ...extra })
+  const place = (stage: string, stage_id: string, stage_kind: 'open' | 'won' | 'lost' = 'open') => ({ pipeline_id: 'p1', stage, stage_id, stage_kind })
+  const order = Date.parse(at)
+  const moved = (data: Partial<Extract<CaseEvent, { type: 'CaseMoved' }>['data']>, next: CaseFields) => caseEvent('CaseMoved', { from: null, to: null, kanban_order: order, case: summaryOf(next), by: 'assignee', at: later, ...data })
+  kase.given([created]).when(move('s2')).then([moved({ to: place('IN_PROGRESS', 's2'), status: { from: 'New', to: 'Assigned' } }, { ...fields, status: 'Assigned' })], 'an open stage past the first is Assigned')
+  kase.given([created]).when(move('s3')).then([moved({ to: place('RESOLVED', 's3', 'won'), status: { from: 'New', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, { ...fields, status: 'Closed' })], 'resolved closes it, dated the day of the move')
+  kase.given([created]).when(move('s4')).then([moved({ to: place('REJECTED', 's4', 'lost'), status: { from: 'New', to: 'Rejected' } }, { ...fields, status: 'Rejected' })])
+  kase.given([created, closed]).when(move(undefined, { status: 'Pending', kanbanOrder: 5 })).then([moved({ status: { from: 'Closed', to: 'Pending' }, closed_on: { from: '2026-11-23', to: null }, kanban_order: 5 }, { ...fields, status: 'Pending' })], 'out of Closed on the status board clears the date')
+  kase.given([created]).when(move(undefined, { status: 'New' })).then([], 'already there')
+  kase.given([created]).when(move('nope')).thenRejects(ValidationError, { errors: { stage_id: [String] } })
+  kase.given([created]).when(move('s2', { actor: stranger })).thenRejects(ForbiddenError)
+})
+
+t.test('the SLA deadlines: hours from opening, pushed by the time paused; breached only while unanswered or unresolved', async (t) => {
+  const opened = new Date('2026-11-22T09:00:00Z')
+  const facts = { created_at: opened, sla_first_response_hours: 4, sla_resolution_hours: 24, sla_paused_seconds: 0, sla_paused_at: null, first_response_at: null, resolved_at: null }
+  const now = new Date('2026-11-22T14:00:00Z')
+  t.match(slaDeadlines(facts, now), { first_response_sla_deadline: new Date('2026-11-22T13:00:00Z'), resolution_sla_deadline: new Date('2026-11-23T09:00:00Z'), is_sla_first_response_breached: true, is_sla_resolution_breached: false })
+  t.match(slaDeadlines({ ...facts, first_response_at: new Date('2026-11-22T10:00:00Z') }, now), { is_sla_first_response_breached: false }, 'answered in time')
+  t.match(slaDeadlines({ ...facts, sla_paused_seconds: 3600, sla_paused_at: new Date('2026-11-22T13:00:00Z') }, now), { first_response_sla_deadline: new Date('2026-11-22T15:00:00Z'), is_sla_first_response_breached: false }, 'an hour paused before and the running pause count')
+})
