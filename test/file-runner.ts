@@ -12,6 +12,8 @@ import { spawn } from 'node:child_process'
 export type Counts = { total: number; pass: number; fail: number; skip: number; todo: number }
 export type RunOptions = { jobs: number; timeoutSeconds: number; nodeArgs: string[]; env: NodeJS.ProcessEnv; print: (text: string) => void }
 
+/** The longest a file may set its own timeout to (the fuzz test's is 480 s). */
+const HANGING_AFTER_SECONDS = 600
 const NONE: Counts = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
 const add = (a: Counts, b: Counts): Counts => ({ total: a.total + b.total, pass: a.pass + b.pass, fail: a.fail + b.fail, skip: a.skip + b.skip, todo: a.todo + b.todo })
 
@@ -37,12 +39,16 @@ function runFile(file: string, job: number, options: RunOptions): Promise<Finish
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  // tap fails a test past TAP_TIMEOUT itself; this only stops a process that hangs after that.
+  // tap fails a test past TAP_TIMEOUT itself, and a file may raise its own (t.setTimeout, the fuzz
+  // test's grows with the routes): this only stops a process still running long after either.
   let timedOut = false
-  const killer = setTimeout(() => {
-    timedOut = true
-    child.kill('SIGKILL')
-  }, (options.timeoutSeconds + 30) * 1000)
+  const killer = setTimeout(
+    () => {
+      timedOut = true
+      child.kill('SIGKILL')
+    },
+    (Math.max(options.timeoutSeconds, HANGING_AFTER_SECONDS) + 60) * 1000,
+  )
   return new Promise((done) =>
     child.on('close', (code, signal) => {
       clearTimeout(killer)

@@ -18,6 +18,8 @@ const notDeleted = sql<boolean>`NOT is_deleted`
 export const CLAIM_SCOPES: ReadonlyMap<string, ScopeModel> = new Map<string, ScopeModel>([
   ['account', { projector: 'accounts', table: 'accounts', column: 'name', live: notDeleted }],
   ['contact_email', { projector: 'contacts', table: 'contacts', column: 'email', live: notDeleted }],
+  // A deleted document leaves no row.
+  ['document_title', { projector: 'documents', table: 'documents', column: 'title', live: sql<boolean>`true` }],
   ['lead_email', { projector: 'leads', table: 'leads', column: 'email', live: notDeleted }],
   ['opportunity_name', { projector: 'opportunities', table: 'opportunities', column: 'name', live: notDeleted }],
   // An archived tag, and a merged one (archived), keeps its name; only the older delete freed it.

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { promisify } from 'node:util'
 import t from 'tap'
 import type { Test } from 'tap'
 import { exportEvents } from '../../src/events/export.ts'
@@ -45,8 +43,15 @@ t.test('/api/privacy/erasures/', async (t) => {
   const other: string = (await ok('POST', '/api/contacts/', admin, { first_name: 'Otto', email: 'otto@mail.test' })).id
   const erase = (headers: Headers, kind: string, id: string) => app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers, payload: { kind, id } })
 
-  // The whole database as pg_dump writes it: every table, the event log and the keys included.
-  const dump = async () => (await promisify(execFile)('pg_dump', ['--data-only', database.url], { maxBuffer: 64 * 1024 * 1024 })).stdout
+  // Every row of every table of the database as text, the event log and the keys included (what
+  // pg_dump --data-only holds; the machine's pg_dump may be older than the embedded server).
+  const dump = async () => {
+    const { rows: tables } = await database.pool.query<{ name: string }>(
+      `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+    )
+    const texts = await Promise.all(tables.map(async ({ name }) => (await database.pool.query<{ text: string | null }>(`SELECT string_agg(t::text, E'\\n') AS text FROM ${name} t`)).rows[0]!.text ?? ''))
+    return texts.join('\n')
+  }
   const leftIn = (text: string) => strings.filter((value) => text.includes(value))
   const exported = async () => {
     let text = ''
@@ -113,7 +118,7 @@ t.test('/api/privacy/erasures/', async (t) => {
 
   const nothingLeft = async (t: Test) => {
     t.equal((await exportOf(admin, 'contact', contact)).statusCode, 410, 'the export: gone')
-    t.same(leftIn(await dump()), [], 'no string of the person in pg_dump of the database')
+    t.same(leftIn(await dump()), [], 'no string of the person in any row of the database')
     const ndjson = await exported()
     t.same(leftIn(ndjson), [], 'none in an NDJSON export')
     t.match(ndjson, ERASED, 'the export shows where they were')

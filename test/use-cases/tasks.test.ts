@@ -51,7 +51,7 @@ t.test('tasks, without an HTTP app', async (t) => {
     const two = await refusedCreate(acme.admin, { title: 'Two parents', account: initech, opportunity: adminsDeal })
     t.type(two, ValidationError)
     t.match(two, { errors: { account: [/only be linked to one parent/] } })
-    t.match(await refusedCreate(acme.admin, { title: 'A case', case: randomUUID() }), { errors: { case: [/not available/] } }, 'cases are not built: no case is stored unchecked')
+    t.match(await refusedCreate(acme.admin, { title: 'A case', case: randomUUID() }), { errors: { case: [/a case of this organization/] } }, 'a case parent is checked like the others: an unknown one is refused')
   })
 
   t.test('parents: a member links only records she may see; one she may not is refused as an unknown id is', async (t) => {
