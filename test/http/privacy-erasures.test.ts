@@ -6,6 +6,7 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import type { Test } from 'tap'
 import { exportEvents } from '../../src/events/export.ts'
+import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
 import { ERASED } from '../../src/privacy/seal.ts'
 import { erasuresProjector } from '../../src/projections/privacy/erasures.ts'
@@ -14,6 +15,9 @@ import { givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { silentLogger } from '../helpers/runner.ts'
+import { onTeardown } from '../helpers/cleanup.ts'
+import { eventually, startReceiver } from '../helpers/webhook-receiver.ts'
 
 /**
  * Issue 31: erasing a person. Their unique strings are everywhere before (read models, search,
@@ -25,9 +29,16 @@ t.test('/api/privacy/erasures/', async (t) => {
   // The app's files under a folder of the test's own, to see the person's files go.
   const dataDir = await mkdtemp(join(tmpdir(), 'crm-erasure-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
-  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir } })
+  // The receiver listens on loopback, which only WEBHOOK_ALLOW_PRIVATE lets webhooks reach.
+  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: '1' } })
   const admin = acme.admin.headers
   const ok = succeeding(t, app)
+  // Webhooks deliver the person's events before the erasure: their delivery log must keep nothing of them after.
+  const receiver = await startReceiver(t)
+  const dispatcher = createWebhookDispatcher({ db: database.db, store, logger: silentLogger, retry: { baseMs: 20, maxMs: 200, maxFailures: 4 }, pollMs: 50, leaderRetryMs: 50, targets: { allowPrivate: true } })
+  dispatcher.start()
+  onTeardown(t, () => dispatcher.stop())
+  t.equal((await app.inject({ method: 'POST', url: '/api/webhooks/', headers: admin, payload: { url: receiver.url('/people'), event_types: ['Contact*'] } })).statusCode, 201)
   const mark = randomUUID().replaceAll('-', '').slice(0, 10)
   const person = { first_name: `Ulla${mark}`, last_name: `Vrede${mark}`, email: `ulla.${mark}@mail.test`, phone: `+46 8 ${mark}`, address_line: `${mark} Storgatan`, city: `Kiruna${mark}` }
   const fileName = `passport-${mark}.txt`
@@ -60,6 +71,8 @@ t.test('/api/privacy/erasures/', async (t) => {
     return text
   }
 
+  await eventually('the contact events delivered', () => receiver.delivered('/people').length >= 4)
+  t.ok(leftIn(receiver.delivered('/people').map((r) => r.body).join('\n')).length > 0, 'the subscriber got the person, as it was then')
   t.same(leftIn(await dump()).sort(), [...strings].sort(), 'before: the read models hold the person (search, contacts, notifications)')
   t.equal(await storedFiles(), 1, 'and the file store their file')
   t.notMatch(JSON.stringify((await database.db.selectFrom('events').select('data').execute()).map((row) => row.data)), new RegExp(mark), 'even before, the log holds none of it in clear')
