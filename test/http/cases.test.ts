@@ -191,9 +191,9 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
       return outcome.escalated
     }
     t.same(await createCaseEscalator({ ...deps, projections: { isLeader: false } }).escalate(), { ran: false, reason: 'not the leader' })
-    // Thursday 26 November, 17:30 UTC: the printer, the login and the outage are breached (the test above).
+    // Thursday 26 November, 17:30 UTC: the printer, the login and the outage are breached (the test above), and Globex's unanswered case.
     now = new Date('2026-11-26T17:30:00Z')
-    t.equal(await run(), 3)
+    t.equal(await run(), 4, 'every organization\'s')
     t.equal(await run(rival), 0, 'a second process at the same instant escalates nothing again')
     t.match((await detail(admin, login)).cases_obj, { escalation_count: 1, last_escalation_fired_at: '2026-11-26T17:30:00.000Z' })
     // The outage is resolved and reopened: a new resolution clock, not breached.
@@ -202,9 +202,9 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
     now = new Date('2026-11-26T18:29:00Z')
     t.equal(await run(), 0, 'within the hour')
     now = new Date('2026-11-26T18:30:00Z')
-    t.equal(await run(), 2, 'an hour later: the printer and the login, not the outage')
+    t.equal(await run(), 3, 'an hour later: the printer, the login and Globex\'s, not the outage')
     now = new Date('2026-11-26T19:30:00Z')
-    t.equal(await run(), 2)
+    t.equal(await run(), 3)
     now = new Date('2026-11-26T23:30:00Z')
     t.equal(await run(), 0, 'three is the cap')
     const levels = (await store.readStream(caseStreams.stream(login))).filter((e) => e.type === 'CaseEscalated').map((e) => (e.data as { level: number }).level)
