@@ -3,7 +3,10 @@ import { z } from 'zod'
 import { caseStreams } from '../commands/case/case.ts'
 import type { CaseEvent } from '../commands/case/case.ts'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../commands/case/fields.ts'
+import { MAX_ESCALATIONS } from '../commands/case/escalation.ts'
+import { PRIORITY_POLICY, SLA_KINDS } from '../commands/case/sla.ts'
 import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
+import { createCaseEscalator } from '../processes/case-escalator.ts'
 import { casesProjector } from '../projections/case/cases.ts'
 import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import { str } from '../projections/search/search-documents.ts'
@@ -29,8 +32,14 @@ const caseShape = {
 const Hours = z.number().int().min(0)
 const CaseSummary = z.strictObject({ name: caseShape.name, status: caseShape.status, priority: caseShape.priority, assigned_to: Ids, account: caseShape.account, parent: caseShape.parent }).describe('The case after the event: name, state, assignees, account and parent')
 const Watcher = { profile_id: Id, by: By, ...at }
+const Sla = { sla: z.enum(SLA_KINDS).describe('Which SLA instance of the case: its first response or its resolution') }
+const SlaTarget = {
+  target_minutes: z.number().int().min(0).describe('The target in business minutes of the calendar'),
+  policy: z.literal(PRIORITY_POLICY).describe("The policy that set it: the priority defaults (the original's 24/8/4/1 and 72/48/24/4 hours)"),
+  priority: caseShape.priority,
+}
 
-/** Support cases: tickets with assignees, a problem → incident tree, watchers, comments, internal notes and attachments, and their SLA facts. */
+/** Support cases: tickets with assignees, a problem → incident tree, watchers, comments, internal notes and attachments, and their SLA instances on the one business-hours clock. */
 export const caseModule: ModuleManifest = {
   name: 'case',
   // A case is the organization's record of work; the people in it are contacts, by id. Requesters
@@ -38,12 +47,18 @@ export const caseModule: ModuleManifest = {
   events: noPersonalData(eventsOf<CaseEvent>()({
     // case-<id>
     CaseCreated: { stream: 'case', description: "A case was opened: its fields, and its SLA targets in hours (first response and resolution), set by its priority when it opened (the original's defaults).", data: z.strictObject({ case_id: Id, org_id: Id, ...caseShape, sla_first_response_hours: Hours, sla_resolution_hours: Hours, created_by: By, ...at }) },
-    CaseUpdated: { stream: 'case', description: 'Fields of a case changed: only those, each before and after (custom_fields as the whole object of values), with the case as it now is (`case`). A status change into or out of Pending pauses or resumes its SLA clock; into Closed resolves it; out of Closed clears closed_on.', data: z.strictObject({ changes: changesOf(caseShape), case: CaseSummary, by: By, ...at }) },
+    CaseUpdated: { stream: 'case', description: 'Fields of a case changed: only those, each before and after (custom_fields as the whole object of values), with the case as it now is (`case`). Its SLA effects follow as CaseSla* events (Pending pauses, Closed fulfils the resolution, a new priority retargets); out of Closed clears closed_on.', data: z.strictObject({ changes: changesOf(caseShape), case: CaseSummary, by: By, ...at }) },
     CaseDeleted: { stream: 'case', description: 'A case was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
     CaseFirstResponded: { stream: 'case', description: "A member's first public comment answered the case: its first response (an internal note does not count).", data: z.strictObject({ comment_id: Id, by: Id, ...at }) },
     CaseWatched: { stream: 'case', description: 'A member started watching a case (`subscribed_via`: how).', data: z.strictObject({ ...Watcher, subscribed_via: z.enum(['manual', 'mention', 'auto_assignee', 'auto_team']) }) },
     CaseUnwatched: { stream: 'case', description: 'A member stopped watching a case.', data: z.strictObject(Watcher) },
     CaseMoved: { stream: 'case', description: 'A case card was moved on the case board: into a stage of a case pipeline (`to`), or onto the status board (`to` null); `status` and `closed_on` when the move changed them (a move into Closed dates it); its order in the column.', data: z.strictObject({ from: Placement.nullable(), to: Placement.nullable(), status: z.strictObject({ from: caseShape.status, to: caseShape.status }).optional(), closed_on: z.strictObject({ from: caseShape.closed_on, to: caseShape.closed_on }).optional(), kanban_order: z.number(), case: CaseSummary, by: By, ...at }) },
+    CaseSlaActivated: { stream: 'case', description: "An SLA instance of the case started: when the case opened, or its resolution again when it was reopened. Its target and the version of the organization's business calendar it measures in (a later edit of the calendar does not change it).", data: z.strictObject({ ...Sla, ...SlaTarget, calendar_version: z.number().int().min(0), ...at }) },
+    CaseSlaPaused: { stream: 'case', description: 'An SLA instance stopped counting: the case entered Pending (waiting on the customer).', data: z.strictObject({ ...Sla, ...at }) },
+    CaseSlaResumed: { stream: 'case', description: 'A paused SLA instance counts again: the case left Pending.', data: z.strictObject({ ...Sla, ...at }) },
+    CaseSlaFulfilled: { stream: 'case', description: "An SLA instance was met or ended late: the first public comment of a member (first response), closing (resolution).", data: z.strictObject({ ...Sla, ...at }) },
+    CaseSlaRetargeted: { stream: 'case', description: 'An open SLA instance took the target of the priority the case changed to, from this instant on: time already used stays used.', data: z.strictObject({ ...Sla, ...SlaTarget, ...at }) },
+    CaseEscalated: { stream: 'case', description: 'The escalator found the case open and breached (`breached`: which SLA instances, by the clock): escalation `level` 1 to 3, at least an hour after the last; its id derived from the case and the level.', data: z.strictObject({ escalation_id: Id, level: z.number().int().min(1).max(MAX_ESCALATIONS), breached: z.array(z.enum(SLA_KINDS)).min(1), ...at }) },
     ...noteDefinitions('Case', 'case', 'case'),
   })),
   routes: async (deps, files) => {
@@ -51,6 +66,8 @@ export const caseModule: ModuleManifest = {
     return [caseRoutes(deps, files)]
   },
   projectors: [casesProjector],
+  // Escalations check once a minute, as the due notifier (DUE_NOTIFY_INTERVAL_MS).
+  processes: [({ config, ...deps }) => createCaseEscalator({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   search: {
     kind: 'case',
     order: 7,

@@ -4,7 +4,10 @@ import type { CaseCommand, CaseEvent, CaseInput } from '../../src/commands/case/
 import { CASE_STATUSES, emptyCase, summaryOf } from '../../src/commands/case/fields.ts'
 import type { CaseFields } from '../../src/commands/case/fields.ts'
 import type { ParentFacts } from '../../src/commands/case/parent.ts'
-import { slaDeadlines } from '../../src/commands/case/sla.ts'
+import { slaView } from '../../src/commands/case/sla.ts'
+import type { SlaKind } from '../../src/commands/case/sla.ts'
+import { escalationId } from '../../src/commands/case/escalation.ts'
+import type { BusinessCalendar } from '../../src/commands/business-hours/calendar.ts'
 import type { Actor } from '../../src/commands/caller.ts'
 import { fold } from '../../src/commands/decider.ts'
 import { casePipelines } from '../../src/commands/pipeline/kinds.ts'
@@ -28,14 +31,17 @@ const fields: CaseFields = { ...emptyCase(), name: 'Printer on fire', priority: 
 const created = caseEvent('CaseCreated', { case_id: 'c1', org_id: org, ...fields, sla_first_response_hours: 4, sla_resolution_hours: 24, created_by: 'creator', at })
 const closedFields: CaseFields = { ...fields, status: 'Closed', closed_on: '2026-11-23' }
 const closed = caseEvent('CaseUpdated', { changes: { status: { from: 'New', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, case: summaryOf(closedFields), by: 'creator', at: later })
-const create = (input: CaseInput, extra: Partial<Extract<CaseCommand, { type: 'CreateCase' }>> = {}): CaseCommand => ({ type: 'CreateCase', caseId: 'c1', orgId: org, actor: creator, input, customFields: [], at, ...extra })
+const create = (input: CaseInput, extra: Partial<Extract<CaseCommand, { type: 'CreateCase' }>> = {}): CaseCommand => ({ type: 'CreateCase', caseId: 'c1', orgId: org, actor: creator, input, customFields: [], calendarVersion: 3, at, ...extra })
+const activated = (sla: SlaKind, target_minutes: number, when = at, priority: CaseFields['priority'] = 'High') => caseEvent('CaseSlaActivated', { sla, target_minutes, policy: 'priority_defaults', priority, calendar_version: 3, at: when })
+/** A case opened with its two SLA instances (a High one: 4 and 24 hours). */
+const opened = [created, activated('first_response', 240), activated('resolution', 1440)]
 const update = (input: CaseInput, actor = creator, extra: Partial<Extract<CaseCommand, { type: 'UpdateCase' }>> = {}): CaseCommand => ({ type: 'UpdateCase', orgId: org, actor, input, replace: false, customFields: [], at: later, ...extra })
 const updated = (changes: Extract<CaseEvent, { type: 'CaseUpdated' }>['data']['changes'], next: CaseFields, by = 'creator') => caseEvent('CaseUpdated', { changes, case: summaryOf(next), by, at: later })
 const comment = (actor: Actor, commentId: string, internal?: boolean): CaseCommand => ({ type: 'AddComment', orgId: org, actor, commentId, comment: 'On it', ...(internal && { internal }), at: later })
 
 t.test('create: the fields given, defaults for the rest, SLA targets by priority; once', async (t) => {
   const kase = spec(t, caseDecider)
-  kase.given([]).when(create({ name: 'Printer on fire', priority: 'High', account: 'acc1', assigned_to: ['assignee'], description: undefined })).then([created])
+  kase.given([]).when(create({ name: 'Printer on fire', priority: 'High', account: 'acc1', assigned_to: ['assignee'], description: undefined })).then(opened, 'created, with its SLA instances in the calendar version of the command')
   kase.given([created]).when(create({ name: 'Again' })).then([], 'created twice, no event')
   const targets = (priority: 'Low' | 'Normal' | 'High' | 'Urgent') => (caseDecider.decide(create({ name: 'X', priority }), caseDecider.initialState())[0]!.data as { sla_first_response_hours: number; sla_resolution_hours: number })
   t.match(targets('Low'), { sla_first_response_hours: 24, sla_resolution_hours: 72 })
@@ -43,7 +49,7 @@ t.test('create: the fields given, defaults for the rest, SLA targets by priority
   t.match(targets('Urgent'), { sla_first_response_hours: 1, sla_resolution_hours: 4 }, 'the original\'s defaults: 24/8/4/1 and 72/48/24/4')
   kase.given([]).when(create({ name: '  ' })).thenRejects(ValidationError, { errors: { name: [String] } })
   kase.given([]).when(create({ name: 'Done already', status: 'Closed' })).thenRejects(ValidationError, { errors: { closed_on: ['Closed date is required when closing a case'] } })
-  t.equal(caseDecider.decide(create({ name: 'Done already', status: 'Closed', closed_on: '2026-11-22' }), caseDecider.initialState()).length, 1, 'a case may open Closed with its date')
+  t.same(caseDecider.decide(create({ name: 'Done already', status: 'Closed', closed_on: '2026-11-22' }), caseDecider.initialState()).map((e) => e.type), ['CaseCreated', 'CaseSlaActivated', 'CaseSlaActivated', 'CaseSlaFulfilled'], 'a case may open Closed with its date, resolved at once')
 })
 
 t.test('update: only what changed; the account is fixed at creation; PUT clears what it leaves out but the parent', async (t) => {
@@ -148,16 +154,69 @@ t.test('moves on the board: a stage sets the status it stands for; into Closed d
   kase.given([created]).when(move('s3')).then([moved({ to: place('RESOLVED', 's3', 'won'), status: { from: 'New', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, { ...fields, status: 'Closed' })], 'resolved closes it, dated the day of the move')
   kase.given([created]).when(move('s4')).then([moved({ to: place('REJECTED', 's4', 'lost'), status: { from: 'New', to: 'Rejected' } }, { ...fields, status: 'Rejected' })])
   kase.given([created, closed]).when(move(undefined, { status: 'Pending', kanbanOrder: 5 })).then([moved({ status: { from: 'Closed', to: 'Pending' }, closed_on: { from: '2026-11-23', to: null }, kanban_order: 5 }, { ...fields, status: 'Pending' })], 'out of Closed on the status board clears the date')
+  kase.given(opened).when(move('s3')).then([moved({ to: place('RESOLVED', 's3', 'won'), status: { from: 'New', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, { ...fields, status: 'Closed' }), caseEvent('CaseSlaFulfilled', { sla: 'resolution', at: later })], 'a move into Closed resolves, as closing does')
   kase.given([created]).when(move(undefined, { status: 'New' })).then([], 'already there')
   kase.given([created]).when(move('nope')).thenRejects(ValidationError, { errors: { stage_id: [String] } })
   kase.given([created]).when(move('s2', { actor: stranger })).thenRejects(ForbiddenError)
 })
 
-t.test('the SLA deadlines: hours from opening, pushed by the time paused; breached only while unanswered or unresolved', async (t) => {
-  const opened = new Date('2026-11-22T09:00:00Z')
-  const facts = { created_at: opened, sla_first_response_hours: 4, sla_resolution_hours: 24, sla_paused_seconds: 0, sla_paused_at: null, first_response_at: null, resolved_at: null }
-  const now = new Date('2026-11-22T14:00:00Z')
-  t.match(slaDeadlines(facts, now), { first_response_sla_deadline: new Date('2026-11-22T13:00:00Z'), resolution_sla_deadline: new Date('2026-11-23T09:00:00Z'), is_sla_first_response_breached: true, is_sla_resolution_breached: false })
-  t.match(slaDeadlines({ ...facts, first_response_at: new Date('2026-11-22T10:00:00Z') }, now), { is_sla_first_response_breached: false }, 'answered in time')
-  t.match(slaDeadlines({ ...facts, sla_paused_seconds: 3600, sla_paused_at: new Date('2026-11-22T13:00:00Z') }, now), { first_response_sla_deadline: new Date('2026-11-22T15:00:00Z'), is_sla_first_response_breached: false }, 'an hour paused before and the running pause count')
+t.test('the SLA instances: activated on opening, paused in Pending, fulfilled by the first answer and by closing, retargeted by a priority, a new resolution on reopening', async (t) => {
+  const kase = spec(t, caseDecider)
+  const sla = (type: 'CaseSlaPaused' | 'CaseSlaResumed' | 'CaseSlaFulfilled', kind: SlaKind, when = later) => caseEvent(type, { sla: kind, at: when })
+  const status = (from: CaseFields['status'], to: CaseFields['status'], extra: Partial<CaseFields> = {}) => updated({ status: { from, to } }, { ...fields, status: to, ...extra })
+  const pending = [status('New', 'Pending'), sla('CaseSlaPaused', 'first_response'), sla('CaseSlaPaused', 'resolution')]
+  kase.given(opened).when(update({ status: 'Pending' })).then(pending, 'Pending pauses both')
+  kase.given([...opened, ...pending]).when(update({ description: 'Still waiting' })).then([updated({ description: { from: null, to: 'Still waiting' } }, { ...fields, status: 'Pending', description: 'Still waiting' })], 'staying in Pending pauses nothing again')
+  kase.given([...opened, ...pending]).when(update({ status: 'Assigned' })).then([status('Pending', 'Assigned'), sla('CaseSlaResumed', 'first_response'), sla('CaseSlaResumed', 'resolution')], 'leaving it resumes both')
+  const closing = updated({ status: { from: 'Pending', to: 'Closed' }, closed_on: { from: null, to: '2026-11-23' } }, { ...closedFields })
+  kase.given([...opened, ...pending]).when(update({ status: 'Closed', closed_on: '2026-11-23' })).then([closing, sla('CaseSlaFulfilled', 'resolution'), sla('CaseSlaResumed', 'first_response')], 'closing from Pending resolves; the unanswered first response runs on, as the original')
+  const first = caseEvent('CaseCommentAdded', { comment_id: 'k1', comment: 'On it', by: 'assignee', at: later })
+  const responded = caseEvent('CaseFirstResponded', { comment_id: 'k1', by: 'assignee', at: later })
+  kase.given(opened).when(comment(assignee, 'k1')).then([first, responded, sla('CaseSlaFulfilled', 'first_response')], 'the first public answer fulfils the first response')
+  kase.given([...opened, ...pending]).when(comment(assignee, 'k1')).then([first, responded, sla('CaseSlaFulfilled', 'first_response')], 'also while paused')
+  const retargeted = (kind: SlaKind, target_minutes: number) => caseEvent('CaseSlaRetargeted', { sla: kind, target_minutes, policy: 'priority_defaults', priority: 'Urgent', at: later })
+  const urgent = updated({ priority: { from: 'High', to: 'Urgent' } }, { ...fields, priority: 'Urgent' })
+  kase.given(opened).when(update({ priority: 'Urgent' })).then([urgent, retargeted('first_response', 60), retargeted('resolution', 240)], "a new priority retargets both to its defaults")
+  kase.given([...opened, first, responded, sla('CaseSlaFulfilled', 'first_response')]).when(update({ priority: 'Urgent' })).then([urgent, retargeted('resolution', 240)], 'a fulfilled instance keeps its target')
+  const closedOpen = [...opened, closed, sla('CaseSlaFulfilled', 'resolution')]
+  kase.given(closedOpen).when(update({ status: 'Assigned' })).then([updated({ status: { from: 'Closed', to: 'Assigned' }, closed_on: { from: '2026-11-23', to: null } }, { ...fields, status: 'Assigned' }), activated('resolution', 1440, later)], 'reopening starts a new resolution instance, in the calendar version of the last')
+  kase.given(closedOpen).when(update({ status: 'Pending' })).then([updated({ status: { from: 'Closed', to: 'Pending' }, closed_on: { from: '2026-11-23', to: null } }, { ...fields, status: 'Pending' }), activated('resolution', 1440, later), sla('CaseSlaPaused', 'first_response'), sla('CaseSlaPaused', 'resolution')], 'into Pending: new, and paused at once')
+  kase.given([created]).when(update({ status: 'Pending' })).then([status('New', 'Pending')], 'a case opened before SLA instances has none to pause')
+})
+
+t.test('the SLA view: the one clock over business hours; a deadline crosses a weekend and a holiday; a pause costs only business time', async (t) => {
+  const nine = [{ open: 9 * 60, close: 17 * 60 }]
+  const calendar: BusinessCalendar = { timeZone: 'Europe/Berlin', week: { monday: nine, tuesday: nine, wednesday: nine, thursday: nine, friday: nine, saturday: [], sunday: [] }, holidays: [{ date: '2026-11-30' }] }
+  const calendars = () => calendar
+  // Friday 27 November, 15:00 Berlin (14:00Z): a High case, 4 business hours to answer, 24 to resolve.
+  const friday = '2026-11-27T14:00:00.000Z'
+  const history = [{ ...created, data: { ...created.data, at: friday } }, activated('first_response', 240, friday), activated('resolution', 1440, friday)]
+  const view = (events: CaseEvent[], now: string) => slaView(fold(caseDecider, events).sla, calendars, new Date(now))
+  t.match(view(history, '2026-11-27T15:00:00Z'), { first_response_sla_deadline: new Date('2026-12-01T10:00:00Z'), is_sla_first_response_breached: false }, 'two hours on Friday, the weekend and the Monday holiday off: Tuesday 11:00 Berlin')
+  t.match(view(history, '2026-11-30T16:00:00Z'), { is_sla_first_response_breached: false }, 'nothing counts on the holiday')
+  t.match(view(history, '2026-12-01T10:30:00Z'), { is_sla_first_response_breached: true, is_sla_resolution_breached: false })
+  const paused = [...history, caseEvent('CaseSlaPaused', { sla: 'first_response', at: '2026-11-27T15:00:00.000Z' }), caseEvent('CaseSlaResumed', { sla: 'first_response', at: '2026-12-01T09:00:00.000Z' })]
+  t.match(view(paused, '2026-12-01T09:00:00Z'), { first_response_sla_deadline: new Date('2026-12-01T12:00:00Z') }, 'paused from Friday 16:00 to Tuesday 10:00 Berlin: two business hours paused (Friday\'s last, Tuesday\'s first), the deadline two hours later')
+  t.match(view([created], '2026-12-01T09:00:00Z'), { first_response_sla_deadline: null, is_sla_first_response_breached: false }, 'no instances, no deadline')
+})
+
+t.test('escalation: an open case breached now, level by level, at most three, an hour apart; its id from the case and the level', async (t) => {
+  const kase = spec(t, caseDecider)
+  const around = () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] })
+  const escalate = (when: string): CaseCommand => ({ type: 'EscalateCase', orgId: org, calendars: around, at: when })
+  const escalated = (level: number, when: string, breached: SlaKind[] = ['first_response']) => caseEvent('CaseEscalated', { escalation_id: escalationId('c1', level), level, breached, at: when })
+  // Around the clock: the High case's first response (4 h) is due at 13:00, its resolution (24 h) the next day at 09:00.
+  kase.given(opened).when(escalate('2026-11-22T13:00:00.000Z')).then([], 'at the deadline itself: not breached yet')
+  kase.given(opened).when(escalate('2026-11-22T13:30:00.000Z')).then([escalated(1, '2026-11-22T13:30:00.000Z')])
+  const once = [...opened, escalated(1, '2026-11-22T13:30:00.000Z')]
+  kase.given(once).when(escalate('2026-11-22T14:29:00.000Z')).then([], 'within the hour: nothing')
+  kase.given(once).when(escalate('2026-11-23T09:30:00.000Z')).then([escalated(2, '2026-11-23T09:30:00.000Z', ['first_response', 'resolution'])], 'both breached')
+  const thrice = [...once, escalated(2, '2026-11-22T14:30:00.000Z'), escalated(3, '2026-11-22T15:30:00.000Z')]
+  kase.given(thrice).when(escalate('2026-11-23T12:00:00.000Z')).then([], 'three is the cap')
+  const answered = [...opened, caseEvent('CaseSlaFulfilled', { sla: 'first_response', at: '2026-11-22T10:00:00.000Z' })]
+  kase.given(answered).when(escalate('2026-11-22T13:30:00.000Z')).then([], 'answered in time: nothing breached')
+  kase.given([...opened, closed, caseEvent('CaseSlaFulfilled', { sla: 'resolution', at: later })]).when(escalate('2026-11-23T12:00:00.000Z')).then([], 'a closed case is not escalated')
+  kase.given([...opened, caseEvent('CaseDeleted', { by: 'creator', at })]).when(escalate('2026-11-23T12:00:00.000Z')).then([], 'nor a deleted one')
+  kase.given(opened).when({ ...escalate('2026-11-23T12:00:00.000Z'), orgId: otherOrg }).then([], "nor another organization's")
+  t.not(escalationId('c1', 1), escalationId('c1', 2))
 })

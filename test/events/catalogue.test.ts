@@ -200,7 +200,11 @@ function decidedEvents(): DomainEvent[] {
   const casePipelineId = randomUUID()
   const casePipeline = { id: casePipelineId, state: fold(casePipelines.decider, decided(casePipelines.decider, [{ type: 'CreatePipeline', pipelineId: casePipelineId, orgId: org, name: 'Support', isDefault: false, stageIds: ids(4), actorId: null, at }])) }
   const caseCommands: CaseCommand[] = [
-    { type: 'CreateCase', caseId: randomUUID(), orgId: org, actor: admin, input: { name: 'Printer on fire', priority: 'Urgent', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: {} } }, customFields: [], at },
+    { type: 'CreateCase', caseId: randomUUID(), orgId: org, actor: admin, input: { name: 'Printer on fire', priority: 'Urgent', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: {} } }, customFields: [], calendarVersion: 0, at },
+    // A day later, around the clock (no shifts on any day), the Urgent case is breached: escalated.
+    { type: 'EscalateCase', orgId: org, calendars: () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] }), at: later },
+    { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Pending' }, customFields: [], replace: false, at },
+    { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Assigned', priority: 'Low' }, customFields: [], replace: false, at },
     { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Closed', closed_on: '2026-11-22' }, customFields: [], replace: false, at },
     { type: 'AddComment', orgId: org, actor: admin, commentId: randomUUID(), comment: 'Looking', internal: true, at },
     ...leadCommands.filter(isNoteCommand),

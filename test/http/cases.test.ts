@@ -1,19 +1,24 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { defaultCalendarId } from '../../src/commands/business-hours/business-calendar.ts'
+import { caseStreams } from '../../src/commands/case/case.ts'
+import { createCaseEscalator } from '../../src/processes/case-escalator.ts'
+import type { EscalateOutcome } from '../../src/processes/case-escalator.ts'
 import { casesProjector } from '../../src/projections/case/cases.ts'
 import { FIXED_NOW } from '../helpers/app.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { silentLogger } from '../helpers/runner.ts'
 
 const BASE = '/api/cases/'
 const HOUR = 3_600_000
 type Row = { id: string } & Record<string, unknown>
 
-// The clock starts at 2026-11-22T09:00Z; the SLA tests move it.
+// The clock starts at 2026-11-22T09:00Z, a Sunday; the SLA tests move it.
 t.test('cases: /api/cases/ as the original and its two apps use it', async (t) => {
   let now = FIXED_NOW
-  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now })
+  const { app, database, store, projections, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now })
   const admin = acme.admin.headers
   const { inject, create, list } = collectionClient(app, BASE)
   const made = async (headers: Record<string, string>, body: object) => {
@@ -54,7 +59,7 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
     t.same(page.cases.map((c: Row) => c.id).sort(), [printer, login, outage].sort())
     t.match(page, { open_count: 3, urgent_count: 1, awaiting_first_reply: 3, offset: null, status: [['New', 'New'], ['Assigned', 'Assigned'], ['Pending', 'Pending'], ['Closed', 'Closed'], ['Rejected', 'Rejected'], ['Duplicate', 'Duplicate']], type_of_case: [['Question', 'Question'], ['Incident', 'Incident'], ['Problem', 'Problem']] })
     const row = page.cases.find((c: Row) => c.id === printer)
-    t.match(row, { name: 'Printer on fire', status: 'New', priority: 'Urgent', case_type: null, account: { id: account, name: 'Initech' }, assigned_to: [{ id: bob.profileId, user_details: { email: 'bob@acme.test' } }], created_by: { id: alice.profileId }, sla_first_response_hours: 1, sla_resolution_hours: 4, first_response_at: null, resolved_at: null, first_response_sla_deadline: '2026-11-22T10:00:00.000Z', resolution_sla_deadline: '2026-11-22T13:00:00.000Z', is_sla_first_response_breached: false, parent: null, parent_summary: null, child_count: 0, is_active: true })
+    t.match(row, { name: 'Printer on fire', status: 'New', priority: 'Urgent', case_type: null, account: { id: account, name: 'Initech' }, assigned_to: [{ id: bob.profileId, user_details: { email: 'bob@acme.test' } }], created_by: { id: alice.profileId }, sla_first_response_hours: 1, sla_resolution_hours: 4, first_response_at: null, resolved_at: null, first_response_sla_deadline: '2026-11-23T10:00:00.000Z', resolution_sla_deadline: '2026-11-23T13:00:00.000Z', is_sla_first_response_breached: false, parent: null, parent_summary: null, child_count: 0, is_active: true })
     t.match(page.accounts_list, [{ id: account, name: 'Initech' }])
     const slim = await list(admin, '?slim=true&limit=1')
     t.notOk('accounts_list' in slim || 'contacts_list' in slim, 'slim leaves the pickers out')
@@ -128,16 +133,83 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
     now = FIXED_NOW
   })
 
-  t.test('the SLA clock: breached past its deadline; a Pending stay pushes the deadlines; sla_breached filters at now', async (t) => {
-    now = new Date(FIXED_NOW.getTime() + 9 * HOUR)
-    t.match((await detail(admin, login)).cases_obj, { is_sla_first_response_breached: true, first_response_sla_deadline: '2026-11-22T17:00:00.000Z' })
-    t.same((await list(admin, '?sla_breached=true')).cases.map((c: Row) => c.id).sort(), [printer, login].sort(), 'the Urgent one and the unanswered Low one; the answered High one is not')
+  t.test('the SLA clock: business hours of the calendar (09–17 UTC, Monday to Friday by default); Pending pauses; sla_breached filters at now', async (t) => {
+    const at = (iso: string) => (now = new Date(iso))
+    const breachedIds = async () => (await list(admin, '?sla_breached=true')).cases.map((c: Row) => c.id).sort()
+    // Opened on Sunday 22 November: the clock first runs on Monday at 09:00.
+    at('2026-11-23T10:30:00Z')
+    t.match((await detail(admin, printer)).cases_obj, { first_response_sla_deadline: '2026-11-23T10:00:00.000Z', is_sla_first_response_breached: true, resolution_sla_deadline: '2026-11-23T13:00:00.000Z', is_sla_resolution_breached: false }, "the Urgent printer: its first business hour is gone; its resolution, started anew when it was reopened, has four")
+    t.match((await detail(admin, login)).cases_obj, { first_response_sla_deadline: '2026-11-25T17:00:00.000Z', is_sla_first_response_breached: false }, 'the login, retargeted to Low before the clock ran: 24 business hours, three days')
+    t.same(await breachedIds(), [printer], 'only the printer; the outage was answered')
     await ok('PATCH', `${BASE}${login}/`, admin, { status: 'Pending' })
-    now = new Date(FIXED_NOW.getTime() + 11 * HOUR)
-    t.match((await detail(admin, login)).cases_obj, { sla_paused_at: '2026-11-22T18:00:00.000Z', first_response_sla_deadline: '2026-11-22T19:00:00.000Z' }, 'the running pause moves the deadline with the clock')
+    await ok('PATCH', `${BASE}${printer}/`, admin, { status: 'Pending' })
+    at('2026-11-24T10:30:00Z')
+    t.match((await detail(admin, login)).cases_obj, { sla_paused_at: '2026-11-23T10:30:00.000Z', first_response_sla_deadline: '2026-11-26T17:00:00.000Z', is_sla_first_response_breached: false }, 'paused: the deadline if it resumed now (a business day later)')
+    t.same(await breachedIds(), [printer], 'a breach before the pause stays one while paused; a paused case is not judged on a deadline')
     await ok('PATCH', `${BASE}${login}/`, admin, { status: 'Assigned' })
-    now = new Date(FIXED_NOW.getTime() + 12 * HOUR)
-    t.match((await detail(admin, login)).cases_obj, { sla_paused_at: null, first_response_sla_deadline: '2026-11-22T19:00:00.000Z', is_sla_first_response_breached: true }, 'two hours paused stay counted')
+    t.match((await detail(admin, login)).cases_obj, { sla_paused_at: null, first_response_sla_deadline: '2026-11-26T17:00:00.000Z' }, 'a day of business hours paused stays out of the count')
+    at('2026-11-26T16:59:00Z')
+    t.notOk((await detail(admin, login)).cases_obj.is_sla_first_response_breached, 'a minute before the deadline')
+    t.same(await breachedIds(), [printer, outage].sort(), 'the outage ran out of its 24 business hours on Wednesday evening')
+    at('2026-11-26T17:30:00Z')
+    t.match((await detail(admin, login)).cases_obj, { is_sla_first_response_breached: true })
+    t.same(await breachedIds(), [printer, login, outage].sort(), 'the filter and the badge read the same clock')
+    await ok('PATCH', `${BASE}${printer}/`, admin, { status: 'Assigned' })
+    t.same(await breachedIds(), [printer, login, outage].sort(), 'resumed, the printer stays breached')
+    now = FIXED_NOW
+  })
+
+  t.test('the SLA clock: a deadline over a weekend and a holiday; a calendar edit changes only cases opened after it', async (t) => {
+    const at = (iso: string) => (now = new Date(iso))
+    // Friday 27 November, 15:00 UTC: a High case has four business hours to its first response.
+    at('2026-11-27T15:00:00Z')
+    const before = await made(admin, { name: 'Before the holiday', priority: 'High' })
+    const holiday = await inject('POST', `/api/business-hours/calendar/${defaultCalendarId(acme.orgId)}/holidays/`, admin, { date: '2026-11-30', name: 'Company day' })
+    t.equal(holiday.statusCode, 201, holiday.body)
+    const after = await made(admin, { name: 'After the holiday', priority: 'High' })
+    t.match((await detail(admin, before)).cases_obj, { first_response_sla_deadline: '2026-11-30T11:00:00.000Z' }, 'two hours on Friday, the weekend off: Monday 11:00, in the calendar it opened with')
+    t.match((await detail(admin, after)).cases_obj, { first_response_sla_deadline: '2026-12-01T11:00:00.000Z', resolution_sla_deadline: '2026-12-03T15:00:00.000Z' }, 'the Monday holiday off too: Tuesday 11:00')
+    at('2026-11-30T12:00:00Z')
+    const flagged = await breachedIds()
+    t.ok(flagged.includes(before) && !flagged.includes(after), 'on the holiday, the one case is breached and the other not')
+    t.match((await detail(admin, after)).cases_obj, { is_sla_first_response_breached: false })
+    await ok('DELETE', `${BASE}${before}/`, admin)
+    await ok('DELETE', `${BASE}${after}/`, admin)
+    now = FIXED_NOW
+    async function breachedIds() {
+      return (await list(admin, '?sla_breached=true&limit=50')).cases.map((c: Row) => c.id)
+    }
+  })
+
+  t.test('escalations: the leader escalates open breached cases, at most three times, an hour apart, each level once', async (t) => {
+    const deps = { db: database.db, store, clock: () => now, logger: silentLogger, intervalMs: 60_000 }
+    const leader = createCaseEscalator({ ...deps, projections })
+    const rival = createCaseEscalator({ ...deps, projections })
+    const run = async (escalator = leader) => {
+      const outcome = (await escalator.escalate()) as Extract<EscalateOutcome, { ran: true }>
+      if (outcome.position) await projections.waitFor(outcome.position, 10_000)
+      return outcome.escalated
+    }
+    t.same(await createCaseEscalator({ ...deps, projections: { isLeader: false } }).escalate(), { ran: false, reason: 'not the leader' })
+    // Thursday 26 November, 17:30 UTC: the printer, the login and the outage are breached (the test above), and Globex's unanswered case.
+    now = new Date('2026-11-26T17:30:00Z')
+    t.equal(await run(), 4, 'every organization\'s')
+    t.equal(await run(rival), 0, 'a second process at the same instant escalates nothing again')
+    t.match((await detail(admin, login)).cases_obj, { escalation_count: 1, last_escalation_fired_at: '2026-11-26T17:30:00.000Z' })
+    // The outage is resolved and reopened: a new resolution clock, not breached.
+    await ok('PATCH', `${BASE}${outage}/`, admin, { status: 'Closed', closed_on: '2026-11-26' })
+    await ok('PATCH', `${BASE}${outage}/`, admin, { status: 'New' })
+    now = new Date('2026-11-26T18:29:00Z')
+    t.equal(await run(), 0, 'within the hour')
+    now = new Date('2026-11-26T18:30:00Z')
+    t.equal(await run(), 3, 'an hour later: the printer, the login and Globex\'s, not the outage')
+    now = new Date('2026-11-26T19:30:00Z')
+    t.equal(await run(), 3)
+    now = new Date('2026-11-26T23:30:00Z')
+    t.equal(await run(), 0, 'three is the cap')
+    const levels = (await store.readStream(caseStreams.stream(login))).filter((e) => e.type === 'CaseEscalated').map((e) => (e.data as { level: number }).level)
+    t.same(levels, [1, 2, 3], 'one event per level')
+    t.match((await detail(admin, outage)).cases_obj, { escalation_count: 1, status: 'New' })
     now = FIXED_NOW
   })
 

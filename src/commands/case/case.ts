@@ -10,12 +10,14 @@ import { changedFields, replacing } from '../record.ts'
 import { streamCategory } from '../streams.ts'
 import { emptyCase, summaryOf } from './fields.ts'
 import type { CaseFields, CaseSummary } from './fields.ts'
+import { decideEscalation, evolveEscalations, noEscalations } from './escalation.ts'
+import type { CaseEscalated, EscalateCase, Escalations } from './escalation.ts'
 import { decideCaseMove } from './move.ts'
 import type { CaseMoved, CasePlacement, MoveCase } from './move.ts'
 import { checkParent } from './parent.ts'
 import type { ParentFacts } from './parent.ts'
-import { slaTargetsOf } from './sla.ts'
-import type { SlaTargets } from './sla.ts'
+import { evolveSlaClocks, firstResponseFulfilled, isSlaEvent, noSlaClocks, slaEventsOf, slaTargetsOf } from './sla.ts'
+import type { CaseSlaEvent, SlaClocks, SlaTargets } from './sla.ts'
 
 /**
  * A support case (the original's cases app): a ticket with a status, a priority, assignees, teams,
@@ -40,15 +42,18 @@ export type CaseEvent =
   | { type: 'CaseWatched'; data: { profile_id: string; subscribed_via: WatchVia; by: string | null; at: string } }
   | { type: 'CaseUnwatched'; data: { profile_id: string; by: string | null; at: string } }
   | CaseMoved
+  | CaseSlaEvent
+  | CaseEscalated
   | NoteEvent<'Case'>
 
-/** `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). */
-export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; placement: CasePlacement | null; kanbanOrder: number }
+/** `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). `sla`: its SLA instances' events (sla.ts). */
+export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; placement: CasePlacement | null; kanbanOrder: number; sla: SlaClocks; escalations: Escalations }
 
-export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], placement: null, kanbanOrder: 0 })
+export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], placement: null, kanbanOrder: 0, sla: noSlaClocks(), escalations: noEscalations() })
 
 export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
   if (isNoteEvent('Case', event)) return { ...state, notes: evolveNotes('Case', state.notes, event) }
+  if (isSlaEvent(event)) return { ...state, sla: evolveSlaClocks(state.sla, event) }
   switch (event.type) {
     case 'CaseCreated': {
       const { case_id, org_id, created_by, at, sla_first_response_hours: _f, sla_resolution_hours: _r, ...fields } = event.data
@@ -64,6 +69,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       return { ...state, watchers: [...state.watchers, event.data.profile_id] }
     case 'CaseUnwatched':
       return { ...state, watchers: state.watchers.filter((id) => id !== event.data.profile_id) }
+    case 'CaseEscalated':
+      return { ...state, escalations: evolveEscalations(state.escalations, event) }
     case 'CaseMoved': {
       const { to, status, closed_on, kanban_order } = event.data
       return { ...state, placement: to, kanbanOrder: kanban_order, fields: { ...state.fields, ...(status && { status: status.to }), ...(closed_on && { closed_on: closed_on.to }) } }
@@ -89,13 +96,15 @@ export type CaseInput = Partial<Omit<CaseFields, 'custom_fields'>> & { custom?: 
 type WriteFacts = { orgId: string; actor: Actor; input: CaseInput; customFields: readonly Definition[]; parent?: ParentFacts; parentField?: string; at: string }
 
 export type CaseCommand =
-  | ({ type: 'CreateCase'; caseId: string } & WriteFacts)
+  /** `calendarVersion`: the organization's business calendar version now in force, the one its SLA instances measure in. */
+  | ({ type: 'CreateCase'; caseId: string; calendarVersion: number } & WriteFacts)
   /** PUT (`replace`: fields left out take their empty value, except `account`, fixed at creation, and `parent`, changed only when named) or PATCH. */
   | ({ type: 'UpdateCase'; replace: boolean } & WriteFacts)
   | { type: 'DeleteCase'; orgId: string; actor: Actor; at: string }
   | { type: 'WatchCase'; orgId: string; actor: Actor; at: string }
   | { type: 'UnwatchCase'; orgId: string; actor: Actor; at: string }
   | MoveCase
+  | EscalateCase
   | NoteCommand
 
 function visible(state: CaseState, orgId: string): void {
@@ -128,7 +137,10 @@ function decideCreate(command: Extract<CaseCommand, { type: 'CreateCase' }>, sta
   if (state.exists) return []
   const fields: CaseFields = { ...emptyCase(), ...withoutUndefined(writable(command.input)), custom_fields: customValuesAfter(command.customFields, {}, command.input.custom, 'create') }
   checkOutcome(command, command.caseId, null, fields)
-  return [{ type: 'CaseCreated', data: { case_id: command.caseId, org_id: command.orgId, ...fields, ...slaTargetsOf(fields.priority), created_by: command.actor.profileId, at: command.at } }]
+  return [
+    { type: 'CaseCreated', data: { case_id: command.caseId, org_id: command.orgId, ...fields, ...slaTargetsOf(fields.priority), created_by: command.actor.profileId, at: command.at } },
+    ...slaEventsOf(state.sla, null, fields, command.at, command.calendarVersion),
+  ]
 }
 
 function decideUpdate(command: Extract<CaseCommand, { type: 'UpdateCase' }>, state: CaseState): CaseEvent[] {
@@ -146,7 +158,7 @@ function decideUpdate(command: Extract<CaseCommand, { type: 'UpdateCase' }>, sta
   const changes: CaseFieldChanges = {}
   for (const key of Object.keys(changedFields(current, next)) as (keyof CaseFields)[]) (changes as Record<string, unknown>)[key] = { from: current[key], to: next[key] }
   if (!Object.keys(changes).length) return []
-  return [{ type: 'CaseUpdated', data: { changes, case: summaryOf(next), by: command.actor.profileId, at: command.at } }]
+  return [{ type: 'CaseUpdated', data: { changes, case: summaryOf(next), by: command.actor.profileId, at: command.at } }, ...slaEventsOf(state.sla, current, next, command.at)]
 }
 
 function decideDelete(command: Extract<CaseCommand, { type: 'DeleteCase' }>, state: CaseState): CaseEvent[] {
@@ -174,8 +186,15 @@ function decideCaseNote(command: NoteCommand, state: CaseState): CaseEvent[] {
   const events: CaseEvent[] = decideNote('Case', state.notes, command, mayWriteCase(state, command.actor))
   const by = command.actor.profileId
   const answers = command.type === 'AddComment' && !command.internal && events.length > 0 && by !== null && state.firstResponseAt === null
-  if (answers) events.push({ type: 'CaseFirstResponded', data: { comment_id: command.commentId, by, at: command.at } })
+  if (answers) events.push({ type: 'CaseFirstResponded', data: { comment_id: command.commentId, by, at: command.at } }, ...firstResponseFulfilled(state.sla, command.at))
   return events
+}
+
+/** A move, and the SLA events of the status it lands in. */
+function decideMove(command: MoveCase, state: CaseState): CaseEvent[] {
+  const moved = decideCaseMove(command, state)
+  const status = moved[0]?.data.status?.to
+  return status ? [...moved, ...slaEventsOf(state.sla, state.fields, { ...state.fields, status }, command.at)] : moved
 }
 
 export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] {
@@ -190,10 +209,13 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
     case 'WatchCase':
     case 'UnwatchCase':
       return decideWatch(command, state)
+    case 'EscalateCase':
+      // A scheduled process asks: a case gone or not its organization's has nothing to escalate.
+      return state.exists && state.orgId === command.orgId && !state.deleted ? decideEscalation(command, state) : []
     case 'MoveCase':
       visible(state, command.orgId)
       assertMayWrite(state, command.actor)
-      return decideCaseMove(command, state)
+      return decideMove(command, state)
   }
 }
 

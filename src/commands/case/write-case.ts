@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { accountOf } from '../../projections/account/accounts.ts'
+import { currentBusinessCalendar } from '../../projections/business-hours/queries.ts'
 import { caseOf, parentFacts } from '../../projections/case/queries.ts'
 import type { CaseRecord } from '../../projections/case/queries.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
@@ -49,11 +50,11 @@ async function newParent(db: Deps['db'], caller: Caller, parent: string | null |
   return parentFacts(db, caller.orgId, parent, caseId)
 }
 
-/** Creates a case: its links and parent checked, then one command with the custom field definitions. POST /api/cases/ comes here. */
+/** Creates a case: its links and parent checked, then one command with the custom field definitions and the business calendar version its SLA instances measure in. POST /api/cases/ comes here. */
 export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string } & Written> {
-  const [customFields, parent] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), checkLinks(deps.db, caller, input)])
+  const [customFields, parent, calendar] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), currentBusinessCalendar(deps.db, caller.orgId), checkLinks(deps.db, caller, input)])
   const id = randomUUID()
-  await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, at: deps.clock().toISOString() })
+  await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, calendarVersion: calendar.version, at: deps.clock().toISOString() })
   return { id, position: session.position() }
 }
 

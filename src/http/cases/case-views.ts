@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
-import { slaDeadlines } from '../../commands/case/sla.ts'
+import { slaView } from '../../commands/case/sla.ts'
 import type { Db } from '../../db/database.ts'
+import { businessCalendarVersions } from '../../projections/business-hours/queries.ts'
 import { caseRefs, childCounts } from '../../projections/case/queries.ts'
 import type { CaseRecord } from '../../projections/case/queries.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
@@ -13,8 +14,8 @@ import { iso } from '../kernel/schemas/common.ts'
 /**
  * Cases as the original's CaseSerializer answers them and both its apps read them: the account as
  * `{id, name}`, assignees and the creator as profiles with `user_details`, contacts with the
- * original's `primary_email`, the SLA facts with their deadlines and breach flags (from
- * commands/case/sla.ts: one function for every reader), and the case's place in its tree.
+ * original's `primary_email`, the SLA facts with their deadlines and breach flags (the one SLA clock
+ * on the case's SLA instances, commands/case/sla.ts `slaView`), and the case's place in its tree.
  */
 const Ref = z.object({ id: z.uuid(), name: z.string() })
 const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
@@ -43,12 +44,12 @@ export const Case = z.object({
   first_response_at: Instant.describe("When a member's first public comment answered it; null until then"),
   resolved_at: Instant.describe('When it entered Closed; null while not Closed'),
   sla_paused_at: Instant.describe('When its running pause (Pending) began; null when not paused'),
-  first_response_sla_deadline: z.string().describe('Opened + target hours + time paused (until the business-hours clock replaces it)'),
-  resolution_sla_deadline: z.string(),
-  is_sla_first_response_breached: z.boolean(),
-  is_sla_resolution_breached: z.boolean(),
-  escalation_count: z.number().int().describe('Always 0: escalations are not built yet'),
-  last_escalation_fired_at: z.null(),
+  first_response_sla_deadline: Instant.describe("When the first-response target is reached in the organization's business hours, Pending time not counted: while paused, when it would be if the clock resumed now; once answered, as it stood then; null for a case opened before SLA instances were recorded"),
+  resolution_sla_deadline: Instant.describe('The same for the resolution target (a reopened case measures a new one)'),
+  is_sla_first_response_breached: z.boolean().describe('Still unanswered and past its target (a breach before a pause stays one)'),
+  is_sla_resolution_breached: z.boolean().describe('Still unresolved and past its target'),
+  escalation_count: z.number().int().describe('How many times the escalator escalated it while breached (at most 3, an hour apart)'),
+  last_escalation_fired_at: Instant.describe('When it was last escalated; null if never'),
   parent: z.uuid().nullable(),
   parent_summary: z.object({ id: z.uuid(), name: z.string(), status: z.enum(CASE_STATUSES) }).nullable(),
   child_count: z.number().int(),
@@ -66,7 +67,7 @@ export const activeCaseFields = (db: Db, orgId: string) => definitionsOf(db, org
 /** Case rows as response bodies at `now` (the SLA flags); what they point at is fetched once for the batch. */
 export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[], now: Date): Promise<CaseBody[]> {
   const { orgId } = viewer
-  const [accounts, teams, tags, profiles, contacts, definitions, children, parents] = await Promise.all([
+  const [accounts, teams, tags, profiles, contacts, definitions, children, parents, calendars] = await Promise.all([
     nameRefs(db, 'accounts', orgId, unique(rows.map((r) => r.account))),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
@@ -75,13 +76,14 @@ export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[
     activeCaseFields(db, orgId),
     childCounts(db, orgId, rows.map((r) => r.id)),
     caseRefs(db, viewer, unique(rows.map((r) => r.parent))),
+    businessCalendarVersions(db, orgId),
   ])
   const shownKeys = new Set(definitions.map((d) => d.key))
   const people = indexed(profiles)
   const tagsById = indexed(tags)
   const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
   return rows.map((row) => {
-    const sla = slaDeadlines(row, now)
+    const sla = slaView(row.sla_clocks, calendars, now)
     const parent = row.parent ? parents.get(row.parent) : undefined
     return {
       id: row.id,
@@ -107,12 +109,12 @@ export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[
       first_response_at: iso(row.first_response_at),
       resolved_at: iso(row.resolved_at),
       sla_paused_at: iso(row.sla_paused_at),
-      first_response_sla_deadline: sla.first_response_sla_deadline.toISOString(),
-      resolution_sla_deadline: sla.resolution_sla_deadline.toISOString(),
+      first_response_sla_deadline: iso(sla.first_response_sla_deadline),
+      resolution_sla_deadline: iso(sla.resolution_sla_deadline),
       is_sla_first_response_breached: sla.is_sla_first_response_breached,
       is_sla_resolution_breached: sla.is_sla_resolution_breached,
-      escalation_count: 0,
-      last_escalation_fired_at: null,
+      escalation_count: row.escalation_count,
+      last_escalation_fired_at: iso(row.last_escalation_fired_at),
       parent: row.parent,
       // Null also when the viewer may not see the parent, as a task's parent.
       parent_summary: parent ? { id: parent.id, name: parent.name, status: parent.status } : null,

@@ -1,12 +1,14 @@
 import { sql } from 'kysely'
 import { caseStreams } from '../../commands/case/case.ts'
 import type { CaseEvent } from '../../commands/case/case.ts'
-import { PAUSING_STATUS } from '../../commands/case/fields.ts'
-import type { CaseStatus } from '../../commands/case/fields.ts'
+import { MAX_ESCALATIONS } from '../../commands/case/escalation.ts'
+import { SLA_EVENT_TYPES, evolveSlaClocks, isSlaEvent, noSlaClocks, slaColumns } from '../../commands/case/sla.ts'
+import type { CaseSlaEvent, SlaClocks } from '../../commands/case/sla.ts'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
 import { isNoteEvent, noteEventTypes } from '../../commands/notes.ts'
 import type { Db } from '../../db/database.ts'
 import { domainEventOf } from '../../events/versions.ts'
+import { businessCalendarVersions } from '../business-hours/queries.ts'
 import { applyNoteEvent, createNoteTables, noteTables } from '../kernel/notes.ts'
 import type { Projector } from '../kernel/projector.ts'
 
@@ -37,13 +39,19 @@ async function createTables(db: Db): Promise<void> {
     .addColumn('first_response_at', 'timestamptz')
     .addColumn('resolved_at', 'timestamptz')
     .addColumn('sla_paused_at', 'timestamptz')
+    .addColumn('sla_clocks', 'jsonb', (c) => c.notNull().defaultTo(sql`'{"first_response": [], "resolution": []}'::jsonb`))
+    .addColumn('sla_first_response_deadline', 'timestamptz')
+    .addColumn('sla_first_response_breached_at', 'timestamptz')
+    .addColumn('sla_resolution_deadline', 'timestamptz')
+    .addColumn('sla_resolution_breached_at', 'timestamptz')
+    .addColumn('escalation_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_escalation_fired_at', 'timestamptz')
     .addColumn('kanban_order', 'double precision', (c) => c.notNull())
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute()
   await sql`CREATE TABLE case_watchers (case_id uuid NOT NULL, profile_id uuid NOT NULL, org_id uuid NOT NULL, subscribed_via text NOT NULL, created_at timestamptz NOT NULL, PRIMARY KEY (case_id, profile_id))`.execute(db)
-  await sql`CREATE TABLE case_sla_pauses (case_id uuid NOT NULL, started_at timestamptz NOT NULL, ended_at timestamptz, PRIMARY KEY (case_id, started_at))`.execute(db)
   await sql`CREATE TABLE case_internal_notes (comment_id uuid PRIMARY KEY, case_id uuid NOT NULL)`.execute(db)
   await createNoteTables(db, CASE_NOTES)
 }
@@ -52,6 +60,8 @@ async function createTables(db: Db): Promise<void> {
 async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX cases_org_created ON cases (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX cases_parent ON cases (parent) WHERE NOT is_deleted`.execute(db)
+  // The escalator's scan: open cases with a running deadline or a breach on record.
+  await sql`CREATE INDEX cases_sla_due ON cases (LEAST(sla_first_response_deadline, sla_resolution_deadline, sla_first_response_breached_at, sla_resolution_breached_at)) WHERE NOT is_deleted AND escalation_count < ${sql.lit(MAX_ESCALATIONS)}`.execute(db)
   await sql`CREATE INDEX cases_board ON cases (org_id, stage_id, status, kanban_order, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX case_watchers_profile ON case_watchers (profile_id, created_at)`.execute(db)
   await sql`CREATE INDEX cases_custom_fields ON cases USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
@@ -60,19 +70,32 @@ async function createIndexes(db: Db): Promise<void> {
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
 const json = (values: CustomValues) => JSON.stringify(values) as unknown as CustomValues
 
-/** A status change's SLA effects: entering Pending opens a pause, leaving it closes it; entering Closed resolves, leaving it un-resolves. Each a plain set, so a repeat changes nothing. */
-async function applyStatus(db: Db, id: string, from: CaseStatus | null, to: CaseStatus, at: Date): Promise<void> {
+/** Entering Closed stamps the resolution, leaving it clears it (the answer's `resolved_at`, the totals). */
+async function applyStatus(db: Db, id: string, from: string | null, to: string, at: Date): Promise<void> {
   const row = db.updateTable('cases').where('id', '=', id)
-  if (to === PAUSING_STATUS && from !== PAUSING_STATUS) {
-    await db.insertInto('case_sla_pauses').values({ case_id: id, started_at: at, ended_at: null }).onConflict((oc) => oc.columns(['case_id', 'started_at']).doNothing()).execute()
-    await row.set({ sla_paused_at: at }).execute()
-  }
-  if (from === PAUSING_STATUS && to !== PAUSING_STATUS) {
-    await db.updateTable('case_sla_pauses').set({ ended_at: at }).where('case_id', '=', id).where('ended_at', 'is', null).where('started_at', '<=', at).execute()
-    await row.set({ sla_paused_at: null }).execute()
-  }
   if (to === 'Closed' && from !== 'Closed') await row.set({ resolved_at: at }).execute()
   if (from === 'Closed' && to !== 'Closed') await row.set({ resolved_at: null }).execute()
+}
+
+/** When the earliest running pause began, if an instance is paused now. */
+function pausedSince(clocks: SlaClocks): Date | null {
+  const since = Object.values(clocks).flatMap((events) => (events.at(-1)?.type === 'paused' ? [new Date(events.at(-1)!.at)] : []))
+  return since.length ? new Date(Math.min(...since.map((d) => d.getTime()))) : null
+}
+
+/**
+ * An SLA event: the instance's events kept on the row (what the answer's clock reads), and what SQL
+ * judges a breach by at any instant (sla.ts `slaColumns`), computed by the clock as of the event in
+ * the calendar versions it names (versions never change once written, so a rebuild computes the same).
+ */
+async function applySla(db: Db, id: string, event: CaseSlaEvent): Promise<void> {
+  const row = await db.selectFrom('cases').select(['org_id', 'sla_clocks']).where('id', '=', id).executeTakeFirst()
+  if (!row) return
+  const clocks = evolveSlaClocks({ ...noSlaClocks(), ...row.sla_clocks }, event)
+  const { sla, at } = event.data
+  const columns = slaColumns(clocks[sla], await businessCalendarVersions(db, row.org_id), new Date(at))
+  const set = sla === 'first_response' ? { sla_first_response_deadline: columns.deadline, sla_first_response_breached_at: columns.breached_at } : { sla_resolution_deadline: columns.deadline, sla_resolution_breached_at: columns.breached_at }
+  await db.updateTable('cases').set({ ...set, sla_clocks: JSON.stringify(clocks) as unknown as SlaClocks, sla_paused_at: pausedSince(clocks) }).where('id', '=', id).execute()
 }
 
 async function setWatchers(db: Db, id: string): Promise<void> {
@@ -89,10 +112,11 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
     if (event.type === 'CaseCommentAdded' && event.data.internal) await db.insertInto('case_internal_notes').values({ comment_id: event.data.comment_id, case_id: id }).onConflict((oc) => oc.column('comment_id').doNothing()).execute()
     return
   }
+  if (isSlaEvent(event)) return applySla(db, id, event)
   switch (event.type) {
     case 'CaseCreated': {
       const { case_id: _id, at: _at, custom_fields, ...fields } = event.data
-      await db.insertInto('cases').values({ ...fields, id, custom_fields: json(custom_fields), watchers: [], first_response_at: null, resolved_at: null, sla_paused_at: null, pipeline_id: null, stage_id: null, stage: null, kanban_order: at.getTime(), is_deleted: false, created_at: at, updated_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      await db.insertInto('cases').values({ ...fields, id, custom_fields: json(custom_fields), watchers: [], first_response_at: null, resolved_at: null, sla_paused_at: null, sla_clocks: JSON.stringify(noSlaClocks()) as unknown as SlaClocks, sla_first_response_deadline: null, sla_first_response_breached_at: null, sla_resolution_deadline: null, sla_resolution_breached_at: null, escalation_count: 0, last_escalation_fired_at: null, pipeline_id: null, stage_id: null, stage: null, kanban_order: at.getTime(), is_deleted: false, created_at: at, updated_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute()
       await applyStatus(db, id, null, fields.status, at)
       return
     }
@@ -104,6 +128,9 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
       if (status) await applyStatus(db, id, status.from, status.to, at)
       return
     }
+    case 'CaseEscalated':
+      await row.set({ escalation_count: event.data.level, last_escalation_fired_at: at }).execute()
+      return
     case 'CaseDeleted':
       await row.set({ is_deleted: true, updated_at: at }).execute()
       return
@@ -134,9 +161,10 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
 
 export const casesProjector: Projector = {
   name: 'cases',
-  version: 1,
-  eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...noteEventTypes('Case')],
-  tables: ['cases', 'case_watchers', 'case_sla_pauses', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments],
+  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations.
+  version: 2,
+  eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...SLA_EVENT_TYPES, 'CaseEscalated', ...noteEventTypes('Case')],
+  tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments],
   createTables,
   createIndexes,
   apply: (trx, recorded) => apply(trx, caseStreams.idOf(recorded.streamName), domainEventOf<CaseEvent>(recorded)),

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { z } from 'zod'
 import type { RawBuilder } from 'kysely'
 import type { CaseStatus } from '../../commands/case/fields.ts'
+import { MAX_ESCALATIONS } from '../../commands/case/escalation.ts'
 import { OPEN_STATUSES } from '../../commands/case/fields.ts'
 import type { ParentFacts } from '../../commands/case/parent.ts'
 import { MAX_TREE_DEPTH } from '../../commands/case/parent.ts'
@@ -18,11 +19,10 @@ import type { CaseRow, CaseWatcherRow } from './tables.ts'
 export type { CaseRow, CaseWatcherRow } from './tables.ts'
 export { CASE_NOTES } from './cases.ts'
 
-/** A case row as the queries answer it: the closing date as YYYY-MM-DD and the seconds of its finished pauses (the SLA clock's inputs). */
-export type CaseRecord = CaseRow & { sla_paused_seconds: number }
+/** A case row as the queries answer it: the closing date as YYYY-MM-DD. */
+export type CaseRecord = CaseRow
 
-const COLUMNS = sql`c.*, c.closed_on::text AS closed_on,
-  (SELECT COALESCE(extract(epoch FROM sum(p.ended_at - p.started_at)), 0)::float8 FROM case_sla_pauses p WHERE p.case_id = c.id AND p.ended_at IS NOT NULL) AS sla_paused_seconds`
+const COLUMNS = sql`c.*, c.closed_on::text AS closed_on`
 
 /** A live case of the organization, or undefined: another org's id looks exactly like a missing one. */
 export async function caseOf(db: Db, orgId: string, id: string): Promise<CaseRecord | undefined> {
@@ -44,7 +44,7 @@ export type CaseFilter = {
   tags?: string[]
   createdFrom?: string
   createdTo?: string
-  /** `sla_breached=true`: a target missed at `now` (the same rule as commands/case/sla.ts `slaDeadlines`). */
+  /** `sla_breached=true`: a target missed at `now` (the clock's rule on the stored deadlines, commands/case/sla.ts `slaColumns`). */
   slaBreachedAt?: Date
   /** Only the cases the viewer watches (GET /api/cases/watching/). */
   watching?: boolean
@@ -53,13 +53,13 @@ export type CaseFilter = {
 }
 
 /**
- * Time spent paused up to `now`, finished pauses and the running one, as an interval. With the
- * targets' hours this is the SQL twin of `slaDeadlines` (commands/case/sla.ts), kept beside it in
- * meaning: when the business-hours clock replaces that function, this filter moves to its deadlines.
+ * An SLA instance breached at `now`, on the columns the projector stores from the clock
+ * (commands/case/sla.ts `slaColumns`): a breach reached while it was still open, or a running
+ * deadline passed. (A recorded breach lies before any later `now`, so the earliest of the four
+ * columns decides; LEAST skips nulls.) The answer's `is_sla_*_breached` come from the same clock.
  */
-const pausedUntil = (now: Date) => sql`(SELECT COALESCE(sum(COALESCE(p.ended_at, ${now}::timestamptz) - p.started_at), interval '0') FROM case_sla_pauses p WHERE p.case_id = c.id)`
-const breached = (now: Date) => sql<boolean>`((c.first_response_at IS NULL AND c.created_at + make_interval(hours => c.sla_first_response_hours) + ${pausedUntil(now)} < ${now}::timestamptz)
-  OR (c.resolved_at IS NULL AND c.created_at + make_interval(hours => c.sla_resolution_hours) + ${pausedUntil(now)} < ${now}::timestamptz))`
+const SLA_DUE = sql`LEAST(c.sla_first_response_deadline, c.sla_resolution_deadline, c.sla_first_response_breached_at, c.sla_resolution_breached_at)`
+const breached = (now: Date) => sql<boolean>`${SLA_DUE} < ${now}::timestamptz`
 
 const isInstant = (value: string | undefined): value is string => value !== undefined && z.iso.datetime({ offset: true }).safeParse(value.trim()).success
 
@@ -201,4 +201,18 @@ export async function countCases(db: Db, at: { stageId: string } | { pipelineId:
   const placed = 'stageId' in at ? sql`c.stage_id = ${at.stageId}` : sql`c.pipeline_id = ${at.pipelineId}`
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM cases c WHERE ${placed} AND NOT c.is_deleted`.execute(db)
   return Number(rows[0]!.n)
+}
+
+export type EscalationCandidate = { id: string; org_id: string }
+
+/**
+ * Open cases breached at `now` that may be escalated again (under the cap, the last escalation at
+ * least `gapMs` ago): what the escalator asks the case's decider about, oldest breach first.
+ */
+export async function escalationCandidates(db: Db, now: Date, gapMs: number, limit: number): Promise<EscalationCandidate[]> {
+  const { rows } = await sql<EscalationCandidate>`SELECT c.id, c.org_id FROM cases c
+    WHERE NOT c.is_deleted AND c.escalation_count < ${MAX_ESCALATIONS} AND ${breached(now)} AND c.status = ANY(${[...OPEN_STATUSES]}::text[])
+      AND (c.last_escalation_fired_at IS NULL OR c.last_escalation_fired_at <= ${new Date(now.getTime() - gapMs)}::timestamptz)
+    ORDER BY ${SLA_DUE}, c.id LIMIT ${limit}`.execute(db)
+  return rows
 }
