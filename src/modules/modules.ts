@@ -15,6 +15,7 @@ import { goalModule } from './goal.ts'
 import { identityModule } from './identity.ts'
 import { invoiceModule } from './invoice.ts'
 import { leadModule } from './lead.ts'
+import { macroModule } from './macro.ts'
 import type { ModuleManifest, ModuleOverModules } from './manifest.ts'
 import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
@@ -51,6 +52,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   solutionModule,
   businessHoursModule,
   caseModule,
+  macroModule,
   taskModule,
   documentModule,
   apiSettingModule,
