@@ -25,6 +25,7 @@ import { privacyModule } from './privacy.ts'
 import { searchModule } from './search.ts'
 import { solutionModule } from './solution.ts'
 import { tagModule } from './tag.ts'
+import { timeEntryModule } from './time-entry.ts'
 import { taskModule } from './task.ts'
 import { teamModule } from './team.ts'
 import { webFormModule } from './webform.ts'
@@ -53,6 +54,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   businessHoursModule,
   caseModule,
   macroModule,
+  timeEntryModule,
   taskModule,
   documentModule,
   apiSettingModule,

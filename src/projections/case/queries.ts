@@ -202,3 +202,9 @@ export async function countCases(db: Db, at: { stageId: string } | { pipelineId:
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM cases c WHERE ${placed} AND NOT c.is_deleted`.execute(db)
   return Number(rows[0]!.n)
 }
+
+/** The ids of the organization's cases of an account, deleted ones too (their time is still the account's): what time entries are filtered by account on. */
+export async function caseIdsOfAccount(db: Db, orgId: string, accountId: string): Promise<string[]> {
+  const rows = await db.selectFrom('cases').select('id').where('org_id', '=', orgId).where('account', '=', accountId).execute()
+  return rows.map((row) => row.id)
+}
