@@ -23,7 +23,7 @@ const Text = z.string().trim().min(1, 'This field may not be blank.').max(20_000
 const Fields = {
   title: Title,
   body: Text,
-  scope: z.enum(MACRO_SCOPES, "scope must be 'org' or 'personal'.").describe('`org`: shared with everyone, admins manage it; `personal`: the caller\'s own').optional(),
+  scope: z.enum(MACRO_SCOPES, "scope must be 'org' or 'personal'.").describe('`org`: shared with everyone, managed by an admin; `personal`: the caller\'s own').optional(),
   is_active: formBoolean(z.boolean()).optional(),
 }
 const Body = z.object(Fields)
@@ -92,7 +92,7 @@ export function macroRoutes(deps: Deps): FastifyPluginAsyncZod {
       return { results: await macroViews(deps, viewer.orgId, rows), totals: totalsOf(all), placeholders: PLACEHOLDERS.map((p) => ({ ...p })) }
     })
 
-    app.post('/api/macros/', { schema: { tags: TAGS, summary: 'Create a macro: an org macro (admins; the default scope) or a personal one (any member); answers 201 with it', body: Body, response: { 201: Macro, ...errors } } }, async (request, reply) => {
+    app.post('/api/macros/', { schema: { tags: TAGS, summary: 'Create a macro: an org macro (the default scope; by an admin) or a personal one (any member); answers 201 with it', body: Body, response: { 201: Macro, ...errors } } }, async (request, reply) => {
       const { title, body, scope = 'org', is_active = true } = request.body
       const { id, position } = await createMacro(deps, callerOf(request), { title, body, scope, is_active })
       await settle(deps, reply, position)
@@ -101,17 +101,17 @@ export function macroRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.get('/api/macros/:id/', { schema: { tags: TAGS, summary: 'One macro the caller sees', params: IdParams, response: { 200: Macro, ...errors } } }, (request) => view(request, request.params.id))
 
-    app.put('/api/macros/:id/', { schema: { tags: TAGS, summary: "Replace a macro's title and body (and scope, is_active when given): an org macro by admins, a personal one by its owner", params: IdParams, body: Body, response: { 200: Macro, ...errors } } }, async (request, reply) => {
+    app.put('/api/macros/:id/', { schema: { tags: TAGS, summary: "Replace a macro's title and body (and scope, is_active when given): an org macro by an admin, a personal one by its owner", params: IdParams, body: Body, response: { 200: Macro, ...errors } } }, async (request, reply) => {
       await settle(deps, reply, await changeMacro(deps, callerOf(request), request.params.id, request.body))
       return view(request, request.params.id)
     })
 
-    app.patch('/api/macros/:id/', { schema: { tags: TAGS, summary: "Change a macro's named fields: an org macro by admins, a personal one by its owner", params: IdParams, body: Patch, response: { 200: Macro, ...errors } } }, async (request, reply) => {
+    app.patch('/api/macros/:id/', { schema: { tags: TAGS, summary: "Change a macro's named fields: an org macro by an admin, a personal one by its owner", params: IdParams, body: Patch, response: { 200: Macro, ...errors } } }, async (request, reply) => {
       await settle(deps, reply, await changeMacro(deps, callerOf(request), request.params.id, request.body))
       return view(request, request.params.id)
     })
 
-    app.delete('/api/macros/:id/', { schema: { tags: TAGS, summary: 'Turn an org macro off (admins), or delete a personal one (its owner); answers 204', params: IdParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
+    app.delete('/api/macros/:id/', { schema: { tags: TAGS, summary: 'Turn an org macro off (by an admin), or delete a personal one (by its owner); answers 204', params: IdParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
       await settle(deps, reply, await deleteMacro(deps, callerOf(request), request.params.id))
       return reply.code(204).send(null)
     })
