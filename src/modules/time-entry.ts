@@ -21,8 +21,8 @@ export const timeEntryModule: ModuleManifest = {
     TimeEntryDeleted: { stream: 'timesheet', description: 'An entry was deleted (by its agent or an admin); a running one stops with it.', data: z.strictObject({ time_entry_id: Id, by: By, ...at }) },
   })),
   routes: async (deps) => {
-    const { timeEntryRoutes } = await import('../http/time-entries/time-entries.ts')
-    return [timeEntryRoutes(deps)]
+    const [{ timeEntryRoutes }, { timeReportRoutes }] = await Promise.all([import('../http/time-entries/time-entries.ts'), import('../http/time-entries/time-report.ts')])
+    return [timeEntryRoutes(deps), timeReportRoutes(deps)]
   },
   projectors: [timeEntriesProjector],
   idKinds: [[/^\/api\/time-entries\/\{id\}/, 'timeEntry']],

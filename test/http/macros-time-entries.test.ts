@@ -153,6 +153,29 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
     t.equal((await call('PUT', `/api/time-entries/${entry.id}/`, alice.headers, { description: 'x' })).statusCode, 404)
   })
 
+  t.test('the time report and its CSV', async (t) => {
+    const week = 'start=2026-11-16&end=2026-11-22'
+    t.match(await ok('GET', `/api/time-entries/report/?${week}`), {
+      entries_count: 3,
+      total_minutes: 1485 + 90 + 10,
+      billable_minutes: 90,
+      by_profile: [{ profile_id: acme.admin.profileId, minutes: 1485, billable_minutes: 0 }, { profile_id: alice.profileId, name: 'alice@acme.test', minutes: 100, billable_minutes: 90 }],
+      by_case: [{ case_id: printer, name: 'Printer on fire', minutes: 1575 }, { case_id: fax, minutes: 10 }],
+    })
+    t.match(await ok('GET', `/api/time-entries/report/?${week}`, alice.headers), { entries_count: 2, total_minutes: 100 }, "a member's report is their own time")
+    t.equal((await ok('GET', `/api/time-entries/report/?${week}&case=${fax}`)).total_minutes, 10)
+    t.equal((await ok('GET', `/api/time-entries/report/?${week}&account=${account}`)).total_minutes, 1575)
+    t.equal((await ok('GET', `/api/time-entries/report/?${week}&billable=true`)).total_minutes, 90)
+    t.equal((await ok('GET', `/api/time-entries/report/?${week}&profile=nobody`)).entries_count, 0, 'a malformed id matches nothing')
+    const csv = await call('GET', `/api/time-entries/report/export/?${week}`)
+    t.equal(csv.statusCode, 200)
+    t.match(csv.headers['content-type'], /^text\/csv/)
+    const lines = csv.body.trim().split('\r\n')
+    t.equal(lines[0], 'date,case_id,case,profile_id,agent,started_at,ended_at,minutes,billable,hourly_rate,currency,description')
+    t.equal(lines.length, 4)
+    t.match(lines[1], new RegExp(`^2026-11-19,${printer},Printer on fire,${acme.admin.profileId},`))
+  })
+
   t.test('rebuilt from the log, the read models equal the live ones', async (t) => {
     await rebuildEqualsLive(t, { db: database.db, store }, [macrosProjector, timeEntriesProjector], { oneByOne: true })
   })

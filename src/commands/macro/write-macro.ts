@@ -51,7 +51,7 @@ async function placeholderValues(deps: MacroDeps, caller: Caller, caseId: string
     caller.profileId ? memberById(deps.db, caller.orgId, caller.profileId) : undefined,
     organizationById(deps.db, caller.orgId),
   ])
-  const contactName = contact ? `${contact.first_name ?? ''} ${contact.last_name ?? ''}`.trim() || (contact.email ?? '') : ''
+  const contactName = contact ? `${contact.first_name} ${contact.last_name ?? ''}`.trim() || (contact.email ?? '') : ''
   return {
     customer_name: contactName,
     customer_email: contact?.email ?? '',

@@ -86,19 +86,36 @@ export function unbilledTimeEntries(db: Db, viewer: Viewer, caseIds?: readonly s
   return query.orderBy('started_at', 'desc').orderBy('id').execute()
 }
 
-/** One agent's entries that started on the days `from`..`to` (inclusive) in the organization's time zone, running ones included, in order. */
-export function timesheetEntries(db: Db, orgId: string, profileId: string, days: { from: string; to: string; timezone: string }): Promise<(TimeEntryRow & { day: string })[]> {
+export type Days = { from: string; to: string; timezone: string }
+export type TimeEntryOnDay = TimeEntryRow & { day: string }
+
+/** Entries that started on the days `from`..`to` (inclusive) in the organization's time zone, each with its day, in order. */
+function entriesOnDays(db: Db, orgId: string, days: Days) {
   const day = sql<string>`((started_at AT TIME ZONE ${days.timezone})::date)::text`
   return db
     .selectFrom('time_entries')
     .selectAll()
     .select(day.as('day'))
     .where('org_id', '=', orgId)
-    .where('profile_id', '=', profileId)
     .where(sql<boolean>`${day}::date BETWEEN ${days.from}::date AND ${days.to}::date`)
     .orderBy('started_at')
     .orderBy('id')
-    .execute()
+}
+
+/** One agent's entries of those days, running ones included: their timesheet. */
+export const timesheetEntries = (db: Db, orgId: string, profileId: string, days: Days): Promise<TimeEntryOnDay[]> => entriesOnDays(db, orgId, days).where('profile_id', '=', profileId).execute()
+
+export type TimeReportFilter = { profileId?: string; caseIds?: readonly string[]; billable?: boolean }
+
+/** The finished entries of those days the viewer sees, narrowed by agent, cases and billable: what the time report sums and exports. */
+export function reportEntries(db: Db, viewer: Viewer, days: Days, filter: TimeReportFilter): Promise<TimeEntryOnDay[]> {
+  if (filter.caseIds && !filter.caseIds.length) return Promise.resolve([])
+  let query = entriesOnDays(db, viewer.orgId, days).where('ended_at', 'is not', null)
+  if (!viewer.isAdmin) query = viewer.profileId === null ? query.where(sql<boolean>`false`) : query.where('profile_id', '=', viewer.profileId)
+  if (filter.profileId) query = query.where('profile_id', '=', filter.profileId)
+  if (filter.caseIds) query = query.where('case_id', 'in', filter.caseIds)
+  if (filter.billable !== undefined) query = query.where('billable', '=', filter.billable)
+  return query.execute()
 }
 
 export type TimeSummary = { total_minutes: number; billable_minutes: number; last_entry_at: Date | null; by_profile: { profile_id: string; minutes: number }[] }
