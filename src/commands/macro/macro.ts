@@ -76,7 +76,7 @@ function writable(state: MacroState, orgId: string, actor: MacroActor): void {
 }
 
 function changed(current: MacroFields, requested: Partial<MacroFields>): Partial<MacroFields> {
-  return Object.fromEntries(Object.entries(requested).filter(([key, value]) => value !== undefined && current[key as keyof MacroFields] !== value))
+  return Object.fromEntries(Object.entries(requested).filter(([key, value]) => value !== undefined && current[key as keyof MacroFields] !== value)) as Partial<MacroFields>
 }
 
 export function decideMacro(command: MacroCommand, state: MacroState): MacroEvent[] {

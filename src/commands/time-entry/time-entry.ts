@@ -87,7 +87,7 @@ function inOrder(startedAt: string, endedAt: string | null): void {
 function changed(entry: Entry, requested: TimeEntryChanges): TimeEntryChanges {
   const current: Required<TimeEntryChanges> = { ...entry.fields, started_at: entry.startedAt, ended_at: entry.endedAt ?? '' }
   const same = (key: keyof TimeEntryChanges, value: unknown) => (key === 'started_at' || key === 'ended_at' ? Date.parse(String(value)) === Date.parse(current[key]) : current[key] === value)
-  return Object.fromEntries(Object.entries(requested).filter(([key, value]) => value !== undefined && !same(key as keyof TimeEntryChanges, value)))
+  return Object.fromEntries(Object.entries(requested).filter(([key, value]) => value !== undefined && !same(key as keyof TimeEntryChanges, value))) as TimeEntryChanges
 }
 
 export function decideTimesheet(command: TimeEntryCommand, state: TimesheetState): TimeEntryEvent[] {

@@ -27,6 +27,7 @@ export function timesheetDays(range: { start?: string; end?: string }, timezone:
   }
   const from = Date.parse(start)
   const to = Date.parse(end)
+  if (Number.isNaN(from) || Number.isNaN(to)) throw new ValidationError({ start: ['Expected dates as YYYY-MM-DD.'] })
   if (to < from) throw new ValidationError({ end: ['end must be on or after start.'] })
   if ((to - from) / DAY_MS >= MAX_DAYS) throw new ValidationError({ end: [`Expected at most ${MAX_DAYS} days from start.`] })
   return Array.from({ length: (to - from) / DAY_MS + 1 }, (_, i) => dayOf(from + i * DAY_MS))
