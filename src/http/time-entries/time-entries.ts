@@ -86,8 +86,9 @@ export function timeEntryRoutes(deps: Deps): FastifyPluginAsyncZod {
       return reply.code(201).send(await entryView(request, reply, id, position))
     })
 
-    app.post('/api/cases/:id/time-entries/start/', { schema: { tags: TAGS, summary: "Start the caller's timer on a case; 409 while another of theirs runs (naming it); answers 201 with the entry", params: IdParams, body: TimerStart.default({ description: '', billable: false }), response: { 201: TimeEntry, 409: ErrorBody, ...errors } } }, async (request, reply) => {
-      const { id, position } = await startTimer(deps, callerOf(request), request.params.id, { ...request.body, hourly_rate: request.body.hourly_rate ?? null })
+    app.post('/api/cases/:id/time-entries/start/', { schema: { tags: TAGS, summary: "Start the caller's timer on a case; 409 while another of theirs runs (naming it); answers 201 with the entry", params: IdParams, body: TimerStart.nullable().describe('May be left out'), response: { 201: TimeEntry, 409: ErrorBody, ...errors } } }, async (request, reply) => {
+      const body = request.body ?? { description: '', billable: false }
+      const { id, position } = await startTimer(deps, callerOf(request), request.params.id, { ...body, hourly_rate: body.hourly_rate ?? null })
       return reply.code(201).send(await entryView(request, reply, id, position))
     })
 
