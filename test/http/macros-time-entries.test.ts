@@ -108,6 +108,9 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
     t.match(next, { description: '', billable: false })
     now = new Date(now.getTime() + 10 * 60_000)
     t.match(await ok('PUT', `/api/time-entries/${next.id}/`, admin, { ended_at: now.toISOString() }), { duration_minutes: 10, is_running: false }, 'an admin ends her timer by its end')
+    const racing = await Promise.all([0, 1].map(() => call('POST', `/api/cases/${fax}/time-entries/start/`, alice.headers, {})))
+    t.same(racing.map((res) => res.statusCode).sort(), [201, 409], 'two starts at once: one timer')
+    await ok('POST', `/api/time-entries/${racing.find((res) => res.statusCode === 201)!.json().id}/stop/`, alice.headers)
   })
 
   t.test('entries by hand, edits, lists, the summary and unbilled time', async (t) => {
@@ -156,13 +159,13 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
   t.test('the time report and its CSV', async (t) => {
     const week = 'start=2026-11-16&end=2026-11-22'
     t.match(await ok('GET', `/api/time-entries/report/?${week}`), {
-      entries_count: 3,
+      entries_count: 4,
       total_minutes: 1485 + 90 + 10,
       billable_minutes: 90,
       by_profile: [{ profile_id: acme.admin.profileId, minutes: 1485, billable_minutes: 0 }, { profile_id: alice.profileId, name: 'alice@acme.test', minutes: 100, billable_minutes: 90 }],
       by_case: [{ case_id: printer, name: 'Printer on fire', minutes: 1575 }, { case_id: fax, minutes: 10 }],
     })
-    t.match(await ok('GET', `/api/time-entries/report/?${week}`, alice.headers), { entries_count: 2, total_minutes: 100 }, "a member's report is their own time")
+    t.match(await ok('GET', `/api/time-entries/report/?${week}`, alice.headers), { entries_count: 3, total_minutes: 100 }, "a member's report is their own time")
     t.equal((await ok('GET', `/api/time-entries/report/?${week}&case=${fax}`)).total_minutes, 10)
     t.equal((await ok('GET', `/api/time-entries/report/?${week}&account=${account}`)).total_minutes, 1575)
     t.equal((await ok('GET', `/api/time-entries/report/?${week}&billable=true`)).total_minutes, 90)
@@ -172,7 +175,7 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
     t.match(csv.headers['content-type'], /^text\/csv/)
     const lines = csv.body.trim().split('\r\n')
     t.equal(lines[0], 'date,case_id,case,profile_id,agent,started_at,ended_at,minutes,billable,hourly_rate,currency,description')
-    t.equal(lines.length, 4)
+    t.equal(lines.length, 5)
     t.match(lines[1], new RegExp(`^2026-11-19,${printer},Printer on fire,${acme.admin.profileId},`))
   })
 
