@@ -1,16 +1,18 @@
 import t from 'tap'
 import { macrosProjector } from '../../src/projections/macro/macros.ts'
 import { timeEntriesProjector } from '../../src/projections/time-entry/time-entries.ts'
+import { createTimerAutoStop } from '../../src/processes/timer-auto-stop.ts'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { silentLogger } from '../helpers/runner.ts'
 
 type Headers = Record<string, string>
 type Json = Record<string, any>
 
 t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
   let now = FIXED_NOW
-  const { app, database, store } = await buildTestApp(t, { clock: () => now })
+  const { app, database, store, projections } = await buildTestApp(t, { clock: () => now })
   const acme = await givenOrganization(app, database.db, 'Acme')
   const globex = await givenOrganization(app, database.db, 'Globex')
   const alice = await acme.addMember('alice@acme.test')
@@ -177,6 +179,20 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
     t.equal(lines[0], 'date,case_id,case,profile_id,agent,started_at,ended_at,minutes,billable,hourly_rate,currency,description')
     t.equal(lines.length, 5)
     t.match(lines[1], new RegExp(`^2026-11-19,${printer},Printer on fire,${acme.admin.profileId},`))
+  })
+
+  t.test('a timer forgotten for 12 hours is stopped by the service, once', async (t) => {
+    const timer = await ok('POST', `/api/cases/${printer}/time-entries/start/`, admin)
+    const stopper = createTimerAutoStop({ db: database.db, store, clock: () => now, projections, logger: silentLogger, intervalMs: 60_000 })
+    now = new Date(now.getTime() + 11 * 3_600_000)
+    t.match(await stopper.stopStale(), { ran: true, stopped: 0 }, 'not before 12 hours')
+    now = new Date(now.getTime() + 3_600_000 + 30_000)
+    const run = await stopper.stopStale()
+    t.match(run, { ran: true, stopped: 1 })
+    if (run.ran && run.position) await projections.waitFor(run.position, 10_000)
+    const entry = (await ok('GET', `/api/cases/${printer}/time-entries/`)).find((e: Json) => e.id === timer.id)
+    t.match(entry, { auto_stopped: true, is_running: false, duration_minutes: 720, ended_at: now.toISOString() })
+    t.match(await stopper.stopStale(), { ran: true, stopped: 0 }, 'a second run stops nothing')
   })
 
   t.test('rebuilt from the log, the read models equal the live ones', async (t) => {

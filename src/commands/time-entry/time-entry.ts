@@ -18,7 +18,7 @@ type Stamp = { by: string | null; at: string }
 export type TimeEntryEvent =
   | { type: 'TimerStarted'; data: Owner & TimeEntryFields & { started_at: string } & Stamp }
   | { type: 'TimeLogged'; data: Owner & TimeEntryFields & { started_at: string; ended_at: string; duration_minutes: number } & Stamp }
-  | { type: 'TimerStopped'; data: { time_entry_id: string; ended_at: string; duration_minutes: number } & Stamp }
+  | { type: 'TimerStopped'; data: { time_entry_id: string; ended_at: string; duration_minutes: number; auto_stopped?: true } & Stamp }
   | { type: 'TimeEntryUpdated'; data: { time_entry_id: string; changes: TimeEntryChanges; duration_minutes: number } & Stamp }
   | { type: 'TimeEntryDeleted'; data: { time_entry_id: string } & Stamp }
 
@@ -63,7 +63,7 @@ export const minutesBetween = (startedAt: string, endedAt: string): number => Ma
 export type TimeEntryCommand =
   | { type: 'StartTimer'; entry: Owner; fields: TimeEntryFields; by: string | null; at: string }
   | { type: 'LogTime'; entry: Owner; fields: TimeEntryFields; startedAt: string; endedAt: string; by: string | null; at: string }
-  | { type: 'StopTimer'; orgId: string; entryId: string; by: string | null; at: string }
+  | { type: 'StopTimer'; orgId: string; entryId: string; by: string | null; at: string; auto?: true }
   | { type: 'ChangeTimeEntry'; orgId: string; entryId: string; changes: TimeEntryChanges; by: string | null; at: string }
   | { type: 'DeleteTimeEntry'; orgId: string; entryId: string; by: string | null; at: string }
 
@@ -104,11 +104,14 @@ export function decideTimesheet(command: TimeEntryCommand, state: TimesheetState
       inOrder(command.startedAt, command.endedAt)
       return [{ type: 'TimeLogged', data: { ...command.entry, ...command.fields, started_at: command.startedAt, ended_at: command.endedAt, duration_minutes: minutesBetween(command.startedAt, command.endedAt), ...stamp } }]
     case 'StopTimer': {
+      // The auto-stop process finds timers in a read model that may lag: one stopped or deleted meanwhile is left alone.
+      const current = state.entries.get(command.entryId)
+      if (command.auto && (!current || current.deleted || current.endedAt !== null)) return []
       const entry = live(state, command.orgId, command.entryId)
       if (entry.endedAt !== null) throw new ValidationError('Timer is already stopped.')
       // A clock behind the start (another server's) stops it where it began, never before.
       const endedAt = Date.parse(command.at) < Date.parse(entry.startedAt) ? entry.startedAt : command.at
-      return [{ type: 'TimerStopped', data: { time_entry_id: command.entryId, ended_at: endedAt, duration_minutes: minutesBetween(entry.startedAt, endedAt), ...stamp } }]
+      return [{ type: 'TimerStopped', data: { time_entry_id: command.entryId, ended_at: endedAt, duration_minutes: minutesBetween(entry.startedAt, endedAt), ...(command.auto && { auto_stopped: true as const }), ...stamp } }]
     }
     case 'ChangeTimeEntry': {
       const entry = live(state, command.orgId, command.entryId)

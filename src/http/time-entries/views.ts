@@ -47,7 +47,7 @@ export async function timeEntryViews(db: Db, orgId: string, rows: readonly TimeE
     currency: row.currency,
     invoice: null,
     billed: row.billed,
-    auto_stopped: false,
+    auto_stopped: row.auto_stopped,
     is_running: row.ended_at === null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -16,6 +16,8 @@ export type TimeEntryRow = {
   hourly_rate: string | null
   currency: string
   billed: boolean
+  /** Stopped by the service after 12 hours running (a forgotten timer). */
+  auto_stopped: boolean
   created_at: Date
   updated_at: Date
 }

@@ -29,6 +29,7 @@ export const timeEntriesProjector: Projector = {
       .addColumn('hourly_rate', sql`numeric(12, 2)`)
       .addColumn('currency', 'text', (c) => c.notNull())
       .addColumn('billed', 'boolean', (c) => c.notNull().defaultTo(false))
+      .addColumn('auto_stopped', 'boolean', (c) => c.notNull().defaultTo(false))
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .execute()
@@ -47,10 +48,10 @@ export const timeEntriesProjector: Projector = {
       case 'TimeLogged': {
         const { time_entry_id: _id, by: _by, at, ...fields } = event.data
         const ended = event.type === 'TimeLogged' ? { ended_at: event.data.ended_at, duration_minutes: event.data.duration_minutes } : { ended_at: null, duration_minutes: 0 }
-        return insertRowsOnce(db, 'time_entries', 'id', [{ id, ...fields, ...ended, billed: false, created_at: at, updated_at: at }])
+        return insertRowsOnce(db, 'time_entries', 'id', [{ id, ...fields, ...ended, billed: false, auto_stopped: false, created_at: at, updated_at: at }])
       }
       case 'TimerStopped':
-        await entry.set({ ended_at: new Date(event.data.ended_at), duration_minutes: event.data.duration_minutes, updated_at: new Date(event.data.at) }).execute()
+        await entry.set({ ended_at: new Date(event.data.ended_at), duration_minutes: event.data.duration_minutes, auto_stopped: event.data.auto_stopped ?? false, updated_at: new Date(event.data.at) }).execute()
         return
       case 'TimeEntryUpdated': {
         const { started_at, ended_at, ...fields } = event.data.changes
@@ -131,3 +132,7 @@ export async function caseTimeSummary(db: Db, orgId: string, caseId: string): Pr
   ])
   return { total_minutes: Number(totals.total), billable_minutes: Number(totals.billable), last_entry_at: totals.last, by_profile: byProfile.map((row) => ({ profile_id: row.profile_id, minutes: Number(row.minutes) })) }
 }
+
+/** Timers of every organization running since before `startedBefore`: what the auto-stop process stops. */
+export const staleTimers = (db: Db, startedBefore: Date): Promise<Pick<TimeEntryRow, 'id' | 'org_id' | 'profile_id'>[]> =>
+  db.selectFrom('time_entries').select(['id', 'org_id', 'profile_id']).where('ended_at', 'is', null).where('started_at', '<', startedBefore).orderBy('started_at').execute()
