@@ -15,6 +15,7 @@ import { goalModule } from './goal.ts'
 import { identityModule } from './identity.ts'
 import { invoiceModule } from './invoice.ts'
 import { leadModule } from './lead.ts'
+import { macroModule } from './macro.ts'
 import type { ModuleManifest, ModuleOverModules } from './manifest.ts'
 import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
@@ -24,6 +25,7 @@ import { privacyModule } from './privacy.ts'
 import { searchModule } from './search.ts'
 import { solutionModule } from './solution.ts'
 import { tagModule } from './tag.ts'
+import { timeEntryModule } from './time-entry.ts'
 import { taskModule } from './task.ts'
 import { teamModule } from './team.ts'
 import { webFormModule } from './webform.ts'
@@ -51,6 +53,8 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   solutionModule,
   businessHoursModule,
   caseModule,
+  macroModule,
+  timeEntryModule,
   taskModule,
   documentModule,
   apiSettingModule,

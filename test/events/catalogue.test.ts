@@ -45,6 +45,10 @@ import { documentDecider } from '../../src/commands/document/document.ts'
 import type { DocumentCommand } from '../../src/commands/document/document.ts'
 import { apiSettingDecider } from '../../src/commands/api-setting/api-setting.ts'
 import type { ApiSettingCommand } from '../../src/commands/api-setting/api-setting.ts'
+import { macroDecider } from '../../src/commands/macro/macro.ts'
+import type { MacroCommand } from '../../src/commands/macro/macro.ts'
+import { timesheetDecider } from '../../src/commands/time-entry/time-entry.ts'
+import type { TimeEntryCommand } from '../../src/commands/time-entry/time-entry.ts'
 import { sampleDataDecider } from '../../src/commands/pack/sample-data.ts'
 import type { SampleDataCommand } from '../../src/commands/pack/sample-data.ts'
 import type { SolutionCommand } from '../../src/commands/solution/solution.ts'
@@ -323,6 +327,23 @@ function decidedEvents(): DomainEvent[] {
     { type: 'ChangeApiSetting', orgId: org, changes: { website: null }, actorId: admin.profileId, at },
     { type: 'DeleteApiSetting', orgId: org, actorId: admin.profileId, at },
   ]
+  const macroActor = { profileId: admin.profileId, isAdmin: true }
+  const macroCommands: MacroCommand[] = [
+    { type: 'CreateMacro', macroId: randomUUID(), orgId: org, fields: { title: 'Thanks', body: 'Hi %customer_name%', scope: 'personal', is_active: true }, actor: macroActor, at },
+    { type: 'ChangeMacro', orgId: org, changes: { title: 'Thank you' }, actor: macroActor, at },
+    { type: 'ApplyMacro', orgId: org, caseId: randomUUID(), actor: macroActor, at },
+    { type: 'DeleteMacro', orgId: org, actor: macroActor, at },
+  ]
+  const timed = (id: string) => ({ time_entry_id: id, org_id: org, case_id: randomUUID(), profile_id: admin.profileId! })
+  const [timer, logged] = [randomUUID(), randomUUID()]
+  const timeFields = { description: 'Call', billable: true, hourly_rate: '80.00', currency: 'USD' }
+  const timeCommands: TimeEntryCommand[] = [
+    { type: 'StartTimer', entry: timed(timer), fields: timeFields, by: admin.profileId, at },
+    { type: 'StopTimer', orgId: org, entryId: timer, by: admin.profileId, at },
+    { type: 'LogTime', entry: timed(logged), fields: timeFields, startedAt: at, endedAt: at, by: admin.profileId, at },
+    { type: 'ChangeTimeEntry', orgId: org, entryId: logged, changes: { billable: false }, by: admin.profileId, at },
+    { type: 'DeleteTimeEntry', orgId: org, entryId: logged, by: admin.profileId, at },
+  ]
   const sampleRecords = [{ kind: 'account' as const, id: randomUUID(), name: 'Lumen' }]
   const sampleDataCommands: SampleDataCommand[] = [
     { type: 'RecordSampleData', packId: 'professional-services', packVersion: 1, generation: 0, records: sampleRecords, skipped: [{ kind: 'lead', name: 'Ravi', reason: 'could not be created' }], actorId: admin.profileId, at },
@@ -366,6 +387,8 @@ function decidedEvents(): DomainEvent[] {
     ...decided(notificationsDecider, notificationCommands),
     ...decided(documentDecider, documentCommands),
     ...decided(apiSettingDecider, apiSettingCommands),
+    ...decided(macroDecider, macroCommands),
+    ...decided(timesheetDecider, timeCommands),
     ...decided(sampleDataDecider, sampleDataCommands),
     ...decided(erasureDecider, erasureCommands),
     ...audit,

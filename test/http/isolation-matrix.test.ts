@@ -232,6 +232,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   t.equal(invoiceWithFile.statusCode, 201, invoiceWithFile.body)
   ids.invoiceAttachment = invoiceWithFile.json().attachment.id
   ids.estimate = (await created('POST', '/api/invoices/estimates/', A, { title: 'Acme secret estimate', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret estimate line', unit_price: '8.00' }] })).estimate.id
+  ids.macro = (await created('POST', '/api/macros/', A, { title: 'Acme secret macro', body: 'acme secret reply', scope: 'org' })).id
+  ids.timeEntry = (await created('POST', `/api/cases/${ids.case}/time-entries/`, A, { started_at: '2026-11-20T09:00:00Z', ended_at: '2026-11-20T10:00:00Z', description: 'acme secret time', billable: true })).id
   await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken
   const casePipeline = await created('POST', '/api/cases/pipelines/', A, { name: 'Acme secret case pipeline' })
   ids.casePipeline = casePipeline.id

@@ -336,6 +336,43 @@ t.test("the original phone app's calls against this API", async (t) => {
       const body = await check('POST /api/cases/{id}/close-with-children/', await send('POST', `/api/cases/${ids.case}/close-with-children/`, { cascade: true, resolution_comment: 'Fixed upstream' }))
       if (JSON.stringify(body.cascaded_case_ids) !== JSON.stringify([ids.childCase])) fail('POST /api/cases/{id}/close-with-children/', ': the open child is closed with its parent')
     },
+    // ticket_time_panel.dart and timesheet_screen.dart: a timer started and stopped, time logged by hand, the ticket's entries and summary, the week.
+    'POST /api/cases/{id}/time-entries/start/': async () => {
+      ids.timer = created(await check('POST /api/cases/{id}/time-entries/start/', await send('POST', `/api/cases/${ids.case}/time-entries/start/`, { billable: true, description: 'On site' }), [['TimeEntry']]))
+    },
+    'POST /api/time-entries/{id}/stop/': async () => check('POST /api/time-entries/{id}/stop/', await send('POST', `/api/time-entries/${ids.timer}/stop/`, {}), [['TimeEntry']]),
+    'POST /api/cases/{id}/time-entries/': async () => check('POST /api/cases/{id}/time-entries/', await send('POST', `/api/cases/${ids.case}/time-entries/`, { started_at: '2026-11-21T09:00:00.000Z', ended_at: '2026-11-21T10:30:00.000Z', billable: true, description: 'Diagnosis' }), [['TimeEntry']]),
+    'GET /api/cases/{id}/time-entries/': async () => {
+      const answer = await send('GET', `/api/cases/${ids.case}/time-entries/`)
+      await check('GET /api/cases/{id}/time-entries/', answer, [['TimeEntry']])
+      if (!Array.isArray(answer.body) || answer.body.length !== 2) fail('GET /api/cases/{id}/time-entries/', ': the app reads a bare list of the two entries (getList)')
+    },
+    'GET /api/cases/{id}/time-summary/': async () => {
+      const body = await check('GET /api/cases/{id}/time-summary/', await send('GET', `/api/cases/${ids.case}/time-summary/`), [['TimeSummary'], ['TimeSummaryByProfile', 'by_profile']])
+      if (body.total_minutes !== 90 || body.billable_minutes !== 90) fail('GET /api/cases/{id}/time-summary/', `: 90 minutes logged, ${String(body.total_minutes)} summed`)
+    },
+    'GET /api/time-entries/timesheet/': async () => {
+      const body = await check('GET /api/time-entries/timesheet/', await send('GET', '/api/time-entries/timesheet/?start=2026-11-16&end=2026-11-22'), [['TimesheetWeek'], ['TimesheetDay', 'days'], ['TimeEntry', 'days.5.entries']])
+      if ((body.days as unknown[] | undefined)?.length !== 7 || body.total_minutes !== 90) fail('GET /api/time-entries/timesheet/', ': seven days, the 90 minutes of Saturday')
+    },
+    // settings_provider.dart: saved replies, made, listed, edited, turned back on, applied to a ticket and removed.
+    'POST /api/macros/': async () => {
+      ids.macro = created(await check('POST /api/macros/', await send('POST', '/api/macros/', { title: 'Thanks', body: 'Hi %customer_name%, about %case_subject%. %priority%', scope: 'personal' }), [['Macro']]))
+    },
+    'GET /api/macros/': async () => {
+      const body = await check('GET /api/macros/', await send('GET', '/api/macros/'), [['Macro', 'results']])
+      await check('GET /api/macros/', await send('GET', '/api/macros/?active=true'), [['Macro', 'results']])
+      if ((body.placeholders as unknown[] | undefined)?.length !== 7) fail('GET /api/macros/', ': the seven placeholders for the reference card')
+    },
+    'PATCH /api/macros/{id}/': async () => {
+      await check('PATCH /api/macros/{id}/', await send('PATCH', `/api/macros/${ids.macro}/`, { title: 'Thank you', body: 'Hi %customer_name%, about %case_subject%. %priority%', scope: 'org' }), [['Macro']])
+      return check('PATCH /api/macros/{id}/', await send('PATCH', `/api/macros/${ids.macro}/`, { is_active: true }), [['Macro']])
+    },
+    'POST /api/macros/{id}/render/': async () => {
+      const body = await check('POST /api/macros/{id}/render/', await send('POST', `/api/macros/${ids.macro}/render/`, { case_id: ids.case }))
+      if (typeof body.rendered_body !== 'string' || !body.rendered_body.includes('Printer on fire') || !body.rendered_body.includes('%priority%')) fail('POST /api/macros/{id}/render/', `: rendered_body ${JSON.stringify(body.rendered_body)}`)
+    },
+    'DELETE /api/macros/{id}/': async () => check('DELETE /api/macros/{id}/', await send('DELETE', `/api/macros/${ids.macro}/`)),
     'GET /api/boards/': async () => check('GET /api/boards/', await send('GET', '/api/boards/'), [['BoardSummary', 'results']]),
     'POST /api/boards/': async () => {
       ids.board = created(await check('POST /api/boards/', await send('POST', '/api/boards/', { name: 'Field visits' })))

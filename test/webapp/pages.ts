@@ -40,6 +40,8 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/settings/tags', shows: 'Seeded tag' },
   { path: '/settings/custom-fields' },
   { path: '/settings/business-hours', shows: 'Seeded holiday' },
+  { path: '/settings/macros', shows: 'Seeded macro' },
+  { path: '/timesheet', shows: 'Seeded ticket' },
   { path: '/settings/api-tokens' },
   { path: '/settings/organization', shows: 'Acme Webapp' },
   { path: '/settings/organization/edit', shows: 'Acme Webapp' },
@@ -104,11 +106,9 @@ export const NOT_OURS_YET = [
   '/tickets/new',
   '/tickets/analytics',
   '/tickets/approvals',
-  '/timesheet',
   '/settings', // the hub reads business hours, routing, escalation, mailboxes, approvals and macros
   '/settings/escalation',
   '/settings/inbound-email',
-  '/settings/macros',
   '/settings/reopen',
   '/settings/routing',
   '/settings/ticket-approvals',
@@ -142,6 +142,10 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const today = new Date().toISOString().slice(0, 10)
   const task = await create('/api/tasks/', { title: 'Seeded task', priority: 'High', due_date: today, account, assigned_to: [memberProfileId] })
   await create('/api/tasks/', { title: 'Task for the admin', assigned_to: [adminProfileId] }, member.headers)
+  await create('/api/macros/', { title: 'Seeded macro', body: 'Hello %customer_name%', scope: 'org' })
+  // The admin's timer, running since now: on this week's timesheet, named by its ticket.
+  const ticket = await create('/api/cases/', { name: 'Seeded ticket' })
+  await create(`/api/cases/${ticket}/time-entries/start/`, { description: 'Seeded time' })
   const form = await multipartBody({ title: 'Seeded document', document_file: { name: 'seeded.pdf', type: 'application/pdf', content: '%PDF-1.4 seeded' } })
   const uploaded = await app.inject({ method: 'POST', url: '/api/documents/', headers: { ...headers, 'content-type': form.contentType }, payload: form.payload })
   if (uploaded.statusCode !== 201) throw new Error(`seeding /api/documents/: ${uploaded.statusCode} ${uploaded.body}`)

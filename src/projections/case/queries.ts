@@ -216,3 +216,9 @@ export async function escalationCandidates(db: Db, now: Date, gapMs: number, lim
     ORDER BY ${SLA_DUE}, c.id LIMIT ${limit}`.execute(db)
   return rows
 }
+
+/** The ids of the organization's cases of an account, deleted ones too (their time is still the account's): what time entries are filtered by account on. */
+export async function caseIdsOfAccount(db: Db, orgId: string, accountId: string): Promise<string[]> {
+  const rows = await db.selectFrom('cases').select('id').where('org_id', '=', orgId).where('account', '=', accountId).execute()
+  return rows.map((row) => row.id)
+}
