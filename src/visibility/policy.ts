@@ -87,7 +87,8 @@ export type Involvement = { createdBy: string | null; assignedTo: readonly strin
 /** The single-record check: whether the caller may see (and so open, edit, move or link to) this record. */
 export function mayAccess(kind: VisibleKind, record: Involvement, seer: Seer): boolean {
   const rule = ruleFor(kind, seer)
-  if (rule === 'asContact') return Boolean(seer.contactId) && (record.contacts?.includes(seer.contactId!) ?? false)
+  const contact = seer.contactId
+  if (rule === 'asContact') return typeof contact === 'string' && (record.contacts?.includes(contact) ?? false)
   if (rule === 'published') return record.isPublished === true
   if (rule !== 'involved') return rule === 'all'
   const me = seer.profileId
