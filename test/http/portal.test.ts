@@ -34,7 +34,7 @@ t.test('/api/portal/', async (t) => {
   const printer = await caseOf(A, { name: 'Printer jams', contacts: [peter], assigned_to: [acme.admin.profileId] })
   const stapler = await caseOf(A, { name: "Milton's stapler", contacts: [milton] })
   const globexCase = await caseOf(globex.admin.headers, { name: 'Globex secret case', contacts: [globexPeter] })
-  await ok('POST', `/api/cases/comment/${printer}/`, A, { comment: 'Have you tried PC LOAD LETTER?' })
+  await ok('POST', `/api/cases/${printer}/`, A, { comment: 'Have you tried PC LOAD LETTER?' })
   await ok('POST', `/api/cases/${printer}/`, A, { comment: 'Internal: he broke it himself', is_internal: true })
   const published = (await ok('POST', '/api/cases/solutions/', A, { title: 'Clearing a printer jam', description: 'Open the tray and pull the paper gently.', status: 'approved' })).id as string
   await ok('POST', `/api/cases/solutions/${published}/publish/`, A)
@@ -54,7 +54,7 @@ t.test('/api/portal/', async (t) => {
     t.same(answers, Array(3).fill({ status: 200, body: SENT }), 'a contact, a stranger and a staff member (no contact) get the same answer')
     t.same(mail.outbox.slice(before).map((m) => m.to), ['milton@initech.test'], 'one mail, to the contact')
     t.match(mail.outbox.at(-1), { subject: 'Your support portal sign-in link', text: new RegExp(`/portal/sign-in\\?org=${acme.orgId}&token=svc_pl_.*code: \\d{6}.*15 minutes`, 's') })
-    t.equal((await call('POST', '/api/portal/login/not-an-org/request/', {}, { email: 'x@y.test' })).statusCode, 400)
+    t.equal((await call('POST', '/api/portal/login/not-an-org/request/', {}, { email: 'x@y.test' })).statusCode, 404, 'a malformed organization id reads as a missing one')
   })
 
   t.test('login/verify/ trades a link once, in its own organization, for a portal token of that contact', async (t) => {
