@@ -110,7 +110,7 @@ t.test('visibility: every read path answers a member what the policy lets them s
     for (const kind of VISIBLE_KINDS) {
       for (const seer of seers) {
         for (const record of involvements) {
-          const row = sql`(SELECT ${record.createdBy}::uuid AS created_by, ${sql.val([...record.assignedTo])}::uuid[] AS assigned_to, ${sql.val([...(record.contacts ?? [])])}::uuid[] AS contacts, ${record.isPublished ?? false} AS is_published) r`
+          const row = sql`(SELECT ${record.createdBy}::uuid AS created_by, ${sql.val([...record.assignedTo])}::uuid[] AS assigned_to, ${sql.val([...(record.contacts ?? [])])}::uuid[] AS contacts, ${record.isPublished ?? false}::boolean AS is_published) r`
           const { rows } = await sql<{ visible: boolean }>`SELECT coalesce(${visibleSql(kind, seer, 'r')}, false) AS visible FROM ${row}`.execute(database.db)
           t.equal(rows[0]!.visible, mayAccess(kind, record, seer), `${kind}, ${JSON.stringify(seer)}, ${JSON.stringify(record)}`)
         }
