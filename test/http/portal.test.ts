@@ -9,7 +9,7 @@ import { silentLogger } from '../helpers/runner.ts'
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 const SENT = { error: false, message: 'If this address belongs to a contact of the organization, a sign-in link and code have been sent to it' }
-const RATE_LIMIT = 8
+const RATE_LIMIT = 10
 
 t.test('/api/portal/', async (t) => {
   const mail = logTransport(silentLogger)
@@ -149,11 +149,16 @@ t.test('/api/portal/', async (t) => {
     t.same((await ok('GET', '/api/portal/articles/suggest/?q=x', P)).results, [])
   })
 
-  t.test('a deleted contact loses the portal at once', async (t) => {
+  t.test('a deleted contact, or a deactivated organization, loses the portal at once', async (t) => {
     const miltonSession = await portalSignIn(app, mail, acme.orgId, 'milton@initech.test')
     t.equal((await call('GET', '/api/portal/cases/', miltonSession.headers)).statusCode, 200)
     await ok('DELETE', `/api/contacts/${milton}/`, A)
     t.equal((await call('GET', '/api/portal/cases/', miltonSession.headers)).statusCode, 401)
+    const globexSession = await portalSignIn(app, mail, globex.orgId, 'peter@initech.test')
+    t.equal((await call('GET', '/api/portal/cases/', globexSession.headers)).statusCode, 200)
+    await database.db.updateTable('organizations').set({ is_active: false }).where('id', '=', globex.orgId).execute()
+    t.equal((await call('GET', '/api/portal/cases/', globexSession.headers)).statusCode, 401)
+    t.equal((await call('POST', `/api/portal/login/${globex.orgId}/verify/`, {}, await requestPortalMail(app, mail, globex.orgId, 'peter@initech.test').catch(() => ({ token: 'none' })))).statusCode, 401, 'and no new sign-in')
   })
 
   t.test('sign-in is rate-limited per client IP and email (429 with Retry-After)', async (t) => {

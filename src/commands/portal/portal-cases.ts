@@ -14,6 +14,7 @@ import { changeCase, createCase } from '../case/write-case.ts'
 import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
+import { isActiveOrganization } from './sign-in-links.ts'
 
 /**
  * What a customer does in the portal (docs/portal.md), as use cases over the cases module's own:
@@ -29,8 +30,12 @@ export const portalCaller = (orgId: string, contactId: string, requestId?: strin
 /** The same caller as the read paths' viewer. */
 export const portalViewer = (caller: Caller): Viewer => ({ orgId: caller.orgId, profileId: null, isAdmin: false, contactId: caller.contactId })
 
-/** The live contact the portal token names, or undefined when it was deleted since sign-in. */
-export const portalContact = (deps: Pick<Deps, 'db'>, caller: Caller): Promise<ContactRow | undefined> => (caller.contactId ? contactOf(deps.db, caller.orgId, caller.contactId) : Promise.resolve(undefined))
+/** The live contact the portal token names, or undefined when it was deleted, or its organization deactivated, since sign-in. */
+export async function portalContact(deps: Pick<Deps, 'db'>, caller: Caller): Promise<ContactRow | undefined> {
+  if (!caller.contactId) return undefined
+  const [contact, active] = await Promise.all([contactOf(deps.db, caller.orgId, caller.contactId), isActiveOrganization(deps.db, caller.orgId)])
+  return active ? contact : undefined
+}
 
 /** A case the contact may see; any other (another contact's, another organization's, a deleted one) is a 404, never a 403 that would tell it exists. */
 export async function portalCase(deps: Pick<Deps, 'db'>, caller: Caller, id: string): Promise<CaseRecord> {

@@ -79,7 +79,8 @@ export function createPortalLinks({ db, clock, codeKey }: PortalLinkDeps) {
   return { create, verifyToken, verifyCode }
 }
 
-async function isActiveOrganization(db: Db, orgId: string): Promise<boolean> {
+/** Whether the organization is active: a deactivated one's customers can neither sign in nor use a token they hold. */
+export async function isActiveOrganization(db: Db, orgId: string): Promise<boolean> {
   const org = await db.selectFrom('organizations').select('is_active').where('id', '=', orgId).executeTakeFirst()
   return org?.is_active === true
 }
