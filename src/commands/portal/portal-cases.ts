@@ -4,6 +4,7 @@ import { NotFoundError } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { caseOf } from '../../projections/case/queries.ts'
 import type { CaseRecord } from '../../projections/case/queries.ts'
+import { ERASED } from '../../privacy/seal.ts'
 import { contactOf } from '../../projections/contact/contacts.ts'
 import type { ContactRow } from '../../projections/contact/contacts.ts'
 import type { Viewer } from '../../visibility/policy.ts'
@@ -30,11 +31,16 @@ export const portalCaller = (orgId: string, contactId: string, requestId?: strin
 /** The same caller as the read paths' viewer. */
 export const portalViewer = (caller: Caller): Viewer => ({ orgId: caller.orgId, profileId: null, isAdmin: false, contactId: caller.contactId })
 
-/** The live contact the portal token names, or undefined when it was deleted, or its organization deactivated, since sign-in. */
+/**
+ * The live contact the portal token names, or undefined when, since sign-in, it was deleted, its
+ * person erased (the record stays with `[erased]` fields: docs/personal-data.md), its email removed,
+ * or its organization deactivated.
+ */
 export async function portalContact(deps: Pick<Deps, 'db'>, caller: Caller): Promise<ContactRow | undefined> {
   if (!caller.contactId) return undefined
   const [contact, active] = await Promise.all([contactOf(deps.db, caller.orgId, caller.contactId), isActiveOrganization(deps.db, caller.orgId)])
-  return active ? contact : undefined
+  const reachable = contact?.email && contact.email !== ERASED
+  return active && reachable ? contact : undefined
 }
 
 /** A case the contact may see; any other (another contact's, another organization's, a deleted one) is a 404, never a 403 that would tell it exists. */
