@@ -19,7 +19,8 @@ export type CommandSession = {
 
 export function commandSession(store: EventStore, caller: Caller): CommandSession {
   const traced = caller.requestId === undefined ? {} : { requestId: caller.requestId, correlationId: caller.requestId }
-  const metadata = { actorId: caller.profileId, orgId: caller.orgId, ...traced }
+  // A portal customer has no profile: the contact they signed in as says who acted.
+  const metadata = { actorId: caller.profileId, orgId: caller.orgId, ...traced, ...(caller.contactId && { contactId: caller.contactId }) }
   let last: Position | null = null
   return {
     run: async (decider, streamName, command, options) => {

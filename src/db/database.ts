@@ -120,6 +120,19 @@ export interface MagicLinksTable {
   attempts: Generated<number>
 }
 
+/** The customer portal's sign-in links (docs/portal.md): as magic links, bound to an organization and a contact. */
+export interface PortalLinksTable {
+  id: string
+  org_id: string
+  contact_id: string
+  token_hash: Buffer
+  code_hash: Buffer
+  created_at: Generated<Date>
+  expires_at: Date
+  used_at: Date | null
+  attempts: Generated<number>
+}
+
 export interface CoreTables {
   events: EventsTable
   projection_checkpoints: ProjectionCheckpointsTable
@@ -130,6 +143,7 @@ export interface CoreTables {
   personal_access_tokens: PersonalAccessTokensTable
   refresh_tokens: RefreshTokensTable
   magic_links: MagicLinksTable
+  portal_links: PortalLinksTable
 }
 
 /**

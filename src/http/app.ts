@@ -6,6 +6,7 @@ import type { Deps } from '../deps.ts'
 import { diskFileStore } from '../files/file-store.ts'
 import { createAuthenticator } from '../identity/authenticate.ts'
 import { registerJwt } from '../identity/jwt.ts'
+import { createPortalAuthenticator } from '../identity/portal-sessions.ts'
 import { registerAfterReply } from './kernel/after-reply.ts'
 import { registerBodies } from './kernel/bodies.ts'
 import { registerAuth } from './kernel/auth.ts'
@@ -61,7 +62,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(fastifyRateLimit, rateLimitOptions)
   await registerBodies(app, { maxFileBytes: deps.config.maxUploadBytes, uploadDir: join(deps.config.dataDir, 'uploads') })
   registerHtmlPages(app)
-  registerAuth(app, createAuthenticator({ ...deps, verifyJwt: (token) => app.jwt.verify(token) }))
+  const verifyJwt = (token: string): unknown => app.jwt.verify(token)
+  registerAuth(app, createAuthenticator({ ...deps, verifyJwt }), createPortalAuthenticator(verifyJwt))
   waitForReadModels(app, deps)
   const files = deps.files ?? diskFileStore(join(deps.config.dataDir, 'attachments'))
   await app.register(healthRoutes(deps))

@@ -21,6 +21,7 @@ import { notificationModule } from './notification.ts'
 import { opportunityModule } from './opportunity.ts'
 import { packModule } from './pack.ts'
 import { pipelineModule } from './pipeline.ts'
+import { portalModule } from './portal.ts'
 import { privacyModule } from './privacy.ts'
 import { searchModule } from './search.ts'
 import { solutionModule } from './solution.ts'
@@ -55,6 +56,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   caseModule,
   macroModule,
   timeEntryModule,
+  portalModule,
   taskModule,
   documentModule,
   apiSettingModule,

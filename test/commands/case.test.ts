@@ -130,6 +130,18 @@ t.test("replies: the first public comment of a member is the case's first respon
   kase.given([created, caseEvent('CaseWatched', { profile_id: 'stranger', subscribed_via: 'manual', by: 'admin', at })]).when(comment(stranger, 'k1')).thenRejects(ForbiddenError)
 })
 
+t.test("the portal's customer (a contact caller of the policy) replies to a case naming them, and only to one; it is no first response", async (t) => {
+  const kase = spec(t, caseDecider)
+  const theirs = caseEvent('CaseCreated', { ...created.data, contacts: ['peter'] })
+  const peter: Actor = { profileId: null, isAdmin: false, isSuperuser: false, contactId: 'peter' }
+  const milton: Actor = { ...peter, contactId: 'milton' }
+  kase.given([theirs]).when(comment(peter, 'k1')).then([caseEvent('CaseCommentAdded', { comment_id: 'k1', comment: 'On it', by: null, at: later })])
+  kase.given([theirs]).when(comment(milton, 'k1')).thenRejects(ForbiddenError)
+  kase.given([created]).when(comment(peter, 'k1')).thenRejects(ForbiddenError)
+  t.ok(mayReadCase(caseDecider.evolve(caseDecider.initialState(), theirs), peter), 'peter reads it')
+  t.notOk(mayReadCase(caseDecider.evolve(caseDecider.initialState(), theirs), milton), 'milton does not')
+})
+
 t.test('watching: whoever may read follows and unfollows, once each', async (t) => {
   const kase = spec(t, caseDecider)
   const watch = (actor: Actor, type: 'WatchCase' | 'UnwatchCase' = 'WatchCase'): CaseCommand => ({ type, orgId: org, actor, at: later })

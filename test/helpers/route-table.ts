@@ -41,6 +41,8 @@ export type Operation = {
   responses: string[]
   /** A Server-Sent Events stream: its answer never ends while the client listens. */
   streaming: boolean
+  /** Who may call: `staff` (the document's default schemes), `public` (`security: []`), `portal` (the customer portal's token only). */
+  access: 'staff' | 'public' | 'portal'
 }
 
 type OpenApiOperation = {
@@ -50,6 +52,7 @@ type OpenApiOperation = {
   parameters?: { name: string; in: string; schema?: JsonSchema }[]
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
   responses?: Record<string, { content?: Record<string, unknown> }>
+  security?: Record<string, unknown>[]
 }
 
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
@@ -78,6 +81,7 @@ export async function operationsOf(app: FastifyInstance, options: { includeNotBu
         body: op.requestBody?.content?.['application/json']?.schema,
         responses: Object.keys(op.responses ?? {}),
         streaming: /Server-Sent Events/i.test(op.description ?? '') || Object.values(op.responses ?? {}).some((r) => Object.keys(r.content ?? {}).includes('text/event-stream')),
+        access: op.security === undefined ? 'staff' : op.security.some((scheme) => 'portal' in scheme) ? 'portal' : op.security.length === 0 ? 'public' : 'staff',
       })
     }
   }

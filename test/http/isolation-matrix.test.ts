@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
+import { logTransport } from '../../src/identity/mail.ts'
 import { MODULES } from '../../src/modules/modules.ts'
 import { recordDelivery } from '../../src/webhooks/store.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
+import { portalSignIn } from '../helpers/portal.ts'
+import { silentLogger } from '../helpers/runner.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { describe, eventCount, fillPath, operationsOf, sampleOf } from '../helpers/route-table.ts'
 import type { Operation } from '../helpers/route-table.ts'
@@ -97,7 +100,8 @@ const KNOWN_ADMIN_ONLY = [
 ]
 
 t.test('tenant isolation and roles, over the whole route table', async (t) => {
-  const { app, database, acme, globex, alice } = await givenTwoOrganizations(t)
+  const mail = logTransport(silentLogger)
+  const { app, database, acme, globex, alice } = await givenTwoOrganizations(t, { mail })
   const operations = await operationsOf(app)
   t.ok(operations.length > 50, `${operations.length} built operations in the document`)
 
@@ -131,6 +135,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   await call('GET', '/api/leads/pipelines/', globex.admin.headers)
   await call('GET', '/api/tasks/pipelines/', globex.admin.headers)
   await call('GET', '/api/cases/pipelines/', globex.admin.headers)
+  // B's customer, who signs in to B's portal and asks for A's cases and articles.
+  await created('POST', '/api/contacts/', globex.admin.headers, { first_name: 'Globex customer', email: 'customer@globex.test' })
   const bListsBefore = await listAs(globex.admin.headers)
 
   // A: one record of each kind, names that would show if they leaked.
@@ -149,7 +155,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.account = (await created('POST', '/api/accounts/', A, { name: 'Acme secret account', tags: [ids.tag], assigned_to: [alice.profileId] })).id
   // Alice's notification of the account assigned to her (a member's own: the admin has no access to it either).
   ids.notification = (await call('GET', '/api/notifications/', alice.headers)).json().results[0].id
-  ids.contact = (await created('POST', '/api/contacts/', A, { first_name: 'Acme secret contact', account: ids.account, tags: [ids.tag] })).id
+  ids.contact = (await created('POST', '/api/contacts/', A, { first_name: 'Acme secret contact', email: 'secret-contact@acme.test', account: ids.account, tags: [ids.tag] })).id
   for (const [record, field] of [['account', 'account_attachment'], ['contact', 'contact_attachment']] as const) {
     const notes = await multipartBody({ comment: `acme secret ${record} comment`, [field]: { name: `acme-secret-${record}.txt`, type: 'text/plain', content: `acme secret ${record} file` } })
     const noted = await app.inject({ method: 'POST', url: `/api/${record}s/${ids[record]}/`, headers: { ...A, 'content-type': notes.contentType }, payload: notes.payload })
@@ -200,7 +206,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   const taskWithFile = await app.inject({ method: 'POST', url: `/api/tasks/${ids.task}/`, headers: { ...A, 'content-type': taskFile.contentType }, payload: taskFile.payload })
   t.equal(taskWithFile.statusCode, 200, taskWithFile.body)
   ids.taskAttachment = taskWithFile.json().attachments[0].id
-  ids.case = (await created('POST', '/api/cases/', A, { name: 'Acme secret case', assigned_to: [alice.profileId] })).id
+  ids.case = (await created('POST', '/api/cases/', A, { name: 'Acme secret case', assigned_to: [alice.profileId], contacts: [ids.contact] })).id
   ids.caseComment = (await created('POST', `/api/cases/${ids.case}/`, A, { comment: 'acme secret case comment' })).comments[0].id
   const caseFile = await multipartBody({ case_attachment: { name: 'acme-secret-case.txt', type: 'text/plain', content: 'acme secret case file' } })
   const caseWithFile = await app.inject({ method: 'POST', url: `/api/cases/${ids.case}/`, headers: { ...A, 'content-type': caseFile.contentType }, payload: caseFile.payload })
@@ -309,7 +315,8 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
     const B = globex.admin.headers
     let checked = 0
     // A public link's token is its own credential (whoever holds it is answered, as the client is): not an id of a record.
-    for (const op of operations.filter((op) => op.pathParams.length && !op.streaming && !op.path.startsWith('/api/public/'))) {
+    // The portal's routes take no staff token at all (its sign-in's org id is a public address, as those are): they are proven apart below.
+    for (const op of operations.filter((op) => op.pathParams.length && !op.streaming && !op.path.startsWith('/api/public/') && !op.path.startsWith('/api/portal/'))) {
       const kinds = paramKinds(op)
       if (!kinds) {
         t.fail(`${describe(op)}: the kind of record an id names is unknown; declare it in its module's manifest (idKinds, idParams)`)
@@ -328,6 +335,39 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
       checked++
     }
     t.comment(`${checked} id routes called across organizations`)
+  })
+
+  t.test("the portal: its token is refused on every other route, and another organization's customer gets 404 on A's ids", async (t) => {
+    const aCustomer = await portalSignIn(app, mail, acme.orgId, 'secret-contact@acme.test')
+    const bCustomer = await portalSignIn(app, mail, globex.orgId, 'customer@globex.test')
+    const events = await eventCount(database.db)
+    let refused = 0
+    // Every staff operation (the public ones take no credential at all, so a token is no reason to refuse them).
+    for (const op of operations.filter((op) => op.access === 'staff' && !op.streaming)) {
+      const kinds = op.pathParams.map((name) => KIND_BY_PARAM[name] ?? kindOf(op.path))
+      const url = fillPath(op.path, Object.fromEntries(op.pathParams.map((name, i) => [name, ids[kinds[i] ?? ''] ?? randomUUID()])))
+      const body = op.body ? sampleOf(op.body, '', { into: tag2 }) : undefined
+      const res = await call(op.method, url, aCustomer.headers, body as object | undefined)
+      t.ok([401, 403].includes(res.statusCode), `portal token on ${op.method} ${url}: ${res.statusCode} ${[401, 403].includes(res.statusCode) ? '' : res.body.slice(0, 200)}`)
+      refused++
+    }
+    // A's customer reads the case that names them (the 404s below are not for want of a record), B's gets 404 on each of A's ids.
+    const PORTAL_KINDS: Record<string, string> = { '/api/portal/cases/': 'case', '/api/portal/articles/': 'solution' }
+    t.equal((await call('GET', `/api/portal/cases/${ids.case}/`, aCustomer.headers)).statusCode, 200, "A's customer reads their case")
+    let checked = 0
+    for (const op of operations.filter((op) => op.access === 'portal' && op.pathParams.includes('id'))) {
+      const kind = Object.entries(PORTAL_KINDS).find(([prefix]) => op.path.startsWith(prefix))?.[1]
+      if (!kind) {
+        t.fail(`${describe(op)}: which kind of record its id names is not known here`)
+        continue
+      }
+      const url = fillPath(op.path, { id: idOf(kind) })
+      const res = await call(op.method, url, bCustomer.headers, op.body ? (sampleOf(op.body) as object) : undefined)
+      t.equal(res.statusCode, 404, `B's customer ${op.method} ${url}: ${res.statusCode}`)
+      checked++
+    }
+    t.equal(await eventCount(database.db), events, 'no event appended by a portal token refused')
+    t.comment(`${refused} staff operations refused a portal token; ${checked} portal id routes called across organizations`)
   })
 
   t.test("A's records are exactly as before", async (t) => {

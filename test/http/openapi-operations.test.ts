@@ -45,6 +45,12 @@ t.test('GET /schema/: operation ids, security and scopes', async (t) => {
     }
   })
 
+  t.test("the customer portal's operations take its token only, and no staff scope", async (t) => {
+    const portal = operations.filter(({ path }) => path.startsWith('/api/portal/') && !path.startsWith('/api/portal/login/'))
+    t.equal(portal.length, 7)
+    t.same(portal.filter(({ op }) => JSON.stringify(op.security) !== JSON.stringify([{ portal: [] }]) || op['x-scopes']).map(({ method, path }) => `${method} ${path}`), [])
+  })
+
   t.test('each operation that takes a token names the scope it needs', async (t) => {
     const byPath = (method: string, path: string) => operations.find((o) => o.method === method && o.path === path)?.op['x-scopes']
     t.same(byPath('GET', '/api/opportunities/'), ['opportunities:read'])

@@ -96,12 +96,21 @@ t.test('visibility: every read path answers a member what the policy lets them s
 
   t.test("the policy's two derivations agree: the single-record check and the SQL predicate", async (t) => {
     const me = alice.profileId
-    const seers: Seer[] = [{ profileId: me, isAdmin: true }, { profileId: me, isAdmin: false }, { profileId: null, isAdmin: false }]
-    const involvements: Involvement[] = [{ createdBy: me, assignedTo: [] }, { createdBy: bob.profileId, assignedTo: [bob.profileId, me] }, { createdBy: bob.profileId, assignedTo: [bob.profileId] }, { createdBy: null, assignedTo: [] }]
+    // The portal's customer (docs/portal.md) is a contact: their records name them among their contacts, or are published.
+    const customer = randomUUID()
+    const seers: Seer[] = [{ profileId: me, isAdmin: true }, { profileId: me, isAdmin: false }, { profileId: null, isAdmin: false }, { profileId: null, isAdmin: false, contactId: customer }]
+    const involvements: Involvement[] = [
+      { createdBy: me, assignedTo: [] },
+      { createdBy: bob.profileId, assignedTo: [bob.profileId, me] },
+      { createdBy: bob.profileId, assignedTo: [bob.profileId] },
+      { createdBy: null, assignedTo: [] },
+      { createdBy: bob.profileId, assignedTo: [], contacts: [randomUUID(), customer], isPublished: true },
+      { createdBy: bob.profileId, assignedTo: [me], contacts: [randomUUID()], isPublished: false },
+    ]
     for (const kind of VISIBLE_KINDS) {
       for (const seer of seers) {
         for (const record of involvements) {
-          const row = sql`(SELECT ${record.createdBy}::uuid AS created_by, ${sql.val([...record.assignedTo])}::uuid[] AS assigned_to) r`
+          const row = sql`(SELECT ${record.createdBy}::uuid AS created_by, ${sql.val([...record.assignedTo])}::uuid[] AS assigned_to, ${sql.val([...(record.contacts ?? [])])}::uuid[] AS contacts, ${record.isPublished ?? false}::boolean AS is_published) r`
           const { rows } = await sql<{ visible: boolean }>`SELECT coalesce(${visibleSql(kind, seer, 'r')}, false) AS visible FROM ${row}`.execute(database.db)
           t.equal(rows[0]!.visible, mayAccess(kind, record, seer), `${kind}, ${JSON.stringify(seer)}, ${JSON.stringify(record)}`)
         }

@@ -111,12 +111,12 @@ function visible(state: CaseState, orgId: string): void {
   if (!state.exists || state.orgId !== orgId || state.deleted) throw new NotFoundError('Case not found')
 }
 
-/** What the access rules read of a case: its creator, assignees and watchers. */
-type Involved = { createdBy: string | null; fields: Pick<CaseFields, 'assigned_to'>; watchers: readonly string[] }
-/** Who may read: an admin, the creator, an assignee or a watcher (cases/access.py `read`). */
-export const mayReadCase = (state: Involved, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to, watchers: state.watchers }, actor)
-/** Who may change, link and reply: an admin, the creator or an assignee; watching is following, not holding the keys (`write`). */
-export const mayWriteCase = (state: Omit<Involved, 'watchers'>, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
+/** What the access rules read of a case: its creator, assignees, watchers and contacts (the portal's customer). */
+type Involved = { createdBy: string | null; fields: Pick<CaseFields, 'assigned_to'> & Partial<Pick<CaseFields, 'contacts'>>; watchers: readonly string[] }
+/** Who may read: an admin, the creator, an assignee or a watcher (cases/access.py `read`); in the portal, a contact of the case. */
+export const mayReadCase = (state: Involved, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to, watchers: state.watchers, contacts: state.fields.contacts }, actor)
+/** Who may change, link and reply: an admin, the creator or an assignee; watching is following, not holding the keys (`write`). A portal contact of the case replies (the portal's only write). */
+export const mayWriteCase = (state: Omit<Involved, 'watchers'>, actor: Actor): boolean => mayAccess('Case', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to, contacts: state.fields.contacts }, actor)
 
 function assertMayWrite(state: CaseState, actor: Actor): void {
   if (!mayWriteCase(state, actor)) throw new ForbiddenError('Only an admin, the creator or an assignee may change this case')

@@ -67,6 +67,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Interactive sign-in JWT, or a personal access token (svc_pat_...)' },
           token: { type: 'apiKey', in: 'header', name: 'Token', description: 'Personal access token or the organization API key (read-only)' },
+          portal: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Customer portal token (POST /api/portal/login/{org_id}/verify/): only the /api/portal/ operations take it, and they take nothing else' },
         },
       },
     },

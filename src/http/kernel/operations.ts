@@ -23,14 +23,18 @@ export function operationIdOf(method: string, path: string, options: { namingPar
   return [...words, action].join('_')
 }
 
-/** `security: []` on what needs no credential: routes marked public or optional, and everything outside /api/. */
-export function routeSecurity(route: Pick<RouteOptions, 'config'>, url: string): { security?: never[] } {
+/** The customer portal's own credential (docs/portal.md): its routes take it and no other. */
+export const PORTAL_SECURITY: Record<string, string[]>[] = [{ portal: [] }]
+
+/** `security: []` on what needs no credential: routes marked public or optional, and everything outside /api/; the portal's scheme on portal routes. */
+export function routeSecurity(route: Pick<RouteOptions, 'config'>, url: string): { security?: Record<string, string[]>[] } {
   const auth = (route.config as { auth?: string } | undefined)?.auth
+  if (auth === 'portal') return { security: PORTAL_SECURITY }
   const isPublic = !url.startsWith('/api/') || auth === 'public' || auth === 'optional'
   return isPublic ? { security: [] } : {}
 }
 
-type Operation = { operationId?: string; security?: unknown[]; 'x-scopes'?: string[] }
+type Operation = { operationId?: string; security?: Record<string, unknown>[]; 'x-scopes'?: string[] }
 
 /**
  * Names every operation of the document and gives the credentialed ones the personal access token
@@ -53,7 +57,9 @@ export function withOperationIds<D>(document: D): D {
     const op = { ...o.item[o.method] }
     op.operationId ??= keepsBase ? base(o) : operationIdOf(o.method.toUpperCase(), o.path, { namingParams: true })
     const resource = resourceOf(o.path)
-    if (!(Array.isArray(op.security) && op.security.length === 0) && resource) op['x-scopes'] = [`${resource}:${actionOf(o.method.toUpperCase())}`]
+    // Public operations need no scope, and portal ones take no staff token at all.
+    const staff = !(Array.isArray(op.security) && (op.security.length === 0 || op.security.some((scheme) => 'portal' in scheme)))
+    if (staff && resource) op['x-scopes'] = [`${resource}:${actionOf(o.method.toUpperCase())}`]
     o.item[o.method] = op
   }
   return document

@@ -98,6 +98,11 @@ export function contactOf(db: Db, orgId: string, id: string): Promise<ContactRow
   return db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst()
 }
 
+/** The live contact of the organization with this email (case-insensitive; emails are unique per organization), or undefined: who the portal signs in. */
+export function contactByEmail(db: Db, orgId: string, email: string): Promise<ContactRow | undefined> {
+  return db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('is_deleted', '=', false).where(sql<boolean>`lower(email) = lower(${email.trim()})`).executeTakeFirst()
+}
+
 /** The live contacts of one account, for the account detail. */
 export function contactsOfAccount(db: Db, orgId: string, accountId: string): Promise<ContactRow[]> {
   return byName(db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', accountId).where('is_deleted', '=', false)).execute()

@@ -4,6 +4,9 @@ import { containsPattern } from '../../db/like.ts'
 import { fetchPage, recordProjector } from '../kernel/records.ts'
 import type { SolutionRow } from './tables.ts'
 import type { Db } from '../../db/database.ts'
+import { visibleSql } from '../../visibility/policy.ts'
+import type { Seer } from '../../visibility/policy.ts'
+import { wordQuery } from '../search/queries.ts'
 
 export type { SolutionRow } from './tables.ts'
 
@@ -26,11 +29,13 @@ export const solutionsProjector = recordProjector({
 
 const live = (db: Db, orgId: string) => db.selectFrom('solutions').where('org_id', '=', orgId).where('is_deleted', '=', false)
 
-export type SolutionListFilter = { limit: number; offset: number; title?: string; search?: string; status?: string; isPublished?: boolean }
+/** `seer`: whose visibility rule applies (the policy's Solution line; the staff see every solution, a portal contact the published ones). */
+export type SolutionListFilter = { limit: number; offset: number; title?: string; search?: string; status?: string; isPublished?: boolean; seer?: Seer }
 
 /** A page of the organization's solutions, most recently changed first (then by title); unknown status values match nothing. */
 export function listSolutions(db: Db, orgId: string, filter: SolutionListFilter): Promise<{ count: number; rows: SolutionRow[] }> {
   let query = live(db, orgId)
+  if (filter.seer) query = query.where(visibleSql('Solution', filter.seer))
   if (filter.title) query = query.where('title', 'ilike', containsPattern(filter.title))
   if (filter.search) {
     const pattern = containsPattern(filter.search)
@@ -55,6 +60,25 @@ export async function solutionTotals(db: Db, orgId: string): Promise<SolutionTot
     ])
     .executeTakeFirstOrThrow()
   return { count: Number(row.count), published: Number(row.published), draft: Number(row.draft), reviewed: Number(row.reviewed), approved_unpublished: Number(row.approved_unpublished) }
+}
+
+export type SolutionSuggestion = SolutionRow & { score: number }
+
+/**
+ * The solutions the seer may read that best answer a text (a customer's case subject, as they type
+ * it): every word of it as a prefix of a word of the title or text (search's `wordQuery`, the same
+ * parsing as global search), the title's words weighing more, best first. Over the solutions' own
+ * rows rather than the search documents: the policy's `published` rule reads `is_published`, which
+ * the search documents do not keep, and a knowledge base is small beside the whole organization.
+ */
+export async function suggestSolutions(db: Db, orgId: string, seer: Seer, text: string, limit: number): Promise<SolutionSuggestion[]> {
+  const words = wordQuery(text)
+  if (words === null) return []
+  const document = sql`setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', coalesce(description, '')), 'B')`
+  const { rows } = await sql<SolutionSuggestion>`SELECT *, ts_rank(${document}, to_tsquery('simple', ${words}))::float8 AS score FROM solutions
+    WHERE org_id = ${orgId} AND NOT is_deleted AND ${visibleSql('Solution', seer)} AND ${document} @@ to_tsquery('simple', ${words})
+    ORDER BY score DESC, lower(title), id LIMIT ${limit}`.execute(db)
+  return rows
 }
 
 /** A live solution of the organization, or undefined: another org's id looks exactly like a missing one. */
