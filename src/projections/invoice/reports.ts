@@ -17,7 +17,7 @@ const money = (sum: RawBuilder<unknown>) => sql<string>`coalesce(${sum}, 0)::num
 const issued = sql<boolean>`i.status NOT IN ('Draft', 'Cancelled')`
 /** Issued, not (fully) paid and not void: what is owed. */
 const unpaid = sql<boolean>`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
-/** Each unreversed payment of an invoice `i`, as `p(amount, payment_date)`. */
+/** Each payment of an invoice `i` (reversed ones too), as `p(amount, payment_date, reversed)`. */
 const payments = sql`jsonb_to_recordset(i.payments) AS p(amount numeric, payment_date date, reversed boolean)`
 
 export type InvoiceDashboard = {
