@@ -10,6 +10,8 @@ import type { RecurringEvent } from '../commands/invoice/recurring.ts'
 import { RECURRING_FREQUENCIES } from '../commands/invoice/recurring-schedule.ts'
 import { createRecurringInvoicer } from '../processes/recurring-invoices.ts'
 import { recurringProjector } from '../projections/invoice/recurring.ts'
+import { templatesProjector } from '../projections/invoice/templates.ts'
+import type { TemplateEvent } from '../commands/invoice/template.ts'
 import { By, Day, Decimal, Id, Ids, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
 import { estimatesProjector } from '../projections/invoice/estimates.ts'
 import { invoicesProjector } from '../projections/invoice/invoices.ts'
@@ -98,6 +100,8 @@ const recurringShape = {
   teams: Ids,
 }
 const byAt = { by: By, ...at }
+const templateShape = { name: z.string(), primary_color: z.string(), secondary_color: z.string(), template_html: z.string(), template_css: z.string(), default_notes: z.string(), default_terms: z.string(), footer_text: z.string(), is_default: z.boolean() }
+const templateChanges = Object.fromEntries(Object.entries(templateShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof templateShape]: z.ZodOptional<(typeof templateShape)[K]> }
 const productShape = { name: z.string(), description: z.string().nullable(), sku: z.string().nullable(), price: Decimal, currency: z.string().nullable(), category: z.string().nullable(), is_active: z.boolean() }
 const productChanges = Object.fromEntries(Object.entries(productShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof productShape]: z.ZodOptional<(typeof productShape)[K]> }
 
@@ -106,7 +110,7 @@ export const invoiceModule: ModuleManifest = {
   name: 'invoice',
   // Records of account: kept whole for the accounting retention law (GDPR Art. 17(3)(b)), so an
   // erasure leaves their client and billing details; a person's own data lives on their contact.
-  events: noPersonalData(eventsOf<InvoiceEvent | EstimateEvent | NumberEvent | ProductEvent | RecurringEvent>()({
+  events: noPersonalData(eventsOf<InvoiceEvent | EstimateEvent | NumberEvent | ProductEvent | RecurringEvent | TemplateEvent>()({
     InvoiceCreated: { stream: 'invoice', description: 'A draft invoice was created (or duplicated from another: `duplicated_from`): its fields and lines. Drafts have no number.', data: z.strictObject({ invoice_id: Id, org_id: Id, ...invoiceShape, line_items: z.array(LineItem), duplicated_from: Id.nullable(), created_by: By, ...at }) },
     InvoiceUpdated: { stream: 'invoice', description: "Fields of an invoice changed: only those, each before and after (an issued invoice's money fields never do).", data: z.strictObject({ changes: changesOf(invoiceShape), by: By, ...at }) },
     InvoiceLinesChanged: { stream: 'invoice', description: "A draft's lines changed: all of them as they now are, in order.", data: z.strictObject({ line_items: z.array(LineItem), by: By, ...at }) },
@@ -136,6 +140,9 @@ export const invoiceModule: ModuleManifest = {
     RecurringInvoiceDeleted: { stream: 'recurring_invoice', description: 'The schedule was deleted; the invoices it generated stay.', data: z.strictObject(byAt) },
     RecurringInvoiceGenerated: { stream: 'recurring_invoice', description: 'Period `period` (dated `period_date`) generated the draft `invoice_id`, whose InvoiceCreated is in the same append; the id is derived from the schedule and the period, so no period makes two.', data: z.strictObject({ period: z.number().int().min(0), period_date: Day, invoice_id: Id, ...at }) },
     RecurringInvoiceCaughtUp: { stream: 'recurring_invoice', description: 'One run generated several periods (`first_period`..`last_period`): `missed` of them were due before this run (the process was down).', data: z.strictObject({ first_period: z.number().int().min(0), last_period: z.number().int().min(0), missed: z.number().int().min(1), ...at }) },
+    InvoiceTemplateCreated: { stream: 'invoice_template', description: 'An invoice template was added: its colours, markup, defaults and footer; `is_default` unsets the organization\'s previous default.', data: z.strictObject({ template_id: Id, org_id: Id, ...templateShape, created_by: By, ...at }) },
+    InvoiceTemplateUpdated: { stream: 'invoice_template', description: 'Fields of a template changed: only the new values (`is_default: true` unsets the previous default).', data: z.strictObject({ ...templateChanges, ...byAt }) },
+    InvoiceTemplateDeleted: { stream: 'invoice_template', description: 'A template was deleted.', data: z.strictObject(byAt) },
     ProductCreated: { stream: 'product', description: 'A product was added to the catalogue.', data: z.strictObject({ product_id: Id, org_id: Id, ...productShape, created_by: By, ...at }) },
     ProductUpdated: { stream: 'product', description: 'Fields of a product changed: only the new values.', data: z.strictObject({ ...productChanges, ...at }) },
     ProductDeleted: { stream: 'product', description: 'A product was deleted from the catalogue (invoices keep their lines).', data: z.strictObject(at) },
@@ -147,9 +154,10 @@ export const invoiceModule: ModuleManifest = {
     const { publicLinkRoutes } = await import('../http/invoices/public-links.ts')
     const { invoiceReportRoutes } = await import('../http/invoices/reports.ts')
     const { recurringRoutes } = await import('../http/invoices/recurring.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { templateRoutes } = await import('../http/invoices/templates.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
   },
-  projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector],
+  projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).
   processes: [({ config, ...deps }) => createRecurringInvoicer({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   record: {
@@ -177,6 +185,7 @@ export const invoiceModule: ModuleManifest = {
     [/^\/api\/invoices\/products\/\{id\}/, 'product'],
     [/^\/api\/invoices\/estimates\/\{id\}/, 'estimate'],
     [/^\/api\/invoices\/recurring\/\{id\}/, 'recurringInvoice'],
+    [/^\/api\/invoices\/templates\/\{id\}/, 'invoiceTemplate'],
     [/^\/api\/invoices\/comments\/\{id\}/, 'invoiceComment'],
     [/^\/api\/invoices\/attachments\/\{id\}/, 'invoiceAttachment'],
     [/^\/api\/invoices\/\{invoice_id\}\/line-items\/\{id\}/, 'invoiceLineItem'],

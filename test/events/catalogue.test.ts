@@ -24,6 +24,7 @@ import { estimateDecider } from '../../src/commands/invoice/estimate.ts'
 import type { EstimateCommand } from '../../src/commands/invoice/estimate.ts'
 import type { ProductCommand } from '../../src/commands/invoice/product.ts'
 import { recurringDecider } from '../../src/commands/invoice/recurring.ts'
+import { templateDecider } from '../../src/commands/invoice/template.ts'
 import type { RecurringCommand } from '../../src/commands/invoice/recurring.ts'
 import { casePipelines, taskPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
@@ -356,6 +357,11 @@ function decidedEvents(): DomainEvent[] {
     ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }]),
     ...decided(productDecider, productCommands),
     ...decided(recurringDecider, recurringCommands),
+    ...decided(templateDecider, [
+      { type: 'CreateTemplate', templateId: randomUUID(), fields: { name: 'Plain', is_default: true }, orgId: org, actor: admin, at },
+      { type: 'UpdateTemplate', fields: { footer_text: 'Acme Ltd' }, orgId: org, actor: admin, at: later },
+      { type: 'DeleteTemplate', orgId: org, actor: admin, at: later },
+    ]),
     ...decided(caseDecider, caseCommands),
     ...decided(accountDecider, accountCommands),
     ...accountMail,

@@ -5,6 +5,7 @@ import type { GenerateOutcome } from '../../src/processes/recurring-invoices.ts'
 import { estimatesProjector } from '../../src/projections/invoice/estimates.ts'
 import { invoicesProjector } from '../../src/projections/invoice/invoices.ts'
 import { recurringProjector } from '../../src/projections/invoice/recurring.ts'
+import { templatesProjector } from '../../src/projections/invoice/templates.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
@@ -158,7 +159,28 @@ t.test('invoice reports and recurring invoices', async (t) => {
     t.equal((await call('GET', `/api/invoices/${made.body.invoice.id}/`, alice.headers)).status, 200, 'assigned as the deal is: its assignee acts on the invoice')
   })
 
+  t.test('templates: any member reads, an admin writes; the markup only from editor/; one default', async (t) => {
+    const made = await call('POST', '/api/invoices/templates/', A, { name: 'Plain', primary_color: '#112233', template_html: '<p>Hi</p>', is_default: true })
+    t.equal(made.status, 201, JSON.stringify(made.body))
+    const plain = made.body.template.id
+    t.match(made.body.template, { name: 'Plain', is_default: true, primary_color: '#112233', secondary_color: '#1E40AF', has_custom_html: true, custom_html_bytes: 9, has_custom_css: false, used_on_invoices: 0 })
+    t.notOk('template_html' in made.body.template, 'no markup outside editor/')
+    const fancy = (await ok('POST', '/api/invoices/templates/', { name: 'Fancy', is_default: true })).template.id
+    t.same((await ok('GET', '/api/invoices/templates/?limit=50', undefined, alice.headers)).results.map((x: Json) => [x.name, x.is_default]), [['Fancy', true], ['Plain', false]], 'one default: the newest; any member reads')
+    t.match(await ok('PUT', `/api/invoices/templates/${plain}/`, { is_default: true }), { message: 'Template updated', template: { is_default: true } }, 'the default back again')
+    t.match(await ok('GET', `/api/invoices/templates/${fancy}/`), { id: fancy, is_default: false })
+    t.match(await ok('GET', `/api/invoices/templates/${plain}/editor/`), { template_html: '<p>Hi</p>', template_css: '' })
+    t.equal((await call('GET', `/api/invoices/templates/${plain}/editor/`, alice.headers)).status, 403)
+    t.equal((await call('PUT', `/api/invoices/templates/${plain}/`, alice.headers, { name: 'Mine' })).status, 403)
+    t.equal((await call('GET', `/api/invoices/templates/${plain}/`, globex.admin.headers)).status, 404)
+    t.equal((await call('PUT', `/api/invoices/templates/${plain}/`, globex.admin.headers, { name: 'Theirs' })).status, 404)
+    t.match((await call('POST', '/api/invoices/templates/', A, { name: 'Bad', primary_color: 'purple' })).body, { error: true, errors: { primary_color: [String] } })
+    t.match((await call('POST', '/api/invoices/templates/', A, {})).body, { error: true, errors: { name: [String] } })
+    t.match(await ok('DELETE', `/api/invoices/templates/${fancy}/`), { error: false, message: 'Template deleted' })
+    t.equal((await call('GET', `/api/invoices/templates/${fancy}/`)).status, 404)
+  })
+
   t.test('rebuild equals live', async (t) => {
-    await rebuildEqualsLive(t, { db: database.db, store }, [invoicesProjector, estimatesProjector, recurringProjector], { oneByOne: true })
+    await rebuildEqualsLive(t, { db: database.db, store }, [invoicesProjector, estimatesProjector, recurringProjector, templatesProjector], { oneByOne: true })
   })
 })

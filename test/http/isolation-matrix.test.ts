@@ -233,6 +233,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.invoiceAttachment = invoiceWithFile.json().attachment.id
   ids.estimate = (await created('POST', '/api/invoices/estimates/', A, { title: 'Acme secret estimate', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret estimate line', unit_price: '8.00' }] })).estimate.id
   ids.recurringInvoice = (await created('POST', '/api/invoices/recurring/', A, { title: 'Acme secret schedule', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret schedule line', unit_price: '7.00' }] })).recurring_invoice.id
+  ids.invoiceTemplate = (await created('POST', '/api/invoices/templates/', A, { name: 'Acme secret template', footer_text: 'acme secret footer' })).template.id
   await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken
   const casePipeline = await created('POST', '/api/cases/pipelines/', A, { name: 'Acme secret case pipeline' })
   ids.casePipeline = casePipeline.id

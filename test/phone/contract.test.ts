@@ -439,6 +439,13 @@ t.test("the original phone app's calls against this API", async (t) => {
     // invoice_reports_screen.dart: the admin's reports.
     'GET /api/invoices/reports/dashboard/': async () => check('GET /api/invoices/reports/dashboard/', await send('GET', '/api/invoices/reports/dashboard/'), [['InvoiceDashboard']]),
     'GET /api/invoices/reports/aging/': async () => check('GET /api/invoices/reports/aging/', await send('GET', '/api/invoices/reports/aging/'), [['AgingReport']]),
+    // invoice_templates_screen.dart and invoice_template_form_screen.dart (the JSON path: no logo).
+    'POST /api/invoices/templates/': async () => {
+      const body = await check('POST /api/invoices/templates/', await send('POST', '/api/invoices/templates/', { name: 'Plain', primary_color: '#112233', secondary_color: '#445566', default_notes: 'Thanks', default_terms: 'Net 30', footer_text: 'Acme Ltd', is_default: true }), [['InvoiceTemplate', 'template']])
+      ids.template = String(at(body, 'template.id') ?? '')
+    },
+    'GET /api/invoices/templates/': async () => check('GET /api/invoices/templates/', await send('GET', '/api/invoices/templates/?limit=50'), [['InvoiceTemplate', 'results']]),
+    'PUT /api/invoices/templates/{id}/': async () => check('PUT /api/invoices/templates/{id}/', await send('PUT', `/api/invoices/templates/${ids.template}/`, { is_default: true })),
     'DELETE /api/invoices/products/{id}/': async () => check('DELETE /api/invoices/products/{id}/', await send('DELETE', `/api/invoices/products/${ids.product}/`)),
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),

@@ -4,6 +4,7 @@ import type { TaxCategory } from '../../commands/invoice/money.ts'
 import type { ProductFields } from '../../commands/invoice/product.ts'
 import type { EstimateFields } from '../../commands/invoice/estimate.ts'
 import type { RecurringFields } from '../../commands/invoice/recurring.ts'
+import type { TemplateFields } from '../../commands/invoice/template.ts'
 import type { NoteTablesOf } from '../kernel/note-tables.ts'
 
 /**
@@ -78,9 +79,11 @@ export type RecurringRow = RecurringFields & {
   updated_at: Date
 }
 
+export type TemplateRow = TemplateFields & { id: string; org_id: string; created_by: string | null; updated_by: string | null; created_at: Date; updated_at: Date }
+
 export type ProductRow = ProductFields & { id: string; org_id: string; is_deleted: boolean; created_by: string | null; created_at: Date; updated_at: Date }
 
-export type InvoiceTables = { invoices: InvoiceRow; estimates: EstimateRow; products: ProductRow; recurring_invoices: RecurringRow } & NoteTablesOf<'invoice'>
+export type InvoiceTables = { invoices: InvoiceRow; estimates: EstimateRow; products: ProductRow; recurring_invoices: RecurringRow; invoice_templates: TemplateRow } & NoteTablesOf<'invoice'>
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {
