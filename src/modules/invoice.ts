@@ -6,6 +6,12 @@ import type { InvoiceEvent } from '../commands/invoice/invoice.ts'
 import { DISCOUNT_TYPES } from '../commands/invoice/money.ts'
 import type { NumberEvent } from '../commands/invoice/number-sequence.ts'
 import type { ProductEvent } from '../commands/invoice/product.ts'
+import type { RecurringEvent } from '../commands/invoice/recurring.ts'
+import { RECURRING_FREQUENCIES } from '../commands/invoice/recurring-schedule.ts'
+import { createRecurringInvoicer } from '../processes/recurring-invoices.ts'
+import { recurringProjector } from '../projections/invoice/recurring.ts'
+import { templatesProjector } from '../projections/invoice/templates.ts'
+import type { TemplateEvent } from '../commands/invoice/template.ts'
 import { By, Day, Decimal, Id, Ids, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
 import { estimatesProjector } from '../projections/invoice/estimates.ts'
 import { invoicesProjector } from '../projections/invoice/invoices.ts'
@@ -13,7 +19,7 @@ import { productsProjector } from '../projections/invoice/products.ts'
 import { created, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
-// Invoices (invoice-<id>), their numbering (invoice_number-<org>-<year>) and the product catalogue (product-<id>).
+// Invoices (invoice-<id>), their numbering (invoice_number-<org>-<year>), the product catalogue (product-<id>) and recurring invoices (recurring_invoice-<id>).
 const invoiceShape = {
   invoice_title: z.string(),
   account: Id.nullable(),
@@ -71,15 +77,40 @@ const estimateShape = {
   teams: Ids,
 }
 const respondent = { name: z.string(), email: z.string(), ip: z.string().nullable(), user_agent: z.string(), ...at }
+const recurringShape = {
+  title: z.string(),
+  account: Id.nullable(),
+  contact: Id.nullable(),
+  opportunity: Id.nullable(),
+  client_name: z.string(),
+  client_email: z.string(),
+  frequency: z.enum(RECURRING_FREQUENCIES),
+  custom_days: z.number().int().nullable(),
+  start_date: Day,
+  end_date: Day.nullable(),
+  payment_terms: z.enum(PAYMENT_TERMS),
+  auto_send: z.boolean(),
+  currency: z.string(),
+  discount_type: invoiceShape.discount_type,
+  discount_value: Decimal,
+  tax_rate: Decimal,
+  notes: z.string(),
+  terms: z.string(),
+  assigned_to: Ids,
+  teams: Ids,
+}
+const byAt = { by: By, ...at }
+const templateShape = { name: z.string(), primary_color: z.string(), secondary_color: z.string(), template_html: z.string(), template_css: z.string(), default_notes: z.string(), default_terms: z.string(), footer_text: z.string(), is_default: z.boolean() }
+const templateChanges = Object.fromEntries(Object.entries(templateShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof templateShape]: z.ZodOptional<(typeof templateShape)[K]> }
 const productShape = { name: z.string(), description: z.string().nullable(), sku: z.string().nullable(), price: Decimal, currency: z.string().nullable(), category: z.string().nullable(), is_active: z.boolean() }
 const productChanges = Object.fromEntries(Object.entries(productShape).map(([key, schema]) => [key, schema.optional()])) as { [K in keyof typeof productShape]: z.ZodOptional<(typeof productShape)[K]> }
 
-/** Invoices: drafts, issue with gap-free numbers, lines, payments and their reversals, cancellation; estimates and their conversion; the product catalogue. */
+/** Invoices: drafts, issue with gap-free numbers, lines, payments and their reversals, cancellation; estimates and their conversion; the product catalogue; recurring invoices and the process that generates them; the reports. */
 export const invoiceModule: ModuleManifest = {
   name: 'invoice',
   // Records of account: kept whole for the accounting retention law (GDPR Art. 17(3)(b)), so an
   // erasure leaves their client and billing details; a person's own data lives on their contact.
-  events: noPersonalData(eventsOf<InvoiceEvent | EstimateEvent | NumberEvent | ProductEvent>()({
+  events: noPersonalData(eventsOf<InvoiceEvent | EstimateEvent | NumberEvent | ProductEvent | RecurringEvent | TemplateEvent>()({
     InvoiceCreated: { stream: 'invoice', description: 'A draft invoice was created (or duplicated from another: `duplicated_from`): its fields and lines. Drafts have no number.', data: z.strictObject({ invoice_id: Id, org_id: Id, ...invoiceShape, line_items: z.array(LineItem), duplicated_from: Id.nullable(), created_by: By, ...at }) },
     InvoiceUpdated: { stream: 'invoice', description: "Fields of an invoice changed: only those, each before and after (an issued invoice's money fields never do).", data: z.strictObject({ changes: changesOf(invoiceShape), by: By, ...at }) },
     InvoiceLinesChanged: { stream: 'invoice', description: "A draft's lines changed: all of them as they now are, in order.", data: z.strictObject({ line_items: z.array(LineItem), by: By, ...at }) },
@@ -101,6 +132,17 @@ export const invoiceModule: ModuleManifest = {
     EstimateDeleted: { stream: 'estimate', description: 'An estimate was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
     InvoiceNumberAllocated: { stream: 'invoice_number', description: "The organization's next invoice number of the year (its `sequence`-th) was given to an invoice (`record_id`), in the same append as its InvoiceIssued.", data: z.strictObject(allocation) },
     EstimateNumberAllocated: { stream: 'invoice_number', description: "The organization's next estimate number of the year (its `sequence`-th) was given to an estimate (`record_id`), in the same append as its EstimateCreated.", data: z.strictObject(allocation) },
+    RecurringInvoiceCreated: { stream: 'recurring_invoice', description: 'A recurring invoice (a schedule) was created: its fields, lines, and the first period it generates (`next_period`: periods dated before its creation day are not billed).', data: z.strictObject({ recurring_id: Id, org_id: Id, ...recurringShape, line_items: z.array(LineItem), next_period: z.number().int().min(0), created_by: By, ...at }) },
+    RecurringInvoiceUpdated: { stream: 'recurring_invoice', description: 'Fields of a recurring invoice changed: only those, each before and after.', data: z.strictObject({ changes: changesOf(recurringShape), ...byAt }) },
+    RecurringInvoiceLinesChanged: { stream: 'recurring_invoice', description: "A recurring invoice's lines changed: all of them as they now are.", data: z.strictObject({ line_items: z.array(LineItem), ...byAt }) },
+    RecurringInvoicePaused: { stream: 'recurring_invoice', description: 'The schedule was paused (`toggle/`): no period is generated until it resumes.', data: z.strictObject(byAt) },
+    RecurringInvoiceResumed: { stream: 'recurring_invoice', description: 'The schedule resumed (`toggle/`) at `next_period`, its first period dated on or after that day: the periods the pause covered are not billed.', data: z.strictObject({ next_period: z.number().int().min(0), ...byAt }) },
+    RecurringInvoiceDeleted: { stream: 'recurring_invoice', description: 'The schedule was deleted; the invoices it generated stay.', data: z.strictObject(byAt) },
+    RecurringInvoiceGenerated: { stream: 'recurring_invoice', description: 'Period `period` (dated `period_date`) generated the draft `invoice_id`, whose InvoiceCreated is in the same append; the id is derived from the schedule and the period, so no period makes two.', data: z.strictObject({ period: z.number().int().min(0), period_date: Day, invoice_id: Id, ...at }) },
+    RecurringInvoiceCaughtUp: { stream: 'recurring_invoice', description: 'One run generated several periods (`first_period`..`last_period`): `missed` of them were due before this run (the process was down).', data: z.strictObject({ first_period: z.number().int().min(0), last_period: z.number().int().min(0), missed: z.number().int().min(1), ...at }) },
+    InvoiceTemplateCreated: { stream: 'invoice_template', description: 'An invoice template was added: its colours, markup, defaults and footer; `is_default` unsets the organization\'s previous default.', data: z.strictObject({ template_id: Id, org_id: Id, ...templateShape, created_by: By, ...at }) },
+    InvoiceTemplateUpdated: { stream: 'invoice_template', description: 'Fields of a template changed: only the new values (`is_default: true` unsets the previous default).', data: z.strictObject({ ...templateChanges, ...byAt }) },
+    InvoiceTemplateDeleted: { stream: 'invoice_template', description: 'A template was deleted.', data: z.strictObject(byAt) },
     ProductCreated: { stream: 'product', description: 'A product was added to the catalogue.', data: z.strictObject({ product_id: Id, org_id: Id, ...productShape, created_by: By, ...at }) },
     ProductUpdated: { stream: 'product', description: 'Fields of a product changed: only the new values.', data: z.strictObject({ ...productChanges, ...at }) },
     ProductDeleted: { stream: 'product', description: 'A product was deleted from the catalogue (invoices keep their lines).', data: z.strictObject(at) },
@@ -110,9 +152,14 @@ export const invoiceModule: ModuleManifest = {
     const { productRoutes } = await import('../http/invoices/products.ts')
     const { estimateRoutes } = await import('../http/invoices/estimates.ts')
     const { publicLinkRoutes } = await import('../http/invoices/public-links.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { invoiceReportRoutes } = await import('../http/invoices/reports.ts')
+    const { recurringRoutes } = await import('../http/invoices/recurring.ts')
+    const { templateRoutes } = await import('../http/invoices/templates.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
   },
-  projectors: [invoicesProjector, estimatesProjector, productsProjector],
+  projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector],
+  // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).
+  processes: [({ config, ...deps }) => createRecurringInvoicer({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   record: {
     entityType: 'Invoice',
     version: 1,
@@ -137,6 +184,8 @@ export const invoiceModule: ModuleManifest = {
   idKinds: [
     [/^\/api\/invoices\/products\/\{id\}/, 'product'],
     [/^\/api\/invoices\/estimates\/\{id\}/, 'estimate'],
+    [/^\/api\/invoices\/recurring\/\{id\}/, 'recurringInvoice'],
+    [/^\/api\/invoices\/templates\/\{id\}/, 'invoiceTemplate'],
     [/^\/api\/invoices\/comments\/\{id\}/, 'invoiceComment'],
     [/^\/api\/invoices\/attachments\/\{id\}/, 'invoiceAttachment'],
     [/^\/api\/invoices\/\{invoice_id\}\/line-items\/\{id\}/, 'invoiceLineItem'],

@@ -12,7 +12,11 @@ import { productDecider } from '../../src/commands/invoice/product.ts'
 import { linkToken, tokenTarget } from '../../src/commands/invoice/public-links.ts'
 import { estimateDecider, estimateStatus } from '../../src/commands/invoice/estimate.ts'
 import type { EstimateCommand, EstimateEvent } from '../../src/commands/invoice/estimate.ts'
-import { DomainError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
+import { recurringDecider, recurringInvoiceId } from '../../src/commands/invoice/recurring.ts'
+import type { RecurringCommand, RecurringEvent } from '../../src/commands/invoice/recurring.ts'
+import { addMonthsClamped, duePeriods, periodDate } from '../../src/commands/invoice/recurring-schedule.ts'
+import { periodInvoiceCommand } from '../../src/commands/invoice/write-recurring.ts'
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
 
 const org = '00000000-0000-4000-8000-00000000000a'
@@ -251,4 +255,57 @@ t.test('estimates: send; convert once, only a sent or accepted one that has not 
   estimate.given(run(make, sendIt, answer('Accepted'))).when({ type: 'UpdateEstimate', input: { title: 'x' }, orgId: org, actor: creator, at, today }).thenRejects(ValidationError)
   estimate.given(run(make)).when({ type: 'SendEstimate', orgId: org, actor: stranger, at, today }).thenRejects(ForbiddenError)
   t.equal(estimateStatus(fold(estimateDecider, run(make, sendIt)), '2026-12-01'), 'Expired', 'expired: read from the clock')
+})
+
+t.test('recurring: period n is the start plus n periods, clamped to the month end, never chained (no drift)', async (t) => {
+  const monthly = { start_date: '2026-01-31', frequency: 'MONTHLY' as const, custom_days: null }
+  t.same([0, 1, 2, 3, 12, 13].map((n) => periodDate(monthly, n)), ['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2027-01-31', '2027-02-28'])
+  t.same([0, 1, 2].map((n) => periodDate({ start_date: '2024-02-29', frequency: 'YEARLY', custom_days: null }, n)), ['2024-02-29', '2025-02-28', '2026-02-28'])
+  t.same([1, 2].map((n) => periodDate({ start_date: '2026-08-31', frequency: 'QUARTERLY', custom_days: null }, n)), ['2026-11-30', '2027-02-28'])
+  t.same([1, 2].map((n) => periodDate({ start_date: '2026-12-28', frequency: 'BIWEEKLY', custom_days: null }, n)), ['2027-01-11', '2027-01-25'])
+  t.equal(periodDate({ start_date: '2026-01-01', frequency: 'CUSTOM', custom_days: 10 }, 3), '2026-01-31')
+  t.equal(addMonthsClamped('2026-10-31', -1), '2026-09-30')
+  t.same(duePeriods({ ...monthly, end_date: '2026-03-31' }, 1, '2026-12-01'), [1, 2], 'due up to today, never past the end date')
+  t.same(duePeriods({ ...monthly, end_date: null }, 0, '2026-01-30'), [], 'nothing before its date')
+  fc.assert(fc.property(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 60 }), (day, month, n) => {
+    const start = new Date(Date.UTC(2026, month, day)).toISOString().slice(0, 10)
+    return periodDate({ start_date: start, frequency: 'MONTHLY', custom_days: null }, n).endsWith(`-${String(day).padStart(2, '0')}`)
+  }), { numRuns: 200 })
+})
+
+t.test('recurring: the schedule as events; toggle pauses and resumes past the pause; generation keyed by (schedule, n), caught up in one run', async (t) => {
+  const recurring = spec(t, recurringDecider)
+  const run = (...commands: RecurringCommand[]) => {
+    const events: RecurringEvent[] = []
+    for (const command of commands) events.push(...recurringDecider.decide(command, fold(recurringDecider, events)))
+    return events
+  }
+  const on = (today: string) => ({ orgId: org, actor: creator, at: `${today}T09:00:00.000Z`, today })
+  const make: RecurringCommand = { type: 'CreateRecurring', recurringId: 'r1', input: { title: 'Hosting', account: 'acc', contact: 'con', start_date: '2026-01-31', tax_rate: '20.00' }, lines: [line('l1')], ...on('2026-01-20') }
+  const generate = (today: string, periods: number[]): RecurringCommand => ({ type: 'GenerateDue', orgId: org, periods, today, at: `${today}T10:00:00.000Z` })
+  const generated = (period: number, period_date: string, today: string) => ({ type: 'RecurringInvoiceGenerated' as const, data: { period, period_date, invoice_id: recurringInvoiceId('r1', period), at: `${today}T10:00:00.000Z` } })
+
+  t.match(run(make), [{ type: 'RecurringInvoiceCreated', data: { recurring_id: 'r1', frequency: 'MONTHLY', next_period: 0, created_by: 'creator' } }])
+  t.match(run({ ...make, input: { ...make.input, start_date: '2025-11-30' } }), [{ data: { next_period: 2 } }], 'periods dated before the schedule was made are not billed: it starts at 2026-01-30')
+  recurring.given([]).when({ ...make, input: { title: 'x', account: 'acc', contact: 'con', frequency: 'CUSTOM' } }).thenRejects(ValidationError, { errors: { custom_days: [String] } })
+  recurring.given([]).when({ ...make, input: { title: '', account: null } }).thenRejects(ValidationError, { errors: { title: [String], account_id: [String], contact_id: [String] } })
+
+  recurring.given(run(make)).when(generate('2026-01-31', [0])).then([generated(0, '2026-01-31', '2026-01-31')])
+  recurring.given(run(make)).when(generate('2026-01-30', [0])).thenRejects(ConflictError)
+  recurring.given(run(make, generate('2026-01-31', [0]))).when(generate('2026-01-31', [0])).then([], 'a retry, or a second process: nothing again')
+  recurring.given(run(make, generate('2026-01-31', [0]))).when(generate('2026-04-02', [1, 2])).then([generated(1, '2026-02-28', '2026-04-02'), generated(2, '2026-03-31', '2026-04-02'), { type: 'RecurringInvoiceCaughtUp', data: { first_period: 1, last_period: 2, missed: 1, at: '2026-04-02T10:00:00.000Z' } }], 'missed periods caught up in one run, and an event says so')
+  recurring.given(run(make, generate('2026-01-31', [0]))).when(generate('2026-04-02', [2])).thenRejects(ConflictError)
+
+  const pause: RecurringCommand = { type: 'ToggleRecurring', ...on('2026-02-10') }
+  t.match(run(make, pause), [{}, { type: 'RecurringInvoicePaused' }])
+  recurring.given(run(make, pause)).when(generate('2026-03-01', [0])).thenRejects(ConflictError)
+  recurring.given(run(make, pause)).when({ type: 'ToggleRecurring', ...on('2026-04-15') }).then([{ type: 'RecurringInvoiceResumed', data: { next_period: 3, by: 'creator', at: '2026-04-15T09:00:00.000Z' } }], 'resumed at its first period dated that day or later (Apr 30): the pause is not billed')
+  recurring.given(run(make, generate('2026-01-31', [0]))).when({ type: 'UpdateRecurring', input: { start_date: '2026-02-01' }, ...on('2026-02-01') }).thenRejects(ValidationError, { errors: { start_date: [String] } })
+  recurring.given(run(make)).when({ type: 'UpdateRecurring', input: { title: 'Hosting' }, ...on('2026-01-21') }).then([], 'nothing changed: no event')
+  recurring.given(run(make)).when({ type: 'DeleteRecurring', orgId: org, actor: stranger, at, today: '2026-01-21' }).thenRejects(ForbiddenError)
+  recurring.given(run(make)).when({ type: 'DeleteRecurring', orgId: otherOrg, actor: admin, at, today: '2026-01-21' }).thenRejects(NotFoundError)
+
+  const invoice = periodInvoiceCommand(fold(recurringDecider, run(make)), 1, later)
+  t.match(invoice, { invoiceId: recurringInvoiceId('r1', 1), orgId: org, actor: { profileId: 'creator' }, input: { invoice_title: 'Hosting', issue_date: '2026-02-28', billing_period: '2026-02-28 – 2026-03-30', tax_rate: '20.00' }, today: '2026-02-28' })
+  t.match(invoiceDecider.decide(invoice, fold(invoiceDecider, [])), [{ type: 'InvoiceCreated', data: { invoice_id: recurringInvoiceId('r1', 1), due_date: '2026-03-30', created_by: 'creator' } }], 'the period\'s draft: its date, due by its terms, its creator the schedule\'s')
 })

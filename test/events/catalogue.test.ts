@@ -23,6 +23,9 @@ import { productDecider } from '../../src/commands/invoice/product.ts'
 import { estimateDecider } from '../../src/commands/invoice/estimate.ts'
 import type { EstimateCommand } from '../../src/commands/invoice/estimate.ts'
 import type { ProductCommand } from '../../src/commands/invoice/product.ts'
+import { recurringDecider } from '../../src/commands/invoice/recurring.ts'
+import { templateDecider } from '../../src/commands/invoice/template.ts'
+import type { RecurringCommand } from '../../src/commands/invoice/recurring.ts'
 import { casePipelines, taskPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
 import { caseDecider } from '../../src/commands/case/case.ts'
@@ -195,6 +198,15 @@ function decidedEvents(): DomainEvent[] {
     { type: 'AnswerEstimate', answer, respondent, orgId: org, at, today: '2026-11-22' },
     { type: 'ConvertEstimate', invoiceId: randomUUID(), ...estimateFacts },
     { type: 'DeleteEstimate', orgId: org, actor: admin, at },
+  ]
+  const recurringFacts = { orgId: org, actor: admin, at, today: '2026-11-22' }
+  const recurringCommands: RecurringCommand[] = [
+    { type: 'CreateRecurring', recurringId: randomUUID(), input: { title: 'Hosting', account: randomUUID(), contact: randomUUID(), start_date: '2026-09-30' }, lines: [{ id: randomUUID(), ...line }], ...recurringFacts, today: '2026-09-01' },
+    { type: 'UpdateRecurring', input: { title: 'Hosting plus' }, lines: [{ id: randomUUID(), ...line, quantity: '3.00' }], ...recurringFacts },
+    { type: 'GenerateDue', orgId: org, periods: [0, 1], today: '2026-11-22', at },
+    { type: 'ToggleRecurring', ...recurringFacts },
+    { type: 'ToggleRecurring', ...recurringFacts },
+    { type: 'DeleteRecurring', ...recurringFacts },
   ]
   const productCommands: ProductCommand[] = [
     { type: 'CreateProduct', productId: randomUUID(), orgId: org, actor: admin, fields: { name: 'Hour', description: null, sku: 'H1', price: '50.00', currency: 'USD', category: null, is_active: true }, at },
@@ -369,6 +381,12 @@ function decidedEvents(): DomainEvent[] {
     ...decided(estimateDecider, estimateCommands('Declined').filter((command) => command.type !== 'ConvertEstimate')),
     ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }]),
     ...decided(productDecider, productCommands),
+    ...decided(recurringDecider, recurringCommands),
+    ...decided(templateDecider, [
+      { type: 'CreateTemplate', templateId: randomUUID(), fields: { name: 'Plain', is_default: true }, orgId: org, actor: admin, at },
+      { type: 'UpdateTemplate', fields: { footer_text: 'Acme Ltd' }, orgId: org, actor: admin, at: later },
+      { type: 'DeleteTemplate', orgId: org, actor: admin, at: later },
+    ]),
     ...decided(caseDecider, caseCommands),
     ...decided(accountDecider, accountCommands),
     ...accountMail,

@@ -465,6 +465,24 @@ t.test("the original phone app's calls against this API", async (t) => {
     },
     'GET /api/invoices/estimates/': async () => check('GET /api/invoices/estimates/', await send('GET', '/api/invoices/estimates/?limit=50'), [['Estimate', 'results']]),
     'POST /api/invoices/estimates/{id}/convert/': async () => check('POST /api/invoices/estimates/{id}/convert/', await send('POST', `/api/invoices/estimates/${ids.estimate}/convert/`, {}), [['Invoice', 'invoice']]),
+    // recurring_list_screen.dart and new_recurring_screen.dart's body (next_generation_date sent as the start date).
+    'POST /api/invoices/recurring/': async () => {
+      const payload = { title: 'Monthly visit', account_id: ids.account, contact_id: ids.contact, frequency: 'MONTHLY', start_date: '2026-11-30', next_generation_date: '2026-11-30', payment_terms: 'NET_30', currency: 'USD', auto_send: false, line_items: [{ name: 'Site visit', description: '', quantity: '1.0', unit_price: '130.00', order: 0 }] }
+      const body = await check('POST /api/invoices/recurring/', await send('POST', '/api/invoices/recurring/', payload), [['RecurringInvoice', 'recurring_invoice']])
+      ids.recurring = String(at(body, 'recurring_invoice.id') ?? '')
+    },
+    'GET /api/invoices/recurring/': async () => check('GET /api/invoices/recurring/', await send('GET', '/api/invoices/recurring/?limit=50&is_active=true'), [['RecurringInvoice', 'results']]),
+    'POST /api/invoices/recurring/{id}/toggle/': async () => check('POST /api/invoices/recurring/{id}/toggle/', await send('POST', `/api/invoices/recurring/${ids.recurring}/toggle/`, {})),
+    // invoice_reports_screen.dart: the admin's reports.
+    'GET /api/invoices/reports/dashboard/': async () => check('GET /api/invoices/reports/dashboard/', await send('GET', '/api/invoices/reports/dashboard/'), [['InvoiceDashboard']]),
+    'GET /api/invoices/reports/aging/': async () => check('GET /api/invoices/reports/aging/', await send('GET', '/api/invoices/reports/aging/'), [['AgingReport']]),
+    // invoice_templates_screen.dart and invoice_template_form_screen.dart (the JSON path: no logo).
+    'POST /api/invoices/templates/': async () => {
+      const body = await check('POST /api/invoices/templates/', await send('POST', '/api/invoices/templates/', { name: 'Plain', primary_color: '#112233', secondary_color: '#445566', default_notes: 'Thanks', default_terms: 'Net 30', footer_text: 'Acme Ltd', is_default: true }), [['InvoiceTemplate', 'template']])
+      ids.template = String(at(body, 'template.id') ?? '')
+    },
+    'GET /api/invoices/templates/': async () => check('GET /api/invoices/templates/', await send('GET', '/api/invoices/templates/?limit=50'), [['InvoiceTemplate', 'results']]),
+    'PUT /api/invoices/templates/{id}/': async () => check('PUT /api/invoices/templates/{id}/', await send('PUT', `/api/invoices/templates/${ids.template}/`, { is_default: true })),
     'DELETE /api/invoices/products/{id}/': async () => check('DELETE /api/invoices/products/{id}/', await send('DELETE', `/api/invoices/products/${ids.product}/`)),
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { cancelInvoice, recordPayment, sendInvoice } from '../../commands/invoice/invoice-actions.ts'
 import type { LineItemInput } from '../../commands/invoice/fields.ts'
 import type { InvoiceInput } from '../../commands/invoice/invoice.ts'
+import { invoiceFromOpportunity } from '../../commands/invoice/from-opportunity.ts'
 import { changeInvoice, createInvoice, duplicateInvoice, todayOf, visibleInvoice } from '../../commands/invoice/write-invoice.ts'
 import type { Deps } from '../../deps.ts'
 import { ValidationError } from '../../errors.ts'
@@ -107,6 +108,12 @@ export function invoiceRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZ
       const commands = requestCommands(deps, request, reply)
       const { id } = await duplicateInvoice(deps, callerOf(request), request.params.id, commands.session)
       return written(request, reply, commands, id, 'Invoice duplicated successfully', 201)
+    })
+
+    app.post('/api/invoices/from-opportunity/:opportunity_id/', { schema: { tags: TAGS, summary: 'A draft invoice from a won deal: its account, first contact, assignees, currency and line items (whoever may see the deal)', description: '404 for a deal of another organization; 400 unless the deal is won and has line items, an account and a contact. Lines take the invoice\'s tax rate. Like every draft, it has no number until sent.', params: z.object({ opportunity_id: z.uuid() }), body: z.object({}).optional(), response: { 201: Written, ...errors } } }, async (request, reply) => {
+      const commands = requestCommands(deps, request, reply)
+      const { id } = await invoiceFromOpportunity(deps, callerOf(request), request.params.opportunity_id, commands.session)
+      return written(request, reply, commands, id, 'Invoice created successfully from opportunity', 201)
     })
 
     app.post('/api/invoices/:id/mark-paid/', { schema: { tags: TAGS, summary: 'Record a payment: all that is due unless an amount is given (admin, creator or assignee)', description: 'More than zero, at most what is due; never on a draft or a cancelled invoice (400). The status follows: Partially_Paid, then Paid.', params: IdParams, body: PaymentBody.optional(), response: { 200: Written, ...errors } } }, async (request, reply) => {

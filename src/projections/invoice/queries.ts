@@ -24,11 +24,12 @@ export type InvoiceView = InvoiceRow & {
   opportunity_currency: string | null
 }
 
-const overdue = (today: string) => sql<boolean>`(i.status IN ('Sent', 'Viewed', 'Partially_Paid') AND i.due_date < ${today}::date)`
+/** Issued, unpaid and past its due date on `today`: Overdue, read from the clock. */
+export const overdueSql = (today: string) => sql<boolean>`(i.status IN ('Sent', 'Viewed', 'Partially_Paid') AND i.due_date < ${today}::date)`
 
 function columns(viewer: Viewer, today: string) {
   return sql`i.*, i.issue_date::text AS issue_date, i.due_date::text AS due_date,
-    CASE WHEN ${overdue(today)} THEN 'Overdue' ELSE i.status END AS status, coalesce(${overdue(today)}, false) AS is_overdue,
+    CASE WHEN ${overdueSql(today)} THEN 'Overdue' ELSE i.status END AS status, coalesce(${overdueSql(today)}, false) AS is_overdue,
     a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email,
     o.name AS opportunity_name, o.amount::text AS opportunity_amount, o.stage AS opportunity_stage, o.currency AS opportunity_currency
     FROM invoices i
@@ -64,7 +65,7 @@ export function invoiceConditions(viewer: Viewer, filter: InvoiceFilter, today: 
     const like = containsPattern(filter.search.slice(0, 100))
     conditions.push(sql`(i.invoice_title ILIKE ${like} OR i.invoice_number ILIKE ${like} OR i.client_name ILIKE ${like} OR i.client_email ILIKE ${like})`)
   }
-  if (filter.status) conditions.push(sql`(CASE WHEN ${overdue(today)} THEN 'Overdue' ELSE i.status END) = ${filter.status}`)
+  if (filter.status) conditions.push(sql`(CASE WHEN ${overdueSql(today)} THEN 'Overdue' ELSE i.status END) = ${filter.status}`)
   const links = { account: filter.account, contact: filter.contact, opportunity: filter.opportunity, created_by: filter.createdBy }
   for (const [column, ids] of Object.entries(links)) if (ids) conditions.push(sql`${sql.ref(`i.${column}`)} = ANY(${ids}::uuid[])`)
   if (filter.assignedTo) conditions.push(sql`i.assigned_to && ${filter.assignedTo}::uuid[]`)
@@ -100,11 +101,11 @@ export async function invoiceTotals(db: Db, viewer: Viewer, today: string): Prom
   const unpaid = sql`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
   const { rows } = await sql<Record<keyof InvoiceTotals, string>>`SELECT count(*) AS count,
       coalesce(sum(i.amount_due) FILTER (WHERE ${unpaid}), 0)::numeric(30, 2)::text AS outstanding,
-      coalesce(sum(i.amount_due) FILTER (WHERE ${overdue(today)}), 0)::numeric(30, 2)::text AS overdue,
+      coalesce(sum(i.amount_due) FILTER (WHERE ${overdueSql(today)}), 0)::numeric(30, 2)::text AS overdue,
       coalesce(sum(i.total_amount) FILTER (WHERE ${unpaid} AND date_trunc('month', i.due_date) = date_trunc('month', ${today}::date)), 0)::numeric(30, 2)::text AS due_this_month,
       coalesce(sum(i.amount_paid) FILTER (WHERE i.paid_at >= date_trunc('quarter', ${today}::date)), 0)::numeric(30, 2)::text AS paid_this_quarter,
       coalesce(sum(i.total_amount) FILTER (WHERE i.status = 'Draft'), 0)::numeric(30, 2)::text AS draft,
-      count(*) FILTER (WHERE i.status = 'Draft' OR ${overdue(today)}) AS action_needed
+      count(*) FILTER (WHERE i.status = 'Draft' OR ${overdueSql(today)}) AS action_needed
     FROM invoices i WHERE i.org_id = ${viewer.orgId} AND ${visibleSql('Invoice', viewer, 'i')}`.execute(db)
   const totals = rows[0]!
   return { ...totals, count: Number(totals.count), action_needed: Number(totals.action_needed) }

@@ -3,6 +3,8 @@ import type { Payment } from '../../commands/invoice/invoice.ts'
 import type { TaxCategory } from '../../commands/invoice/money.ts'
 import type { ProductFields } from '../../commands/invoice/product.ts'
 import type { EstimateFields } from '../../commands/invoice/estimate.ts'
+import type { RecurringFields } from '../../commands/invoice/recurring.ts'
+import type { TemplateFields } from '../../commands/invoice/template.ts'
 import type { NoteTablesOf } from '../kernel/note-tables.ts'
 
 /**
@@ -59,9 +61,29 @@ export type EstimateRow = Omit<EstimateFields, 'expiry_date'> & {
   answered_at: Date | null
 }
 
+/** A schedule: its fields (dates as YYYY-MM-DD text), lines, one period's amounts, and the next period to generate. */
+export type RecurringRow = RecurringFields & {
+  id: string
+  org_id: string
+  line_items: LineItem[]
+  subtotal: string
+  total_amount: string
+  is_active: boolean
+  is_deleted: boolean
+  next_period: number
+  next_generation_date: string
+  invoices_generated: number
+  last_generated_at: Date | null
+  created_by: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+export type TemplateRow = TemplateFields & { id: string; org_id: string; created_by: string | null; updated_by: string | null; created_at: Date; updated_at: Date }
+
 export type ProductRow = ProductFields & { id: string; org_id: string; is_deleted: boolean; created_by: string | null; created_at: Date; updated_at: Date }
 
-export type InvoiceTables = { invoices: InvoiceRow; estimates: EstimateRow; products: ProductRow } & NoteTablesOf<'invoice'>
+export type InvoiceTables = { invoices: InvoiceRow; estimates: EstimateRow; products: ProductRow; recurring_invoices: RecurringRow; invoice_templates: TemplateRow } & NoteTablesOf<'invoice'>
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {
