@@ -6,7 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs'
 import { builtinModules } from 'node:module'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import t from 'tap'
 import { startFlags } from '../helpers/process.ts'
 import { REPO } from '../helpers/repo.ts'
