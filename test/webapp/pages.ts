@@ -174,6 +174,8 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const form = await multipartBody({ title: 'Seeded document', document_file: { name: 'seeded.pdf', type: 'application/pdf', content: '%PDF-1.4 seeded' } })
   const uploaded = await app.inject({ method: 'POST', url: '/api/documents/', headers: { ...headers, 'content-type': form.contentType }, payload: form.payload })
   if (uploaded.statusCode !== 201) throw new Error(`seeding /api/documents/: ${uploaded.statusCode} ${uploaded.body}`)
+  // With a currency: the products page formats a product's price in its currency and fails on none,
+  // which the original allows too (the app's own form always sends one).
   const product = await create('/api/invoices/products/', { name: 'Seeded product', price: '99.00', currency: 'USD', sku: 'SEED-1' }, headers, 'product')
   const lines = [{ product, name: 'Seeded line', quantity: '2', unit_price: '99.00' }]
   const invoice = await create('/api/invoices/', { invoice_title: 'Seeded invoice', account_id: account, contact_id: contact, line_items: lines }, headers, 'invoice')
