@@ -111,11 +111,11 @@ export const FORMS: readonly FormCase[] = [
     // The builder's contact list follows the account picked, so the account goes first.
     form: '/invoices/new',
     choose: { 'label.f:has(> span:text-is("Account")) select': '{account}', 'label.f:has(> span:text-is("Contact")) select': '{contact}' },
-    fill: { 'input[placeholder="What this invoice covers"]': 'Form invoice', 'input.line-name': 'Form line', 'label.line-n:has(> span:text-is("Unit price")) input': '250' },
+    fill: { 'input[placeholder="What this invoice covers"]': 'Form invoice', 'input.line-name': 'Form line', 'label.line-n:has(> span:text-is("Unit price")) input': '250.75' },
     submit: 'Save as draft',
     // The list shows a draft by its account and total (it has no number yet), not its title.
     list: '/invoices',
-    shows: '250.00',
+    shows: '$250.75',
   },
 ]
 
