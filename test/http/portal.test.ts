@@ -95,11 +95,12 @@ t.test('/api/portal/', async (t) => {
     const list = await ok('GET', '/api/portal/cases/', P)
     t.same({ count: list.count, names: list.results.map((c: { name: string }) => c.name) }, { count: 1, names: ['Printer jams'] })
     t.notOk(JSON.stringify(list).includes(acme.admin.profileId), 'no assignee of the team')
+    const staplerEvents = (await store.readStream(caseStream(stapler))).length
     for (const id of [stapler, globexCase, milton]) {
       t.equal((await call('GET', `/api/portal/cases/${id}/`, P)).statusCode, 404, `GET ${id}`)
       t.equal((await call('POST', `/api/portal/cases/${id}/comment/`, P, { comment: 'me too' })).statusCode, 404, `comment on ${id}`)
     }
-    t.equal((await store.readStream(caseStream(stapler))).length, 1, 'nothing appended to a case refused')
+    t.equal((await store.readStream(caseStream(stapler))).length, staplerEvents, 'nothing appended to a case refused')
     t.same((await ok('GET', '/api/portal/cases/?status=closed', P)).count, 0)
   })
 
