@@ -28,6 +28,12 @@ function countsOf(output: string): Counts | undefined {
   return { ...NONE, ...fields, ...(skippedWhole ? { total: 1, skip: 1 } : {}) }
 }
 
+/** A passing file's own comments (`t.comment`: its measured figures and counts), as tap's reporter showed them. */
+function commentsOf(output: string): string {
+  const lines = output.split('\n').filter((line) => /^\s*# /.test(line) && !/^\s*# (Subtest: |time=|\{ total)/.test(line))
+  return lines.map((line) => `    ${line.trim()}\n`).join('')
+}
+
 type Finished = { output: string; code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; ms: number }
 
 function runFile(file: string, job: number, options: RunOptions): Promise<Finished> {
@@ -72,7 +78,7 @@ export async function runFiles(files: string[], options: RunOptions): Promise<{ 
       finished++
       const summary = own ? ` (${own.pass} passed${own.fail ? `, ${own.fail} failed` : ''}${own.skip ? `, ${own.skip} skipped` : ''})` : ''
       if (!failed) {
-        options.print(`ok ${finished} - ${file} # time=${result.ms}ms${summary}\n`)
+        options.print(`ok ${finished} - ${file} # time=${result.ms}ms${summary}\n${commentsOf(result.output)}`)
         continue
       }
       failedFiles.push(file)
