@@ -32,6 +32,9 @@ t.test('DATABASE_READ_URL: GET requests read from the replica; min_position wait
   const admin = await givenAdmin(db)
   const server = await startServer(t, primaryUrl, { DATABASE_READ_URL: replicaUrl, READ_YOUR_WRITES_TIMEOUT_MS: String(RYW_TIMEOUT_MS) })
   const get = (path: string, headers: Record<string, string> = {}) => call(server.base, admin.token, 'GET', path, undefined, headers)
+  // A fresh server builds every read model's tables first: the first write must not spend the 3 s
+  // read-your-writes budget on that (under CI's load it did, and answered 503).
+  await eventually('the server ready', 60_000, async () => (await call(server.base, admin.token, 'GET', '/readyz')).status === 200)
 
   t.test('a write is read back from the replica by naming its position', async (t) => {
     const created = await call(server.base, admin.token, 'POST', '/api/opportunities/', { name: 'Replicated deal', amount: '10.00' })
