@@ -10,8 +10,9 @@
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
  * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
  * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
- * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,search,startup
- * runs only those. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
+ * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup
+ * runs only those. `modules`: the case and invoice lists beside the deal list over
+ * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
  */
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
@@ -38,6 +39,7 @@ import { httpCells } from './http.ts'
 import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
 import { webConcurrencyCells } from './web-concurrency.ts'
 import { measure } from './measure.ts'
+import { moduleListCells } from './module-lists.ts'
 import type { Cell } from './measure.ts'
 import { progress } from './progress.ts'
 import { PARALLEL, queryCells } from './queries.ts'
@@ -50,6 +52,7 @@ import type { StartupRow } from './startup.ts'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const DEALS = Number(process.env.BENCH_DEALS ?? 100_000)
 const SEARCH_RECORDS = Number(process.env.BENCH_SEARCH_RECORDS ?? 100_000)
+const MODULE_RECORDS = Number(process.env.BENCH_MODULE_RECORDS ?? 100_000)
 const ONLY = process.env.BENCH_ONLY?.split(',').map((w) => w.trim())
 const runs = (workload: string) => !ONLY || ONLY.includes(workload)
 const CLIENTS = [1, 8, 32]
@@ -358,7 +361,7 @@ function targets(cells: Cell[]): string[] {
 }
 
 const startedAt = new Date()
-if (['http', 'two-processes', 'queries', 'search', 'startup'].some(runs)) compileBenchServer()
+if (['http', 'two-processes', 'queries', 'modules', 'search', 'startup'].some(runs)) compileBenchServer()
 const { cells, rebuild, seeding, search, startup } = await onCluster(async (server) => {
   const cells: Cell[] = []
   let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
@@ -381,6 +384,7 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
       cells.push(...result.cells)
       seeding = result.seeding
     })
+  if (runs('modules')) await onBenchApp(server, async (bench) => cells.push(...(await moduleListCells(bench, MODULE_RECORDS, SECONDS))))
   if (runs('search'))
     await onBenchApp(server, async (bench) => {
       search = await searchCells(bench, SEARCH_RECORDS, SECONDS)
