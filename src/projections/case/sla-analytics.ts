@@ -35,7 +35,7 @@ export const openAtEndOf = (day: string, timezone: string) => {
   const end = sql`((${day}::date + 1)::timestamp AT TIME ZONE ${timezone})`
   return sql<boolean>`c.created_at < ${end} AND (c.resolved_at IS NULL OR c.resolved_at > ${end})`
 }
-export const localDay = (instant: RawBuilder<unknown>, w: Window) => sql`(${instant} AT TIME ZONE ${w.timezone})::date`
+export const localDay = (instant: RawBuilder<unknown>, w: Window) => sql`((${instant}) AT TIME ZONE ${w.timezone})::date`
 /** The organization's days the window touches, first to last. */
 export const days = (w: Window) => sql`SELECT generate_series(${localDay(sql`${w.from}::timestamptz`, w)}, ${localDay(sql`${w.to}::timestamptz - interval '1 second'`, w)}, interval '1 day')::date AS day WHERE ${w.to}::timestamptz > ${w.from}::timestamptz`
 
