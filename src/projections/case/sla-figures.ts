@@ -30,6 +30,11 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE case_sla_figures (case_id uuid PRIMARY KEY, org_id uuid NOT NULL, sla_clocks jsonb NOT NULL, ${sql.join(columns)})`.execute(db)
 }
 
+/** MTTR's window: the resolutions fulfilled in it (sla-analytics.ts `resolvedIn`). */
+async function createIndexes(db: Db): Promise<void> {
+  await sql`CREATE INDEX case_sla_figures_resolved ON case_sla_figures (res_fulfilled_at) WHERE res_state = 'fulfilled'`.execute(db)
+}
+
 async function applySla(db: Db, id: string, event: CaseSlaEvent): Promise<void> {
   const row = await db.selectFrom('case_sla_figures').select(['org_id', 'sla_clocks']).where('case_id', '=', id).executeTakeFirst()
   if (!row) return
@@ -55,6 +60,7 @@ export const caseSlaFiguresProjector: Projector = {
   eventTypes: ['CaseCreated', ...SLA_EVENT_TYPES],
   tables: ['case_sla_figures'],
   createTables,
+  createIndexes,
   apply: (trx, recorded) => apply(trx, caseStreams.idOf(recorded.streamName), domainEventOf<CaseEvent>(recorded)),
 }
 
