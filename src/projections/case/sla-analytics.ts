@@ -41,31 +41,35 @@ export const days = (w: Window) => sql`SELECT generate_series(${localDay(sql`${w
 
 export type FrtFigures = { median_hours: number | null; p90_hours: number | null; count: number; breach_count: number; series: { bucket: string; median: number | null; count: number }[]; case_ids: string[]; breach_case_ids: string[] }
 
-/** First response over the cases created in the window: business hours to it, and breaches (answered late, or unanswered past the target at `now`). */
+/** First response over the cases created in the window: business hours to it, and breaches (answered late, or unanswered past the target at `now`). One scan: the whole window and each of its days. */
 export async function frtFigures(db: Db, { conditions, window: w }: Scope): Promise<FrtFigures> {
-  const scoped = sql`SELECT c.id, c.created_at, ${hoursOf('frt')} AS hours, ${breachedSql('frt', w.now)} AS breached FROM ${figuresFrom([...conditions, createdIn(w)])}`
-  const [totals, series] = await Promise.all([
-    sql<Omit<FrtFigures, 'series'>>`WITH w AS (${scoped}) SELECT ${median(sql`hours`)} AS median_hours, ${p90(sql`hours`)} AS p90_hours, count(hours)::int AS count, count(*) FILTER (WHERE breached)::int AS breach_count,
-        COALESCE(array_agg(id ORDER BY created_at, id), '{}') AS case_ids, COALESCE(array_agg(id ORDER BY created_at, id) FILTER (WHERE breached), '{}') AS breach_case_ids FROM w`.execute(db),
-    sql<FrtFigures['series'][number]>`WITH w AS (${scoped}), d AS (${days(w)})
-      SELECT d.day::text AS bucket, ${median(sql`w.hours`)} AS median, count(w.hours)::int AS count FROM d LEFT JOIN w ON ${localDay(sql`w.created_at`, w)} = d.day GROUP BY d.day ORDER BY d.day`.execute(db),
-  ])
-  return { ...totals.rows[0]!, series: series.rows }
+  const scoped = sql`SELECT c.id, c.created_at, ${localDay(sql`c.created_at`, w)} AS day, ${hoursOf('frt')} AS hours, ${breachedSql('frt', w.now)} AS breached FROM ${figuresFrom([...conditions, createdIn(w)])}`
+  const whole = (aggregate: RawBuilder<unknown>) => sql`CASE WHEN GROUPING(day) = 1 THEN ${aggregate} END`
+  type Row = Omit<FrtFigures, 'series'> & { bucket: string | null }
+  const { rows } = await sql<Row>`WITH w AS (${scoped}),
+      g AS (SELECT day, GROUPING(day) = 1 AS whole, ${median(sql`hours`)} AS median_hours, ${p90(sql`hours`)} AS p90_hours, count(hours)::int AS count, count(*) FILTER (WHERE breached)::int AS breach_count,
+          ${whole(sql`COALESCE(array_agg(id), '{}')`)} AS case_ids, ${whole(sql`COALESCE(array_agg(id) FILTER (WHERE breached), '{}')`)} AS breach_case_ids
+        FROM w GROUP BY GROUPING SETS ((), (day)))
+    SELECT NULL AS bucket, median_hours, p90_hours, count, breach_count, case_ids, breach_case_ids FROM g WHERE whole
+    UNION ALL
+    SELECT d.day::text, g.median_hours, NULL, COALESCE(g.count, 0), NULL, NULL, NULL FROM (${days(w)}) d LEFT JOIN g ON g.day = d.day AND NOT g.whole`.execute(db)
+  const { bucket: _, ...totals } = rows.find((row) => row.bucket === null)!
+  const series = rows.filter((row) => row.bucket !== null).map((row) => ({ bucket: row.bucket!, median: row.median_hours, count: row.count }))
+  return { ...totals, series: series.sort((a, b) => (a.bucket < b.bucket ? -1 : 1)) }
 }
 
 type Spread = { mean_hours: number | null; median_hours: number | null; p90_hours: number | null; count: number }
 export type MttrFigures = Spread & { by_priority: Record<string, Spread>; case_ids: string[] }
 
-/** Time to resolution over the cases resolved in the window: business hours, pauses not counted. */
+/** Time to resolution over the cases resolved in the window: business hours, pauses not counted. One scan: overall and by priority. */
 export async function mttrFigures(db: Db, { conditions, window: w }: Scope): Promise<MttrFigures> {
-  const spread = sql`avg(hours) AS mean_hours, ${median(sql`hours`)} AS median_hours, ${p90(sql`hours`)} AS p90_hours, count(*)::int AS count`
   const scoped = sql`SELECT c.id, c.priority, c.created_at, ${hoursOf('res')} AS hours FROM ${figuresFrom([...conditions, resolvedIn(w)])}`
-  const [totals, byPriority] = await Promise.all([
-    sql<Spread & { case_ids: string[] }>`WITH w AS (${scoped}) SELECT ${spread}, COALESCE(array_agg(id ORDER BY created_at, id), '{}') AS case_ids FROM w`.execute(db),
-    sql<Spread & { priority: string }>`WITH w AS (${scoped}) SELECT priority, ${spread} FROM w GROUP BY priority ORDER BY priority`.execute(db),
-  ])
-  const { case_ids, ...overall } = totals.rows[0]!
-  return { ...overall, by_priority: Object.fromEntries(byPriority.rows.map(({ priority, ...figures }) => [priority, figures])), case_ids }
+  const { rows } = await sql<Spread & { priority: string | null; case_ids: string[] | null }>`WITH w AS (${scoped})
+    SELECT CASE WHEN GROUPING(priority) = 0 THEN priority END AS priority, avg(hours) AS mean_hours, ${median(sql`hours`)} AS median_hours, ${p90(sql`hours`)} AS p90_hours, count(*)::int AS count,
+      CASE WHEN GROUPING(priority) = 1 THEN COALESCE(array_agg(id), '{}') END AS case_ids
+    FROM w GROUP BY GROUPING SETS ((), (priority)) ORDER BY priority NULLS FIRST`.execute(db)
+  const [{ case_ids, priority: _, ...overall }, ...byPriority] = rows as [(typeof rows)[number], ...typeof rows]
+  return { ...overall, by_priority: Object.fromEntries(byPriority.map(({ priority, case_ids: _ids, ...figures }) => [priority!, figures])), case_ids: case_ids ?? [] }
 }
 
 export type BacklogDay = { date: string; open_count: number; urgent_count: number }
@@ -105,15 +109,22 @@ export async function agentFigures(db: Db, { conditions, window: w }: Scope): Pr
 type Rates = { total: number; frt_breach_count: number; resolution_breach_count: number }
 export type SlaFigures = Rates & { by_priority: Record<string, Rates>; frt_breach_case_ids: string[]; resolution_breach_case_ids: string[] }
 
-/** Breaches of each instance over the cases created in the window, overall and by priority. */
+/** Breaches of each instance over the cases created in the window, overall and by priority (one scan, by priority, summed here). */
 export async function slaFigures(db: Db, { conditions, window: w }: Scope): Promise<SlaFigures> {
-  const scoped = sql`SELECT c.id, c.priority, c.created_at, ${breachedSql('frt', w.now)} AS frt, ${breachedSql('res', w.now)} AS res FROM ${figuresFrom([...conditions, createdIn(w)])}`
-  const rates = sql`count(*)::int AS total, count(*) FILTER (WHERE frt)::int AS frt_breach_count, count(*) FILTER (WHERE res)::int AS resolution_breach_count`
-  const [totals, byPriority] = await Promise.all([
-    sql<SlaFigures>`WITH w AS (${scoped}) SELECT ${rates}, COALESCE(array_agg(id ORDER BY created_at, id) FILTER (WHERE frt), '{}') AS frt_breach_case_ids, COALESCE(array_agg(id ORDER BY created_at, id) FILTER (WHERE res), '{}') AS resolution_breach_case_ids FROM w`.execute(db),
-    sql<Rates & { priority: string }>`WITH w AS (${scoped}) SELECT priority, ${rates} FROM w GROUP BY priority ORDER BY priority`.execute(db),
-  ])
-  return { ...totals.rows[0]!, by_priority: Object.fromEntries(byPriority.rows.map(({ priority, ...figures }) => [priority, figures])) }
+  type Row = Rates & { priority: string; frt_ids: string[]; res_ids: string[] }
+  const { rows } = await sql<Row>`WITH w AS (SELECT c.id, c.priority, c.created_at, ${breachedSql('frt', w.now)} AS frt, ${breachedSql('res', w.now)} AS res FROM ${figuresFrom([...conditions, createdIn(w)])})
+    SELECT priority, count(*)::int AS total, count(*) FILTER (WHERE frt)::int AS frt_breach_count, count(*) FILTER (WHERE res)::int AS resolution_breach_count,
+      COALESCE(array_agg(id) FILTER (WHERE frt), '{}') AS frt_ids, COALESCE(array_agg(id) FILTER (WHERE res), '{}') AS res_ids
+    FROM w GROUP BY priority ORDER BY priority`.execute(db)
+  const sum = (key: keyof Rates) => rows.reduce((total, row) => total + row[key], 0)
+  return {
+    total: sum('total'),
+    frt_breach_count: sum('frt_breach_count'),
+    resolution_breach_count: sum('resolution_breach_count'),
+    by_priority: Object.fromEntries(rows.map(({ priority, total, frt_breach_count, resolution_breach_count }) => [priority, { total, frt_breach_count, resolution_breach_count }])),
+    frt_breach_case_ids: rows.flatMap((row) => row.frt_ids),
+    resolution_breach_case_ids: rows.flatMap((row) => row.res_ids),
+  }
 }
 
 /** A window's end as asked: a whole day of the organization (YYYY-MM-DD), its wall-clock time (no offset), or an instant. */
