@@ -35,7 +35,7 @@ t.test('cases analytics: every figure equals a recomputation from the log throug
   const { app, database, store, projections, acme, globex, alice, bob } = await givenTwoOrganizations(t, { clock: () => now, env })
   const admin = acme.admin.headers
   const ok = succeeding(t, app)
-  const get = async (url: string, headers = admin) => {
+  const get = async (url: string, headers: Record<string, string> = admin) => {
     const res = await app.inject({ method: 'GET', url, headers })
     t.equal(res.statusCode, 200, res.statusCode === 200 ? url : `${url}: ${res.body}`)
     return res.json()
