@@ -89,7 +89,7 @@ t.test('cases analytics: every figure equals a recomputation from the log throug
     t.equal((await app.inject({ method: 'GET', url: `/api/public/csat/${token.slice(0, -2)}xx/` })).statusCode, 400, 'a forged token')
     t.equal((await app.inject({ method: 'POST', url: link, payload: { rating: 6 } })).statusCode, 400, 'ratings are 1 to 5')
     at('2026-11-26T12:00:00Z')
-    t.same((await app.inject({ method: 'POST', url: link, payload: { rating: 4, comment: 'Good' } })).json(), { rating: 4, comment: 'Good', responded_at: '2026-11-26T12:00:00.000Z' })
+    t.same((await app.inject({ method: 'POST', url: link, payload: { rating: 4, comment: 'Quick and kind' } })).json(), { rating: 4, comment: 'Quick and kind', responded_at: '2026-11-26T12:00:00.000Z' })
     t.same(await get('/api/cases/csat/aggregate/'), { average: 4, count: 1, distribution: { 1: 0, 2: 0, 3: 0, 4: 1, 5: 0 } })
     t.same(await get('/api/cases/csat/aggregate/', globex.admin.headers), { average: null, count: 0, distribution: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 } }, "another organization's")
   })
@@ -183,6 +183,14 @@ t.test('cases analytics: every figure equals a recomputation from the log throug
     t.equal((await app.inject({ method: 'POST', url: `/api/public/csat/${token}/`, payload: { rating: 5 } })).statusCode, 409)
     at('2026-12-26T09:00:00Z')
     t.equal((await app.inject({ method: 'GET', url: `/api/public/csat/${token}/` })).statusCode, 410)
+  })
+
+  t.test("the survey's comment is the contact's: sealed in the log, erased with them", async (t) => {
+    t.notMatch(JSON.stringify((await database.db.selectFrom('events').select('data').execute()).map((row) => row.data)), /Quick and kind/, 'the log holds it sealed')
+    const erased = await app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers: admin, payload: { kind: 'contact', id: contact } })
+    t.equal(erased.statusCode, 201, erased.body)
+    t.ok(erased.json().copies.some((c: { copy: string }) => c.copy === 'read model case_csat'), 'the surveys read model is rebuilt')
+    t.match(await database.db.selectFrom('case_csat').select(['rating', 'comment']).executeTakeFirstOrThrow(), { rating: 4, comment: '[erased]' }, 'the rating stays, the comment is gone')
   })
 
   t.test('the read models rebuilt from the log are identical', async (t) => {
