@@ -167,7 +167,7 @@ t.test('cases analytics: every figure equals a recomputation from the log throug
     t.equal((await get(`/api/cases/analytics/sla/?agent=${alice.profileId}`)).total, 2)
     t.equal((await get('/api/cases/analytics/sla/?from=2026-11-24&to=2026-11-24')).total, 1, 'a day of the organization, whole')
     t.equal((await get('/api/cases/analytics/sla/', alice.headers)).total, 2, 'a member: their own cases')
-    for (const [url, field] of [['frt/?from=banana', 'from'], ['sla/?to=2026-02-30', 'to'], ['sla/?agent=nope', 'agent'], ['drilldown/?metric=nope', 'metric'], ['drilldown/?metric=backlog', 'bucket'], ['export/?metric=frt&fmt=xlsx', 'fmt'], ['service/?days=banana', 'days']] as const) {
+    for (const [url, field] of [['frt/?from=banana', 'from'], ['sla/?to=2026-02-30', 'to'], ['sla/?from=2026-13-01', 'from'], ['sla/?agent=nope', 'agent'], ['drilldown/?metric=nope', 'metric'], ['drilldown/?metric=backlog', 'bucket'], ['drilldown/?metric=backlog&bucket=2026-02-30', 'bucket'], ['export/?metric=frt&fmt=xlsx', 'fmt'], ['service/?days=banana', 'days']] as const) {
       const res = await app.inject({ method: 'GET', url: `/api/cases/analytics/${url}`, headers: admin })
       t.equal(res.statusCode, 400, url)
       t.match(res.json(), { error: true }, url)

@@ -13,7 +13,7 @@ import { isUuid } from '../kernel/relations.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { scopeOf } from './analytics-scope.ts'
 import type { AnalyticsScope } from './analytics-scope.ts'
-import { DrilldownAnswer, DrilldownQuery, ExportQuery, METRICS } from './analytics-schemas.ts'
+import { DrilldownAnswer, DrilldownQuery, ExportQuery, METRICS, isDay } from './analytics-schemas.ts'
 import { casesOf } from './case-views.ts'
 
 const TAGS = ['cases-analytics']
@@ -39,7 +39,7 @@ function metricCondition({ window: w }: AnalyticsScope, metric: string, bucket: 
     case 'sla':
       return [createdIn(w), ...(given === 'frt_breach' ? [breachedIn('frt', w.now)] : given === 'resolution_breach' ? [breachedIn('res', w.now)] : [])]
     case 'backlog':
-      if (!given || !/^\d{4}-\d{2}-\d{2}$/.test(given) || Number.isNaN(Date.parse(given))) throw new ValidationError({ bucket: ['backlog drilldown requires a bucket=YYYY-MM-DD'] })
+      if (!given || !isDay(given)) throw new ValidationError({ bucket: ['backlog drilldown requires a bucket=YYYY-MM-DD'] })
       return [openAtEndOf(given, w.timezone)]
     case 'agents':
       if (!given || !isUuid(given)) throw new ValidationError({ bucket: ['agents drilldown requires a bucket=<profile_id>'] })

@@ -8,7 +8,11 @@ import { Case } from './case-views.ts'
  * SLA clock's business time.
  */
 const DAY = /^\d{4}-\d{2}-\d{2}$/
-const isDay = (value: string) => DAY.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value)
+/** A real calendar day (not 2026-02-30, which Date would roll over into March). */
+export const isDay = (value: string) => {
+  const day = new Date(`${value}T00:00:00Z`)
+  return DAY.test(value) && !Number.isNaN(day.getTime()) && day.toISOString().startsWith(value)
+}
 
 /** YYYY-MM-DD (the organization's day), an ISO-8601 time without offset (its wall clock) or with one (an instant); blank is none; anything else is refused. */
 const BoundParam = z
