@@ -7,6 +7,8 @@ import { apiSettingModule } from './api-setting.ts'
 import { boardModule } from './board.ts'
 import { businessHoursModule } from './business-hours.ts'
 import { caseModule } from './case.ts'
+import { caseAnalyticsModule } from './case-analytics.ts'
+import { caseCsatModule } from './case-csat.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -54,6 +56,8 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   solutionModule,
   businessHoursModule,
   caseModule,
+  caseAnalyticsModule,
+  caseCsatModule,
   macroModule,
   timeEntryModule,
   portalModule,

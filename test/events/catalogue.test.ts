@@ -29,6 +29,7 @@ import type { RecurringCommand } from '../../src/commands/invoice/recurring.ts'
 import { casePipelines, taskPipelines } from '../../src/commands/pipeline/kinds.ts'
 import { taskDecider } from '../../src/commands/task/task.ts'
 import { caseDecider } from '../../src/commands/case/case.ts'
+import { csatDecider } from '../../src/commands/case/csat.ts'
 import type { CaseCommand } from '../../src/commands/case/case.ts'
 import type { TaskCommand } from '../../src/commands/task/task.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
@@ -388,6 +389,7 @@ function decidedEvents(): DomainEvent[] {
       { type: 'DeleteTemplate', orgId: org, actor: admin, at: later },
     ]),
     ...decided(caseDecider, caseCommands),
+    ...decided(csatDecider, [{ type: 'SendCsatSurvey', orgId: org, caseId: randomUUID(), contactId: randomUUID(), at }, { type: 'AnswerCsatSurvey', rating: 5, comment: 'Quick', at }]),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

@@ -320,6 +320,16 @@ t.test("the original phone app's calls against this API", async (t) => {
       if (!at(body, 'cases_obj.first_response_at')) fail('POST /api/cases/{id}/', ': the first public reply stamps first_response_at')
     },
     'POST /api/cases/{id}/ (attachment)': async () => upload('cases', ids.case!, 'case_attachment'),
+    // The analytics screen (analytics_provider.dart): its filters as AnalyticsQuery.toParams sends them, and the keys ticket_analytics_screen.dart reads.
+    ...Object.fromEntries((['frt', 'mttr', 'backlog', 'agents', 'sla'] as const).map((metric) => {
+      const key = `GET /api/cases/analytics/${metric}/`
+      const reads = { frt: ['median_hours', 'p90_hours', 'count', 'breach_count'], mttr: ['median_hours', 'p90_hours', 'count'], backlog: ['series'], agents: ['results'], sla: ['frt_breach_rate', 'resolution_breach_rate'] }[metric]
+      return [key, async () => {
+        await check(key, await send('GET', `/api/cases/analytics/${metric}/`))
+        const body = await check(key, await send('GET', `/api/cases/analytics/${metric}/?from=2026-11-01&to=2026-11-22&priority=Urgent&agent=${bob.profileId}`))
+        for (const read of reads) if (!(read in body)) fail(key, `: the screen reads ${read}`)
+      }]
+    })),
     'POST /api/cases/{id}/watch/': async () => check('POST /api/cases/{id}/watch/', await send('POST', `/api/cases/${ids.case}/watch/`, {})),
     'GET /api/cases/{id}/watchers/': async () => {
       const body = await check('GET /api/cases/{id}/watchers/', await send('GET', `/api/cases/${ids.case}/watchers/`))
