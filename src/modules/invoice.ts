@@ -165,7 +165,9 @@ export const invoiceModule: ModuleManifest = {
     const { invoiceReportRoutes } = await import('../http/invoices/reports.ts')
     const { recurringRoutes } = await import('../http/invoices/recurring.ts')
     const { templateRoutes } = await import('../http/invoices/templates.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { creditNoteRoutes } = await import('../http/invoices/credit-notes.ts')
+    const { fromTimeEntriesRoutes } = await import('../http/invoices/from-time-entries.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
   },
   projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector, creditNotesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).
@@ -199,6 +201,7 @@ export const invoiceModule: ModuleManifest = {
     [/^\/api\/invoices\/templates\/\{id\}/, 'invoiceTemplate'],
     [/^\/api\/invoices\/comments\/\{id\}/, 'invoiceComment'],
     [/^\/api\/invoices\/attachments\/\{id\}/, 'invoiceAttachment'],
+    [/^\/api\/invoices\/credit-notes\/\{id\}/, 'creditNote'],
     [/^\/api\/invoices\/\{invoice_id\}\/line-items\/\{id\}/, 'invoiceLineItem'],
     [/^\/api\/invoices\/\{invoice_id\}\/payments\/\{id\}/, 'invoicePayment'],
     [/^\/api\/invoices\/\{id\}/, 'invoice'],

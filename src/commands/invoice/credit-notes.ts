@@ -68,7 +68,9 @@ export function creditNoteAmounts(invoice: Billing, taking: readonly CreditedQua
     return { line_id: line.id, name: line.name, description: line.description, quantity: taken.quantity, unit_price: line.unit_price, tax_rate: before.tax_rate, subtotal: minus(before.subtotal, still?.subtotal), discount_amount: minus(before.discount_amount, still?.discount_amount), net: minus(before.net, still?.net) }
   })
   const total = (key: 'subtotal' | 'discount_amount' | 'taxable_amount' | 'tax_amount' | 'shipping_amount' | 'total_amount') => minus(was[key], is[key])
-  return { lines, subtotal: total('subtotal'), discount_amount: total('discount_amount'), taxable_amount: total('taxable_amount'), tax_breakdown: categoriesTaken(was.tax_breakdown, is.tax_breakdown), tax_amount: total('tax_amount'), shipping_amount: total('shipping_amount'), total_amount: total('total_amount') }
+  // A category the credit note leaves untouched is not part of it.
+  const categories = categoriesTaken(was.tax_breakdown, is.tax_breakdown).filter((c) => c.taxable_amount !== '0.00' || c.tax_amount !== '0.00' || lines.some((l) => l.tax_rate === c.tax_rate))
+  return { lines, subtotal: total('subtotal'), discount_amount: total('discount_amount'), taxable_amount: total('taxable_amount'), tax_breakdown: categories, tax_amount: total('tax_amount'), shipping_amount: total('shipping_amount'), total_amount: total('total_amount') }
 }
 
 /** The quantities a credit note takes: those named (each at most what is left of its line), or all that is left. */
@@ -99,6 +101,7 @@ export function decideCreditNote(command: IssueCreditNote, invoice: Creditable, 
   const taking = quantitiesTaken(invoice, command.lines)
   if (!taking.length) throw new ValidationError({ lines: ['Nothing is left to credit on this invoice.'] })
   const amounts = creditNoteAmounts(invoice, taking)
+  if (amounts.total_amount.startsWith('-') || cents(amounts.total_amount) === 0n) throw new ValidationError({ lines: ['These lines credit nothing: their amount is 0.'] })
   if (cents(amounts.total_amount) > cents(invoice.amountDue)) throw new ValidationError({ lines: [`The credit (${amounts.total_amount}) exceeds the amount due (${invoice.amountDue}); reverse a payment first.`] })
   return [{ type: 'CreditNoteIssued', data: { credit_note_id: command.creditNoteId, org_id: command.orgId, currency, reason: command.reason, ...amounts, by: command.actor.profileId, at: command.at } }]
 }
