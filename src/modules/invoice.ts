@@ -14,6 +14,7 @@ import { templatesProjector } from '../projections/invoice/templates.ts'
 import type { TemplateEvent } from '../commands/invoice/template.ts'
 import { By, Day, Decimal, Id, Ids, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
 import { estimatesProjector } from '../projections/invoice/estimates.ts'
+import { creditNotesProjector } from '../projections/invoice/credit-notes.ts'
 import { invoicesProjector } from '../projections/invoice/invoices.ts'
 import { productsProjector } from '../projections/invoice/products.ts'
 import { created, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
@@ -46,11 +47,18 @@ const invoiceShape = {
   assigned_to: Ids,
   teams: Ids,
 }
+/** A credit note's share of a category or line may be a cent below 0 where rounding moved a discount's share between categories. */
+const SignedDecimal = z.string().regex(/^-?\d+\.\d{2}$/).describe('A decimal with two places, as a string; may be negative')
 const allocation = { record_id: Id, number: z.string(), sequence: z.number().int().min(1), ...at }
 const LineItem = z.strictObject({
   id: Id, product: Id.nullable(), name: z.string(), description: z.string(), quantity: Decimal, unit_price: Decimal,
   discount_type: z.enum(DISCOUNT_TYPES).nullable(), discount_value: Decimal, tax_rate: Decimal.nullable().describe("null: the invoice's rate"), order: z.number().int(),
 })
+const CreditNoteLine = z.strictObject({ line_id: Id, name: z.string(), description: z.string(), quantity: Decimal, unit_price: Decimal, tax_rate: Decimal, subtotal: SignedDecimal, discount_amount: SignedDecimal, net: SignedDecimal })
+const creditAmounts = {
+  ...Object.fromEntries(['subtotal', 'discount_amount', 'taxable_amount', 'tax_amount', 'shipping_amount', 'total_amount'].map((key) => [key, SignedDecimal])) as Record<'subtotal' | 'discount_amount' | 'taxable_amount' | 'tax_amount' | 'shipping_amount' | 'total_amount', typeof SignedDecimal>,
+  tax_breakdown: z.array(z.strictObject({ tax_rate: Decimal, taxable_amount: SignedDecimal, tax_amount: SignedDecimal })),
+}
 const estimateShape = {
   title: z.string(),
   account: Id.nullable(),
@@ -119,6 +127,7 @@ export const invoiceModule: ModuleManifest = {
     InvoiceResent: { stream: 'invoice', description: 'An issued invoice was sent again.', data: z.strictObject({ by: By, ...at }) },
     InvoicePaymentRecorded: { stream: 'invoice', description: 'A payment was recorded against the invoice.', data: z.strictObject({ payment_id: Id, amount: Decimal, payment_date: Day, payment_method: z.enum(PAYMENT_METHODS), reference_number: z.string(), notes: z.string(), by: By, ...at }) },
     InvoicePaymentReversed: { stream: 'invoice', description: 'A payment was reversed: it stays on record and counts for nothing.', data: z.strictObject({ payment_id: Id, by: By, ...at }) },
+    CreditNoteIssued: { stream: 'invoice', description: "A credit note corrected the issued invoice: the quantities of its lines it credits, and its amounts (the invoice's billing before it less after it, in the EN 16931 order); its number is the CreditNoteNumberAllocated of the same append. The amount due falls by its total.", data: z.strictObject({ credit_note_id: Id, org_id: Id, currency: z.string(), reason: z.string(), lines: z.array(CreditNoteLine), ...creditAmounts, by: By, ...at }) },
     InvoiceCancelled: { stream: 'invoice', description: 'The invoice was cancelled (void).', data: z.strictObject({ by: By, ...at }) },
     ...noteDefinitions('Invoice', 'invoice', 'invoice'),
     EstimateCreated: { stream: 'estimate', description: 'An estimate was created: its fields and lines (its number is the EstimateNumberAllocated of the same append).', data: z.strictObject({ estimate_id: Id, org_id: Id, ...estimateShape, line_items: z.array(LineItem), created_by: By, ...at }) },
@@ -132,6 +141,7 @@ export const invoiceModule: ModuleManifest = {
     EstimateDeleted: { stream: 'estimate', description: 'An estimate was (soft) deleted.', data: z.strictObject({ by: By, ...at }) },
     InvoiceNumberAllocated: { stream: 'invoice_number', description: "The organization's next invoice number of the year (its `sequence`-th) was given to an invoice (`record_id`), in the same append as its InvoiceIssued.", data: z.strictObject(allocation) },
     EstimateNumberAllocated: { stream: 'invoice_number', description: "The organization's next estimate number of the year (its `sequence`-th) was given to an estimate (`record_id`), in the same append as its EstimateCreated.", data: z.strictObject(allocation) },
+    CreditNoteNumberAllocated: { stream: 'invoice_number', description: "The organization's next credit note number of the year (its `sequence`-th, a series of its own) was given to a credit note (`record_id`), in the same append as its CreditNoteIssued.", data: z.strictObject(allocation) },
     RecurringInvoiceCreated: { stream: 'recurring_invoice', description: 'A recurring invoice (a schedule) was created: its fields, lines, and the first period it generates (`next_period`: periods dated before its creation day are not billed).', data: z.strictObject({ recurring_id: Id, org_id: Id, ...recurringShape, line_items: z.array(LineItem), next_period: z.number().int().min(0), created_by: By, ...at }) },
     RecurringInvoiceUpdated: { stream: 'recurring_invoice', description: 'Fields of a recurring invoice changed: only those, each before and after.', data: z.strictObject({ changes: changesOf(recurringShape), ...byAt }) },
     RecurringInvoiceLinesChanged: { stream: 'recurring_invoice', description: "A recurring invoice's lines changed: all of them as they now are.", data: z.strictObject({ line_items: z.array(LineItem), ...byAt }) },
@@ -155,14 +165,16 @@ export const invoiceModule: ModuleManifest = {
     const { invoiceReportRoutes } = await import('../http/invoices/reports.ts')
     const { recurringRoutes } = await import('../http/invoices/recurring.ts')
     const { templateRoutes } = await import('../http/invoices/templates.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { creditNoteRoutes } = await import('../http/invoices/credit-notes.ts')
+    const { fromTimeEntriesRoutes } = await import('../http/invoices/from-time-entries.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
   },
-  projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector],
+  projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector, creditNotesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).
   processes: [({ config, ...deps }) => createRecurringInvoicer({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   record: {
     entityType: 'Invoice',
-    version: 1,
+    version: 2,
     table: 'invoices',
     name: sql<string>`coalesce(r.invoice_number || ' ' || r.invoice_title, r.invoice_title)`,
     page: '/invoices',
@@ -177,6 +189,7 @@ export const invoiceModule: ModuleManifest = {
       InvoicePaymentRecorded: { action: 'UPDATE', describe: (data) => `Recorded a payment of ${String(data.amount)}` },
       InvoicePaymentReversed: { action: 'UPDATE', describe: () => 'Reversed a payment' },
       InvoiceCancelled: { action: 'UPDATE', describe: () => 'Cancelled the invoice' },
+      CreditNoteIssued: { action: 'UPDATE', describe: (data) => `Issued a credit note (${String(data.total_amount)})` },
       ...noteReadings('Invoice'),
     },
     notifiedBy: { created: 'InvoiceCreated', updated: 'InvoiceUpdated', commented: 'InvoiceCommentAdded' },
@@ -188,6 +201,7 @@ export const invoiceModule: ModuleManifest = {
     [/^\/api\/invoices\/templates\/\{id\}/, 'invoiceTemplate'],
     [/^\/api\/invoices\/comments\/\{id\}/, 'invoiceComment'],
     [/^\/api\/invoices\/attachments\/\{id\}/, 'invoiceAttachment'],
+    [/^\/api\/invoices\/credit-notes\/\{id\}/, 'creditNote'],
     [/^\/api\/invoices\/\{invoice_id\}\/line-items\/\{id\}/, 'invoiceLineItem'],
     [/^\/api\/invoices\/\{invoice_id\}\/payments\/\{id\}/, 'invoicePayment'],
     [/^\/api\/invoices\/\{id\}/, 'invoice'],

@@ -177,8 +177,9 @@ function decidedEvents(): DomainEvent[] {
   ]
   const line = { product: null, name: 'Consulting', description: '', quantity: '2.00', unit_price: '50.00', discount_type: null, discount_value: '0.00', tax_rate: null, order: 0 }
   const paymentId = randomUUID()
+  const invoiceLine = randomUUID()
   const invoiceCommands: InvoiceCommand[] = [
-    { type: 'CreateInvoice', invoiceId: randomUUID(), orgId: org, actor: admin, input: { invoice_title: 'November', account: randomUUID(), contact: randomUUID() }, lines: [{ id: randomUUID(), ...line }], today: '2026-11-22', at },
+    { type: 'CreateInvoice', invoiceId: randomUUID(), orgId: org, actor: admin, input: { invoice_title: 'November', account: randomUUID(), contact: randomUUID() }, lines: [{ id: invoiceLine, ...line }], today: '2026-11-22', at },
     { type: 'UpdateInvoice', orgId: org, actor: admin, input: { notes: 'Thanks', tax_rate: '20.00' }, at },
     { type: 'AddLineItem', orgId: org, actor: admin, lineItemId: randomUUID(), item: { ...line, name: 'Travel', order: 1 }, at },
     { type: 'SendInvoice', orgId: org, actor: admin, at },
@@ -187,6 +188,7 @@ function decidedEvents(): DomainEvent[] {
     { type: 'RecordPayment', orgId: org, actor: admin, payment: { payment_id: paymentId, amount: '10.00', payment_date: '2026-11-23', payment_method: 'CASH', reference_number: '', notes: '' }, at: later },
     { type: 'ReversePayment', orgId: org, actor: admin, paymentId, at: later },
     ...noteCommands,
+    { type: 'IssueCreditNote', creditNoteId: randomUUID(), reason: 'Overbilled', lines: [{ line_id: invoiceLine, quantity: '0.50' }], orgId: org, actor: admin, at: later },
     { type: 'CancelInvoice', orgId: org, actor: admin, at: later },
   ]
   const estimateFacts = { orgId: org, actor: admin, at, today: '2026-11-22' }
@@ -353,6 +355,7 @@ function decidedEvents(): DomainEvent[] {
   const timeCommands: TimeEntryCommand[] = [
     { type: 'StartTimer', entry: timed(timer), fields: timeFields, by: admin.profileId, at },
     { type: 'StopTimer', orgId: org, entryId: timer, by: admin.profileId, at },
+    { type: 'BillTimeEntries', orgId: org, invoiceId: randomUUID(), billed: [{ id: timer, minutes: 0, hourlyRate: timeFields.hourly_rate, currency: timeFields.currency }], by: admin.profileId, at },
     { type: 'LogTime', entry: timed(logged), fields: timeFields, startedAt: at, endedAt: at, by: admin.profileId, at },
     { type: 'ChangeTimeEntry', orgId: org, entryId: logged, changes: { billable: false }, by: admin.profileId, at },
     { type: 'DeleteTimeEntry', orgId: org, entryId: logged, by: admin.profileId, at },
@@ -380,7 +383,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(invoiceDecider, invoiceCommands),
     ...decided(estimateDecider, estimateCommands('Accepted')),
     ...decided(estimateDecider, estimateCommands('Declined').filter((command) => command.type !== 'ConvertEstimate')),
-    ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }]),
+    ...decided(numberSequenceDecider, [{ type: 'AllocateNumber', series: 'INV', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'EST', recordId: randomUUID(), year: '2026', at }, { type: 'AllocateNumber', series: 'CN', recordId: randomUUID(), year: '2026', at }]),
     ...decided(productDecider, productCommands),
     ...decided(recurringDecider, recurringCommands),
     ...decided(templateDecider, [

@@ -232,6 +232,10 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.invoiceLineItem = invoice.line_items[0].id
   await created('POST', `/api/invoices/${ids.invoice}/send/`, A, {})
   ids.invoicePayment = (await created('POST', `/api/invoices/${ids.invoice}/payments/`, A, { amount: '1.00' })).payment.id
+  // Seller and buyer addresses, which an e-invoice (ubl/) must name.
+  await created('PATCH', '/api/org/settings/', A, { address_line: '1 Main St', country: 'DE', tax_id: 'DE123456789' })
+  await created('PUT', `/api/invoices/${ids.invoice}/`, A, { billing_address_line: 'Acme secret street', billing_country: 'FR' })
+  ids.creditNote = (await created('POST', `/api/invoices/${ids.invoice}/credit-notes/`, A, { reason: 'Acme secret credit', lines: [{ line_id: ids.invoiceLineItem, quantity: '0.5' }] })).credit_note.id
   ids.invoiceComment = (await created('POST', `/api/invoices/${ids.invoice}/comments/`, A, { comment: 'acme secret invoice comment' })).comment.id
   const invoiceFile = await multipartBody({ file: { name: 'acme-secret-invoice.txt', type: 'text/plain', content: 'acme secret invoice file' } })
   const invoiceWithFile = await app.inject({ method: 'POST', url: `/api/invoices/${ids.invoice}/attachments/`, headers: { ...A, 'content-type': invoiceFile.contentType }, payload: invoiceFile.payload })

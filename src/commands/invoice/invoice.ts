@@ -10,6 +10,8 @@ import type { InvoiceFields, InvoiceStatus, LineItem, LineItemInput, PaymentData
 import { checkLines, decideLineItem } from './lines.ts'
 import type { LineItemCommand } from './lines.ts'
 import { cents, invoiceAmounts, minusMoney, sumMoney } from './money.ts'
+import { decideCreditNote } from './credit-notes.ts'
+import type { CreditNoteData, CreditTaken, IssueCreditNote } from './credit-notes.ts'
 import { decidePayment } from './payments.ts'
 import type { PaymentCommand } from './payments.ts'
 
@@ -40,6 +42,8 @@ export type InvoiceEvent =
   | { type: 'InvoicePaymentRecorded'; data: PaymentData & { by: string | null; at: string } }
   | { type: 'InvoicePaymentReversed'; data: { payment_id: string; by: string | null; at: string } }
   | { type: 'InvoiceCancelled'; data: { by: string | null; at: string } }
+  /** A correction of the issued invoice (credit-notes.ts); its number is the CreditNoteNumberAllocated of the same append. */
+  | { type: 'CreditNoteIssued'; data: CreditNoteData }
   | NoteEvent<'Invoice'>
 
 export type Payment = PaymentData & { reversed: boolean }
@@ -51,13 +55,14 @@ export type InvoiceState = {
   fields: InvoiceFields
   lines: LineItem[]
   payments: Payment[]
+  credits: CreditTaken[]
   issued: boolean
   viewed: boolean
   cancelled: boolean
   notes: Notes
 }
 
-export const initialInvoiceState = (): InvoiceState => ({ exists: false, orgId: null, createdBy: null, fields: emptyInvoice('1970-01-01'), lines: [], payments: [], issued: false, viewed: false, cancelled: false, notes: noNotes() })
+export const initialInvoiceState = (): InvoiceState => ({ exists: false, orgId: null, createdBy: null, fields: emptyInvoice('1970-01-01'), lines: [], payments: [], credits: [], issued: false, viewed: false, cancelled: false, notes: noNotes() })
 
 export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): InvoiceState {
   if (isNoteEvent('Invoice', event)) return { ...state, notes: evolveNotes('Invoice', state.notes, event) }
@@ -87,14 +92,17 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       return { ...state, payments: state.payments.map((p) => (p.payment_id === event.data.payment_id ? { ...p, reversed: true } : p)) }
     case 'InvoiceCancelled':
       return { ...state, cancelled: true }
+    case 'CreditNoteIssued':
+      return { ...state, credits: [...state.credits, { credit_note_id: event.data.credit_note_id, lines: event.data.lines.map(({ line_id, quantity }) => ({ line_id, quantity })), total_amount: event.data.total_amount }] }
   }
 }
 
-/** The invoice's amounts as they stand (money.ts), with what has been paid and is due. */
-export function amountsOf(state: Pick<InvoiceState, 'fields' | 'lines' | 'payments'>) {
+/** The invoice's amounts as they stand (money.ts), with what has been paid, credited (credit notes) and is due. */
+export function amountsOf(state: Pick<InvoiceState, 'fields' | 'lines' | 'payments'> & { credits: readonly Pick<CreditTaken, 'total_amount'>[] }) {
   const amounts = invoiceAmounts(state.lines, state.fields)
   const amount_paid = sumMoney(state.payments.filter((p) => !p.reversed).map((p) => p.amount))
-  return { ...amounts, amount_paid, amount_due: minusMoney(amounts.total_amount, amount_paid) }
+  const amount_credited = sumMoney(state.credits.map((c) => c.total_amount))
+  return { ...amounts, amount_paid, amount_credited, amount_due: minusMoney(minusMoney(amounts.total_amount, amount_credited), amount_paid) }
 }
 
 export type StoredStatus = Exclude<InvoiceStatus, 'Overdue' | 'Pending'>
@@ -123,6 +131,7 @@ export type InvoiceCommand =
   | { type: 'RecordInvoiceView'; orgId: string; at: string }
   | LineItemCommand
   | PaymentCommand
+  | IssueCreditNote
   | NoteCommand
 
 export const mayAccessInvoice = (state: Pick<InvoiceState, 'createdBy' | 'fields'>, actor: Actor): boolean => mayAccess('Invoice', { createdBy: state.createdBy, assignedTo: state.fields.assigned_to }, actor)
@@ -232,6 +241,8 @@ export function decideInvoice(command: InvoiceCommand, state: InvoiceState): Inv
     case 'RecordPayment':
     case 'ReversePayment':
       return decidePayment(command, state)
+    case 'IssueCreditNote':
+      return decideCreditNote(command, { ...state, amountDue: amountsOf(state).amount_due }, state.fields.currency)
   }
 }
 

@@ -2,7 +2,7 @@ import type { Decider } from '../decider.ts'
 
 /**
  * Gap-free document numbers, per organization, series and year: `INV-2026-00001`,
- * `INV-2026-00002`, … and `EST-2026-00001` for estimates (the original numbered per day across all
+ * `INV-2026-00002`, …, `EST-2026-00001` for estimates and `CN-2026-00001` for credit notes (the original numbered per day across all
  * tenants at draft creation, so abandoned drafts left gaps and one tenant's numbers told another
  * how many invoices it made).
  *
@@ -16,17 +16,19 @@ import type { Decider } from '../decider.ts'
  * nothing new. A year's stream holds one small event per document numbered that year; the year in
  * the number keeps numbers unique across years.
  */
-export const SERIES = ['INV', 'EST'] as const
+export const SERIES = ['INV', 'EST', 'CN'] as const
 export type Series = (typeof SERIES)[number]
 
 type Allocation = { record_id: string; number: string; sequence: number; at: string }
-export type NumberEvent = { type: 'InvoiceNumberAllocated'; data: Allocation } | { type: 'EstimateNumberAllocated'; data: Allocation }
+export type NumberEvent = { type: 'InvoiceNumberAllocated'; data: Allocation } | { type: 'EstimateNumberAllocated'; data: Allocation } | { type: 'CreditNoteNumberAllocated'; data: Allocation }
 
 export type NumberState = { count: number; numbered: Set<string> }
 
 export type AllocateNumber = { type: 'AllocateNumber'; series: Series; recordId: string; year: string; at: string }
 
 export const formatNumber = (series: Series, year: string, sequence: number): string => `${series}-${year}-${String(sequence).padStart(5, '0')}`
+
+const ALLOCATED = { INV: 'InvoiceNumberAllocated', EST: 'EstimateNumberAllocated', CN: 'CreditNoteNumberAllocated' } as const satisfies Record<Series, NumberEvent['type']>
 
 export const numberSequenceDecider: Decider<AllocateNumber, NumberState, NumberEvent> = {
   initialState: () => ({ count: 0, numbered: new Set() }),
@@ -36,7 +38,7 @@ export const numberSequenceDecider: Decider<AllocateNumber, NumberState, NumberE
     if (state.numbered.has(command.recordId)) return []
     const sequence = state.count + 1
     const data = { record_id: command.recordId, number: formatNumber(command.series, command.year, sequence), sequence, at: command.at }
-    return [command.series === 'INV' ? { type: 'InvoiceNumberAllocated', data } : { type: 'EstimateNumberAllocated', data }]
+    return [{ type: ALLOCATED[command.series], data }]
   },
 }
 

@@ -14,6 +14,7 @@ import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
+import type { Companion } from '../handle-command.ts'
 import type { LineItem, LineItemInput } from './fields.ts'
 import { invoiceDecider, invoiceStream, mayAccessInvoice } from './invoice.ts'
 import type { InvoiceInput } from './invoice.ts'
@@ -67,11 +68,12 @@ export async function checkLineProduct(db: Deps['db'], caller: Caller, line: Par
 export const withIds = (lines: readonly LineItemInput[]): LineItem[] => lines.map((line) => ({ id: randomUUID(), ...line }))
 
 /** Creates a draft (no number: numbers are given when an invoice is issued). POST /api/invoices/ comes here. */
-export async function createInvoice(deps: InvoiceDeps, caller: Caller, input: { fields: InvoiceInput; lines: readonly LineItemInput[]; duplicatedFrom?: string }, session: CommandSession = commandSession(deps.store, caller)): Promise<Written> {
+export async function createInvoice(deps: InvoiceDeps, caller: Caller, input: { id?: string; fields: InvoiceInput; lines: readonly LineItemInput[]; duplicatedFrom?: string; also?: readonly Companion[] }, session: CommandSession = commandSession(deps.store, caller)): Promise<Written> {
   await checkLinks(deps.db, caller, input.fields, input.lines)
-  const id = randomUUID()
+  const id = input.id ?? randomUUID()
   const now = deps.clock()
-  await session.run(invoiceDecider, invoiceStream(id), { type: 'CreateInvoice', invoiceId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input: input.fields, lines: withIds(input.lines), duplicatedFrom: input.duplicatedFrom, today: todayOf(now), at: now.toISOString() }, { expectNew: true })
+  // `also`: commands on other streams decided and appended with the creation (time entries billed by it).
+  await session.run(invoiceDecider, invoiceStream(id), { type: 'CreateInvoice', invoiceId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input: input.fields, lines: withIds(input.lines), duplicatedFrom: input.duplicatedFrom, today: todayOf(now), at: now.toISOString() }, { expectNew: true, ...(input.also && { also: input.also }) })
   return { id, position: session.position() }
 }
 

@@ -1,4 +1,4 @@
-import { DomainError, NotFoundError, ValidationError } from '../../errors.ts'
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import { streamCategory } from '../streams.ts'
 
@@ -7,7 +7,9 @@ import { streamCategory } from '../streams.ts'
  * and stopped, and entries logged by hand. One stream per agent, `timesheet-<profile id>`, holds all
  * of their entries, so "one running timer per agent" is a rule of one decision, not a race between
  * streams (the original needed a partial unique index for it). Minutes are whole: the floor of the
- * time between start and end, never negative. `billed` stays false until invoicing bills entries.
+ * time between start and end, never negative. Invoicing bills entries (TimeEntryBilled, in the
+ * same append as the invoice that bills them): a billed entry is never billed again, and no longer
+ * changes or goes away, so the invoice and the time it bills always agree.
  */
 
 export type TimeEntryFields = { description: string; billable: boolean; hourly_rate: string | null; currency: string }
@@ -21,11 +23,13 @@ export type TimeEntryEvent =
   | { type: 'TimerStopped'; data: { time_entry_id: string; ended_at: string; duration_minutes: number; auto_stopped?: true } & Stamp }
   | { type: 'TimeEntryUpdated'; data: { time_entry_id: string; changes: TimeEntryChanges; duration_minutes: number } & Stamp }
   | { type: 'TimeEntryDeleted'; data: { time_entry_id: string } & Stamp }
+  /** The entry is billed by the draft invoice `invoice_id`, whose InvoiceCreated is in the same append. */
+  | { type: 'TimeEntryBilled'; data: { time_entry_id: string; invoice_id: string } & Stamp }
 
 export type TimeEntryChanges = Partial<TimeEntryFields & { started_at: string; ended_at: string }>
 
 // Fold.
-type Entry = { caseId: string; startedAt: string; endedAt: string | null; fields: TimeEntryFields; deleted: boolean }
+type Entry = { caseId: string; startedAt: string; endedAt: string | null; fields: TimeEntryFields; deleted: boolean; billedBy: string | null }
 export type TimesheetState = { orgId: string | null; entries: ReadonlyMap<string, Entry>; running: string | null }
 
 export const initialTimesheetState = (): TimesheetState => ({ orgId: null, entries: new Map(), running: null })
@@ -41,7 +45,7 @@ export function evolveTimesheet(state: TimesheetState, event: TimeEntryEvent): T
     case 'TimeLogged': {
       const { org_id, case_id, started_at, description, billable, hourly_rate, currency } = event.data
       const endedAt = event.type === 'TimeLogged' ? event.data.ended_at : null
-      return { orgId: org_id, entries: withEntry(state, id, { caseId: case_id, startedAt: started_at, endedAt, fields: { description, billable, hourly_rate, currency }, deleted: false }), running: endedAt === null ? id : state.running }
+      return { orgId: org_id, entries: withEntry(state, id, { caseId: case_id, startedAt: started_at, endedAt, fields: { description, billable, hourly_rate, currency }, deleted: false, billedBy: null }), running: endedAt === null ? id : state.running }
     }
     case 'TimerStopped':
       return entry ? { ...state, entries: withEntry(state, id, { ...entry, endedAt: event.data.ended_at }), running: stillRunning(true) } : state
@@ -53,6 +57,8 @@ export function evolveTimesheet(state: TimesheetState, event: TimeEntryEvent): T
     }
     case 'TimeEntryDeleted':
       return entry ? { ...state, entries: withEntry(state, id, { ...entry, deleted: true }), running: stillRunning(true) } : state
+    case 'TimeEntryBilled':
+      return entry ? { ...state, entries: withEntry(state, id, { ...entry, billedBy: event.data.invoice_id }) } : state
   }
 }
 
@@ -66,6 +72,10 @@ export type TimeEntryCommand =
   | { type: 'StopTimer'; orgId: string; entryId: string; by: string | null; at: string; auto?: true }
   | { type: 'ChangeTimeEntry'; orgId: string; entryId: string; changes: TimeEntryChanges; by: string | null; at: string }
   | { type: 'DeleteTimeEntry'; orgId: string; entryId: string; by: string | null; at: string }
+  /** Bills entries to a new invoice, as the use case read them (`billed`: their minutes, rate and currency, which the invoice's lines were made of). */
+  | { type: 'BillTimeEntries'; orgId: string; invoiceId: string; billed: readonly BilledEntry[]; by: string | null; at: string }
+
+export type BilledEntry = { id: string; minutes: number; hourlyRate: string | null; currency: string }
 
 /** The agent already has a timer running: 409, naming it, so a client can offer to stop it (as the original answers). */
 export class TimerRunningError extends DomainError {
@@ -78,6 +88,29 @@ function live(state: TimesheetState, orgId: string, id: string): Entry {
   const entry = state.entries.get(id)
   if (!entry || entry.deleted || state.orgId !== orgId) throw new NotFoundError()
   return entry
+}
+
+/** A billed entry is the invoice's record of that time: it no longer changes (400). */
+function unbilled(entry: Entry): Entry {
+  if (entry.billedBy !== null) throw new ValidationError('This time entry has been invoiced and can no longer change.')
+  return entry
+}
+
+/** "0100.5" and "100.50" are one rate (the read model answers numeric's form, the event keeps the one sent). */
+const canonical = (decimal: string): string => {
+  const [whole, fraction = ''] = decimal.split('.')
+  return `${BigInt(whole!)}.${fraction.padEnd(2, '0')}`
+}
+
+/** 400 naming the first entry that cannot be billed; 409 when one changed since the invoice's lines were made of it. */
+function billable(state: TimesheetState, orgId: string, billed: BilledEntry): void {
+  const entry = live(state, orgId, billed.id)
+  if (entry.billedBy !== null) throw new ValidationError(`Time entry ${billed.id} has already been invoiced.`)
+  if (entry.endedAt === null) throw new ValidationError(`Time entry ${billed.id} is still running and cannot be invoiced.`)
+  if (!entry.fields.billable) throw new ValidationError(`Time entry ${billed.id} is not marked billable.`)
+  const sameRate = entry.fields.hourly_rate === null || billed.hourlyRate === null ? entry.fields.hourly_rate === billed.hourlyRate : canonical(entry.fields.hourly_rate) === canonical(billed.hourlyRate)
+  const same = minutesBetween(entry.startedAt, entry.endedAt) === billed.minutes && sameRate && entry.fields.currency === billed.currency
+  if (!same) throw new ConflictError(`Time entry ${billed.id} changed while it was being invoiced; retry.`)
 }
 
 function inOrder(startedAt: string, endedAt: string | null): void {
@@ -114,7 +147,7 @@ export function decideTimesheet(command: TimeEntryCommand, state: TimesheetState
       return [{ type: 'TimerStopped', data: { time_entry_id: command.entryId, ended_at: endedAt, duration_minutes: minutesBetween(entry.startedAt, endedAt), ...(command.auto && { auto_stopped: true as const }), ...stamp } }]
     }
     case 'ChangeTimeEntry': {
-      const entry = live(state, command.orgId, command.entryId)
+      const entry = unbilled(live(state, command.orgId, command.entryId))
       const changes = changed(entry, command.changes)
       if (!Object.keys(changes).length) return []
       const startedAt = changes.started_at ?? entry.startedAt
@@ -125,8 +158,14 @@ export function decideTimesheet(command: TimeEntryCommand, state: TimesheetState
     case 'DeleteTimeEntry': {
       const entry = state.entries.get(command.entryId)
       if (entry?.deleted && state.orgId === command.orgId) return []
-      live(state, command.orgId, command.entryId)
+      unbilled(live(state, command.orgId, command.entryId))
       return [{ type: 'TimeEntryDeleted', data: { time_entry_id: command.entryId, ...stamp } }]
+    }
+    case 'BillTimeEntries': {
+      // Billed already by this very invoice: a retried decision, nothing new.
+      if (command.billed.every((b) => state.entries.get(b.id)?.billedBy === command.invoiceId)) return []
+      for (const entry of command.billed) billable(state, command.orgId, entry)
+      return command.billed.map((entry) => ({ type: 'TimeEntryBilled', data: { time_entry_id: entry.id, invoice_id: command.invoiceId, ...stamp } }))
     }
   }
 }

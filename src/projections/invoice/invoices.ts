@@ -15,7 +15,7 @@ export type { InvoiceRow } from './tables.ts'
 export const INVOICE_NOTES = noteTables('invoice')
 
 const TEXT = ['invoice_title', 'client_name', 'client_email', 'client_phone', 'billing_address_line', 'billing_city', 'billing_state', 'billing_postcode', 'billing_country', 'client_address_line', 'client_city', 'client_state', 'client_postcode', 'client_country', 'currency', 'payment_terms', 'reminder_frequency', 'notes', 'terms']
-const MONEY = ['discount_value', 'tax_rate', 'shipping_amount', 'subtotal', 'discount_amount', 'tax_amount', 'total_amount', 'amount_paid', 'amount_due']
+const MONEY = ['discount_value', 'tax_rate', 'shipping_amount', 'subtotal', 'discount_amount', 'tax_amount', 'total_amount', 'amount_paid', 'amount_credited', 'amount_due']
 
 async function createTables(db: Db): Promise<void> {
   const text = sql.join(TEXT.map((column) => sql`${sql.id(column)} text NOT NULL`))
@@ -27,7 +27,7 @@ async function createTables(db: Db): Promise<void> {
     discount_type text, issue_date date NOT NULL, due_date date,
     reminder_enabled boolean NOT NULL, reminder_days_before integer NOT NULL, reminder_days_after integer NOT NULL, public_link_enabled boolean NOT NULL,
     billing_period text, po_number text, assigned_to uuid[] NOT NULL, teams uuid[] NOT NULL,
-    line_items jsonb NOT NULL, payments jsonb NOT NULL, tax_breakdown jsonb NOT NULL, duplicated_from uuid, created_by uuid,
+    line_items jsonb NOT NULL, payments jsonb NOT NULL, credit_notes jsonb NOT NULL, tax_breakdown jsonb NOT NULL, duplicated_from uuid, created_by uuid,
     created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, sent_at timestamptz, viewed_at timestamptz, paid_at timestamptz, cancelled_at timestamptz)`.execute(db)
   await createNoteTables(db, INVOICE_NOTES)
 }
@@ -44,11 +44,11 @@ const json = <T>(value: T) => JSON.stringify(value) as unknown as T
 
 /** The amounts, status and paid time of a row whose lines, terms or payments changed. */
 function recomputed(row: InvoiceRow, at: Date): Partial<InvoiceRow> {
-  const amounts = amountsOf({ fields: row, lines: row.line_items, payments: row.payments })
+  const amounts = amountsOf({ fields: row, lines: row.line_items, payments: row.payments, credits: row.credit_notes })
   const status = statusFrom({ cancelled: row.cancelled_at !== null, issued: row.sent_at !== null, viewed: row.viewed_at !== null, ...amounts })
   const paid_at = status !== 'Paid' ? null : row.status === 'Paid' ? row.paid_at : at
-  const { subtotal, discount_amount, tax_amount, tax_breakdown, total_amount, amount_paid, amount_due } = amounts
-  return { subtotal, discount_amount, tax_amount, tax_breakdown: json(tax_breakdown), total_amount, amount_paid, amount_due, status, paid_at }
+  const { subtotal, discount_amount, tax_amount, tax_breakdown, total_amount, amount_paid, amount_credited, amount_due } = amounts
+  return { subtotal, discount_amount, tax_amount, tax_breakdown: json(tax_breakdown), total_amount, amount_paid, amount_credited, amount_due, status, paid_at }
 }
 
 /** The row after an event of its own stream, before its amounts are recomputed. */
@@ -72,6 +72,8 @@ function next(row: InvoiceRow, event: Exclude<InvoiceEvent, { type: 'InvoiceCrea
       return { ...row, viewed_at: row.viewed_at ?? at }
     case 'InvoiceCancelled':
       return { ...row, cancelled_at: row.cancelled_at ?? at }
+    case 'CreditNoteIssued':
+      return row.credit_notes.some((c) => c.credit_note_id === event.data.credit_note_id) ? row : { ...row, credit_notes: [...row.credit_notes, { credit_note_id: event.data.credit_note_id, total_amount: event.data.total_amount }] }
     default:
       return row
   }
@@ -97,22 +99,23 @@ async function apply(db: Db, id: string, event: InvoiceEvent | Extract<NumberEve
   }
   if (event.type === 'InvoiceCreated') {
     const { invoice_id: _id, at: _at, line_items, ...fields } = event.data
-    const row = { ...fields, id, invoice_number: null, line_items, payments: [], created_at: at, updated_at: at, sent_at: null, viewed_at: null, paid_at: null, cancelled_at: null } as unknown as InvoiceRow
+    const row = { ...fields, id, invoice_number: null, line_items, payments: [], credit_notes: [], created_at: at, updated_at: at, sent_at: null, viewed_at: null, paid_at: null, cancelled_at: null } as unknown as InvoiceRow
     const computed = { ...row, ...recomputed(row, at) }
-    await db.insertInto('invoices').values({ ...computed, line_items: json(line_items), payments: json([]) }).onConflict((oc) => oc.column('id').doNothing()).execute()
+    await db.insertInto('invoices').values({ ...computed, line_items: json(line_items), payments: json([]), credit_notes: json([]) }).onConflict((oc) => oc.column('id').doNothing()).execute()
     return
   }
   const row = await rowOf(db, id)
   if (!row) return
   const changed = next(row, event, at)
   const { id: _id, org_id: _org, created_at: _created, issue_date, due_date, ...values } = { ...changed, ...recomputed(changed, at) }
-  await db.updateTable('invoices').set({ ...values, issue_date, due_date, line_items: json(changed.line_items), payments: json(changed.payments), updated_at: at }).where('id', '=', id).execute()
+  await db.updateTable('invoices').set({ ...values, issue_date, due_date, line_items: json(changed.line_items), payments: json(changed.payments), credit_notes: json(changed.credit_notes), updated_at: at }).where('id', '=', id).execute()
 }
 
 export const invoicesProjector: Projector = {
   name: 'invoices',
-  version: 1,
-  eventTypes: ['InvoiceCreated', 'InvoiceUpdated', 'InvoiceLinesChanged', 'InvoiceIssued', 'InvoiceResent', 'InvoiceViewed', 'InvoicePaymentRecorded', 'InvoicePaymentReversed', 'InvoiceCancelled', 'InvoiceNumberAllocated', ...noteEventTypes('Invoice')],
+  // 2: credit notes (amount_credited, credit_notes).
+  version: 2,
+  eventTypes: ['InvoiceCreated', 'InvoiceUpdated', 'InvoiceLinesChanged', 'InvoiceIssued', 'InvoiceResent', 'InvoiceViewed', 'InvoicePaymentRecorded', 'InvoicePaymentReversed', 'InvoiceCancelled', 'CreditNoteIssued', 'InvoiceNumberAllocated', ...noteEventTypes('Invoice')],
   tables: ['invoices', INVOICE_NOTES.comments, INVOICE_NOTES.attachments],
   createTables,
   createIndexes,

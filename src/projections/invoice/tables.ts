@@ -1,4 +1,5 @@
 import type { InvoiceFields, LineItem } from '../../commands/invoice/fields.ts'
+import type { CreditTaken } from '../../commands/invoice/credit-notes.ts'
 import type { Payment } from '../../commands/invoice/invoice.ts'
 import type { TaxCategory } from '../../commands/invoice/money.ts'
 import type { ProductFields } from '../../commands/invoice/product.ts'
@@ -23,12 +24,15 @@ export type InvoiceRow = Omit<InvoiceFields, 'issue_date' | 'due_date'> & {
   due_date: string | null
   line_items: LineItem[]
   payments: Payment[]
+  /** The credit notes issued against it: what each took off. */
+  credit_notes: Pick<CreditTaken, 'credit_note_id' | 'total_amount'>[]
   subtotal: string
   discount_amount: string
   tax_amount: string
   tax_breakdown: TaxCategory[]
   total_amount: string
   amount_paid: string
+  amount_credited: string
   amount_due: string
   duplicated_from: string | null
   created_by: string | null

@@ -12,7 +12,7 @@ export type { TimeEntryRow } from './tables.ts'
 export const timeEntriesProjector: Projector = {
   name: 'time_entries',
   version: 1,
-  eventTypes: ['TimerStarted', 'TimeLogged', 'TimerStopped', 'TimeEntryUpdated', 'TimeEntryDeleted'],
+  eventTypes: ['TimerStarted', 'TimeLogged', 'TimerStopped', 'TimeEntryUpdated', 'TimeEntryDeleted', 'TimeEntryBilled'],
   tables: ['time_entries'],
   async createTables(db) {
     await db.schema
@@ -60,6 +60,9 @@ export const timeEntriesProjector: Projector = {
           .execute()
         return
       }
+      case 'TimeEntryBilled':
+        await entry.set({ billed: true, updated_at: new Date(event.data.at) }).execute()
+        return
       case 'TimeEntryDeleted':
         await db.deleteFrom('time_entries').where('id', '=', id).execute()
     }
