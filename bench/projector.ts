@@ -15,7 +15,7 @@ import type { FromParent, ToParent } from './app.ts'
 const send = (message: ToParent) => process.send!(message)
 const url = new URL(process.env.DATABASE_URL!)
 url.searchParams.set('application_name', PROJECTOR_APP)
-const { config } = loadConfig({ NODE_ENV: 'development', DATABASE_URL: url.toString(), JWT_SECRET: randomBytes(32).toString('base64url'), LOG_LEVEL: 'warn' })
+const { config } = loadConfig({ NODE_ENV: 'development', DATABASE_URL: url.toString(), JWT_SECRET: randomBytes(32).toString('base64url'), LOG_LEVEL: 'warn', PROJECTION_LEADER_RETRY_MS: '50' })
 const runtime = await openRuntime(config, pino({ level: 'warn' }), 'server')
 runtime.projections.start()
 const deadline = Date.now() + 30_000

@@ -361,7 +361,7 @@ function targets(cells: Cell[]): string[] {
   }
   for (const clients of [8, 32]) {
     const [one, two] = [cell(`${WEB_CONCURRENCY_CREATE}, 1 process`, clients), cell(`${WEB_CONCURRENCY_CREATE}, 2 processes`, clients)]
-    if (one && two) lines.push(`- Creates/s with WEB_CONCURRENCY=2 over WEB_CONCURRENCY=1, ${clients} clients: ${(two.opsPerSec / one.opsPerSec).toFixed(2)} (${two.opsPerSec.toFixed(0)} / ${one.opsPerSec.toFixed(0)}; reported, not a target).`)
+    if (one && two && one.opsPerSec > 0) lines.push(`- Creates/s with WEB_CONCURRENCY=2 over WEB_CONCURRENCY=1, ${clients} clients: ${(two.opsPerSec / one.opsPerSec).toFixed(2)} (${two.opsPerSec.toFixed(0)} / ${one.opsPerSec.toFixed(0)}; reported, not a target).`)
   }
   return lines
 }

@@ -26,7 +26,7 @@ const JWT_SECRET = randomBytes(32).toString('base64url')
 
 export const WEB_CONCURRENCY_CREATE = 'HTTP create deal'
 
-/** `readsToo` false: the creates alone (BENCH_ONLY=create-scaling, issue 36's ratio of 2 processes to 1). */
+/** `readsToo` false: the creates alone (BENCH_ONLY=create-scaling, issue 36's ratio of 2 processes to 1), after the same seeding (which warms the first server up). */
 export async function webConcurrencyCells(url: string, seconds: number, clientCounts: number[], processCounts = [1, 2], readsToo = true): Promise<Cell[]> {
   const pool = createPool(url, 2)
   const db = createDb(pool)
@@ -39,7 +39,7 @@ export async function webConcurrencyCells(url: string, seconds: number, clientCo
   for (const processes of processCounts) {
     const server = await startServer(url, processes, headers)
     try {
-      if (readsToo && ids.length === 0) ids = await seedDeals(server.base, headers)
+      if (ids.length === 0) ids = await seedDeals(server.base, headers)
       const label = `${processes} process${processes > 1 ? 'es' : ''}`
       await autocannon({ url: `${server.base}/api/opportunities/`, connections: 8, duration: 1, headers }) // warm-up, not recorded
       const costed = (cell: () => Promise<Cell>) => withCpuCost(pool, server.pids(), cell)
