@@ -29,6 +29,7 @@ export type ToParent =
   | { type: 'ryw-samples'; samples: number[] }
   | { type: 'leader'; isLeader: boolean }
   | { type: 'stopped'; log: [string, number][] }
+  | { type: 'leading' }
 
 export type BenchApp = {
   url: string
@@ -130,6 +131,25 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
       child.send({ type: 'stop' } satisfies FromParent)
       for (const [message, count] of ((await stopped) as Extract<ToParent, { type: 'stopped' }>).log) serverLog.set(message, count)
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)))
+    },
+  }
+}
+
+/** The application_name of bench/projector.ts's connections: the backends serving the projections. */
+export const PROJECTOR_APP = 'crm-bench-projector'
+
+/** bench/projector.ts on `databaseUrl`, with node `flags`: once it answers, it leads the projections (start it before any bench server). */
+export async function startProjector(databaseUrl: string, flags = SERVER_FLAGS): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = fork(`${COMPILED}bench/projector.js`, [], { env: { ...process.env, DATABASE_URL: databaseUrl }, execArgv: flags })
+  await nextMessage(child, 'leading')
+  return {
+    pid: child.pid!,
+    async stop() {
+      const exited = new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)))
+      const stopped = nextMessage(child, 'stopped')
+      child.send({ type: 'stop' } satisfies FromParent)
+      await stopped
+      await exited
     },
   }
 }

@@ -11,8 +11,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 /** Non-2xx answers seen, by status and body (first 200 characters): status body → count. */
 export const failures = new Map<string, number>()
 
-/** `cpuPids`: the server processes whose CPU the cell counts (by default the one it loads). */
-export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request, cpuPids = [bench.serverPid]): Promise<Cell> {
+/** `cpuPids`: the server processes whose CPU the cell counts (by default the one it loads); `application`: only the backends of that application_name count (every backend of the database by default). */
+export async function cannon(bench: BenchApp, workload: string, connections: number, seconds: number, request: Request, cpuPids = [bench.serverPid], application?: string): Promise<Cell> {
   // Only waits of positions appended from now on count (not e.g. the default pipeline's, re-checked per request).
   await bench.startRywWaits(await headPosition(bench))
   let peakRss = bench.serverRssMb()
@@ -26,7 +26,7 @@ export async function cannon(bench: BenchApp, workload: string, connections: num
   const costed = await withCpuCost(bench.pool, cpuPids, async () => {
     const result = await autocannon({ url: bench.url, connections, duration: seconds, headers: { ...bench.admin.headers, 'content-type': 'application/json' }, requests: [{ ...request, onResponse }] })
     return cellOf(workload, connections, result)
-  })
+  }, application)
   clearInterval(sampler)
   const waits = (await bench.collectRywWaits()).sort((a, b) => a - b)
   const cell = { ...costed, peakRssMb: Math.round(peakRss), ...(waits.length ? { rywP50Ms: pct(waits, 0.5), rywP99Ms: pct(waits, 0.99) } : {}) }

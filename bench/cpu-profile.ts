@@ -7,6 +7,9 @@
  * Self time is the profile's samples whose top frame is that function, summed over its call sites,
  * counted only while the load ran (V8's sample times and process.hrtime are the same monotonic
  * clock), so start-up and shutdown stay out; shares are of the busy (non-idle) samples.
+ * BENCH_PROFILE=projections profiles the projections instead: they run in bench/projector.ts, a
+ * process that serves no HTTP (the server follows it), and the figure per answer is that process's
+ * CPU per create (issue 36), from /proc as well as from the profile.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +17,7 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import type { Request } from 'autocannon'
 import { createDatabase, dropDatabase, withDatabase } from '../src/db/databases.ts'
+import { startFlags } from '../test/helpers/process.ts'
 
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
@@ -21,6 +25,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const TOP = Number(process.env.BENCH_TOP ?? 10)
 /** mix (default: creates and lists), create (creates alone) or move (board moves of 200 deals). */
 const WORKLOAD = process.env.BENCH_WORKLOAD === 'move' || process.env.BENCH_WORKLOAD === 'create' ? process.env.BENCH_WORKLOAD : 'mix'
+/** server (default) or projections (bench/projector.ts's process, applying them alone). */
+const PROFILED = process.env.BENCH_PROFILE === 'projections' ? 'projections' : 'server'
 
 type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
@@ -49,15 +55,21 @@ function selfTimes(profile: Profile, window: Window): { busyUs: number; frames: 
 
 async function main(): Promise<void> {
   const profileDir = mkdtempSync(join(tmpdir(), 'crm-cpu-prof-'))
-  process.env.BENCH_SERVER_FLAGS = `--cpu-prof --cpu-prof-dir=${profileDir}`
+  const profiling = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`]
+  if (PROFILED === 'server') process.env.BENCH_SERVER_FLAGS = profiling.join(' ')
   // After setting the flags: bench/app.ts reads them when loaded.
-  const { compileBenchServer, startBenchApp } = await import('./app.ts')
+  const { compileBenchServer, cpuMs, startBenchApp, startProjector } = await import('./app.ts')
   compileBenchServer()
   const name = `bench_cpu_${Date.now()}`
   await createDatabase(SERVER, name)
-  const bench = await startBenchApp(withDatabase(SERVER, name))
+  const projector = PROFILED === 'projections' ? await startProjector(withDatabase(SERVER, name), [...startFlags(), ...profiling]) : undefined
+  const bench = await startBenchApp(withDatabase(SERVER, name)).catch(async (error: unknown) => {
+    await projector?.stop()
+    throw error
+  })
   let window: Window
   let answered: number
+  let projectorCpuMs = 0
   const statuses = new Map<number, number>()
   try {
     let n = 0
@@ -74,6 +86,7 @@ async function main(): Promise<void> {
             ...(WORKLOAD === 'mix' ? [{ method: 'GET' as const, path: '/api/opportunities/?limit=10', onResponse: count }] : []),
           ]
     const fromUs = nowUs()
+    const projectorCpu0 = projector ? cpuMs(projector.pid) : 0
     const result = await autocannon({
       url: bench.url,
       connections: CONNECTIONS,
@@ -82,17 +95,21 @@ async function main(): Promise<void> {
       requests,
     })
     window = { fromUs, toUs: nowUs() }
+    if (projector) projectorCpuMs = cpuMs(projector.pid) - projectorCpu0
     answered = result['2xx']
     console.log(`${SECONDS} s, ${CONNECTIONS} connections, ${{ move: 'board moves', create: 'creates', mix: 'create + list' }[WORKLOAD]}: ${answered} answers 2xx (${(answered / result.duration).toFixed(0)}/s), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
   } finally {
     await bench.stop()
+    await projector?.stop()
     await dropDatabase(SERVER, name)
   }
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))
   if (!file) throw new Error(`Expected a .cpuprofile in ${profileDir}: did the server exit cleanly?`)
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as Profile
   const { busyUs, frames } = selfTimes(profile, window)
-  console.log(`profile: ${join(profileDir, file)}\nserver CPU while loaded: ${(busyUs / 1000).toFixed(0)} ms busy, ${(busyUs / 1000 / answered).toFixed(2)} ms per 2xx answer\ntop ${TOP} self-time frames (share of busy time):`)
+  console.log(`profile: ${join(profileDir, file)}\n${PROFILED} CPU while loaded: ${(busyUs / 1000).toFixed(0)} ms busy, ${(busyUs / 1000 / answered).toFixed(2)} ms per 2xx answer`)
+  if (projector) console.log(`projections' process CPU (/proc, user + system): ${projectorCpuMs} ms, ${((1000 * projectorCpuMs) / answered).toFixed(0)} µs per 2xx answer (per create with BENCH_WORKLOAD=create)`)
+  console.log(`top ${TOP} self-time frames (share of busy time):`)
   for (const { frame, selfPct } of frames.slice(0, TOP)) console.log(`${selfPct.toFixed(1).padStart(6)}%  ${frame}`)
 }
 

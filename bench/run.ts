@@ -10,9 +10,10 @@
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
  * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
  * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
- * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup
- * runs only those. `modules`: the case and invoice lists beside the deal list over
- * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
+ * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
+ * projection-cpu,create-scaling runs only those. `modules`: the case and invoice lists beside the deal list over
+ * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). The last two: issue 36's cells a 2-core machine can run, see
+ * bench/projection-cpu.ts and bench/web-concurrency.ts; create-scaling is web-concurrency's creates alone. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
  */
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
@@ -37,7 +38,8 @@ import { failures } from './cannon.ts'
 import { withCpuCost } from './cpu-cost.ts'
 import { httpCells } from './http.ts'
 import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
-import { webConcurrencyCells } from './web-concurrency.ts'
+import { WEB_CONCURRENCY_CREATE, webConcurrencyCells } from './web-concurrency.ts'
+import { PROJECTION_CPU, projectionCpuCells } from './projection-cpu.ts'
 import { measure } from './measure.ts'
 import { moduleListCells } from './module-lists.ts'
 import type { Cell } from './measure.ts'
@@ -357,11 +359,18 @@ function targets(cells: Cell[]): string[] {
       lines.push(`- Two processes, ${clients} clients: RYW wait p99 on the follower ${follower.rywP99Ms.toFixed(1)} ms vs ${leader.rywP99Ms.toFixed(1)} ms on the leader = ${ratio.toFixed(2)}× (target ≤ 1.5×): ${ratio <= 1.5 ? 'met' : 'NOT met'}.`)
     }
   }
+  for (const c of cells.filter((c) => c.workload === PROJECTION_CPU && c.cpuUsPerOp !== undefined)) {
+    lines.push(`- Projections' CPU per create, ${c.clients} client${c.clients > 1 ? 's' : ''}: ${c.cpuUsPerOp!.toFixed(0)} µs (Node ${c.nodeCpuUsPerOp!.toFixed(0)} µs, its PostgreSQL backends ${(c.cpuUsPerOp! - c.nodeCpuUsPerOp!).toFixed(0)} µs) over ${c.ops} creates (target: at most half of the figure before issue 36, docs/performance.md).`)
+  }
+  for (const clients of [8, 32]) {
+    const [one, two] = [cell(`${WEB_CONCURRENCY_CREATE}, 1 process`, clients), cell(`${WEB_CONCURRENCY_CREATE}, 2 processes`, clients)]
+    if (one && two && one.opsPerSec > 0) lines.push(`- Creates/s with WEB_CONCURRENCY=2 over WEB_CONCURRENCY=1, ${clients} clients: ${(two.opsPerSec / one.opsPerSec).toFixed(2)} (${two.opsPerSec.toFixed(0)} / ${one.opsPerSec.toFixed(0)}; reported, not a target).`)
+  }
   return lines
 }
 
 const startedAt = new Date()
-if (['http', 'two-processes', 'queries', 'modules', 'search', 'startup'].some(runs)) compileBenchServer()
+if (['http', 'two-processes', 'queries', 'modules', 'search', 'startup', 'projection-cpu'].some(runs)) compileBenchServer()
 const { cells, rebuild, seeding, search, startup } = await onCluster(async (server) => {
   const cells: Cell[] = []
   let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
@@ -378,6 +387,8 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
   if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
   if (runs('two-processes')) await onBenchApps(server, async (start) => cells.push(...(await twoProcessCells(start, SECONDS, [8, 32])).cells))
   if (runs('web-concurrency')) await onFreshDatabase(server, async (url) => cells.push(...(await webConcurrencyCells(url, SECONDS, [8, 32]))))
+  else if (runs('create-scaling')) await onFreshDatabase(server, async (url) => cells.push(...(await webConcurrencyCells(url, SECONDS, [8, 32], [1, 2], false))))
+  if (runs('projection-cpu')) await onFreshDatabase(server, async (url) => cells.push(...(await projectionCpuCells(url, SECONDS, [8, 32]))))
   if (runs('queries'))
     await onBenchApp(server, async (bench) => {
       const result = await queryCells(bench, DEALS, SECONDS)

@@ -24,7 +24,10 @@ import type { Cell } from './measure.ts'
 const SEEDED_DEALS = 200
 const JWT_SECRET = randomBytes(32).toString('base64url')
 
-export async function webConcurrencyCells(url: string, seconds: number, clientCounts: number[], processCounts = [1, 2]): Promise<Cell[]> {
+export const WEB_CONCURRENCY_CREATE = 'HTTP create deal'
+
+/** `readsToo` false: the creates alone (BENCH_ONLY=create-scaling, issue 36's ratio of 2 processes to 1), after the same seeding (which warms the first server up). */
+export async function webConcurrencyCells(url: string, seconds: number, clientCounts: number[], processCounts = [1, 2], readsToo = true): Promise<Cell[]> {
   const pool = createPool(url, 2)
   const db = createDb(pool)
   await migrateToLatest(db)
@@ -41,10 +44,12 @@ export async function webConcurrencyCells(url: string, seconds: number, clientCo
       await autocannon({ url: `${server.base}/api/opportunities/`, connections: 8, duration: 1, headers }) // warm-up, not recorded
       const costed = (cell: () => Promise<Cell>) => withCpuCost(pool, server.pids(), cell)
       for (const clients of clientCounts) {
-        cells.push(await costed(() => reads(`GET deal list, ${label}`, server.base, '/api/opportunities/', clients, seconds, headers)))
-        const detail = (i: number) => `/api/opportunities/${ids[i % ids.length]}/`
-        cells.push(await costed(() => reads(`GET deal detail, ${label}`, server.base, detail, clients, seconds, headers)))
-        cells.push(await costed(() => creates(`HTTP create deal, ${label}`, server.base, clients, seconds, headers)))
+        if (readsToo) {
+          cells.push(await costed(() => reads(`GET deal list, ${label}`, server.base, '/api/opportunities/', clients, seconds, headers)))
+          const detail = (i: number) => `/api/opportunities/${ids[i % ids.length]}/`
+          cells.push(await costed(() => reads(`GET deal detail, ${label}`, server.base, detail, clients, seconds, headers)))
+        }
+        cells.push(await costed(() => creates(`${WEB_CONCURRENCY_CREATE}, ${label}`, server.base, clients, seconds, headers)))
       }
     } finally {
       await server.stop()

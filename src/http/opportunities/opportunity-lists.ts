@@ -9,7 +9,8 @@ import { liveAccounts } from '../../projections/account/accounts.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { boardDeals, dealQuery, listDeals } from '../../projections/opportunity/queries.ts'
 import type { DealFilter, Memo } from '../../projections/opportunity/queries.ts'
-import { readStamps, stampedCache } from '../../projections/kernel/stamped-cache.ts'
+import { singleFlight } from '../../projections/kernel/single-flight.ts'
+import { readStamps, stampedCache, stampsKey } from '../../projections/kernel/stamped-cache.ts'
 import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
 import type { Deps } from '../../deps.ts'
 import { ensureDefaultPipeline } from '../../commands/pipeline/default-pipeline.ts'
@@ -69,6 +70,13 @@ const LIST_SOURCES = ['opportunities', 'accounts', 'contacts', 'tags', 'pipeline
 const KEPT_SETS = 500
 const KEPT_ORGS = 400
 const KEPT_LIST_BYTES = 256 * 1024
+/**
+ * The read models a live board is made of. Boards are not kept, only shared while one is being
+ * built (single-flight.ts): identical requests at the same stamps await that one. The cards'
+ * assignee names come from the identity tables, which have no stamp: a board being built as a
+ * member's name changes may answer the name before, as the lookup caches may (docs/performance.md).
+ */
+const BOARD_SOURCES = ['opportunities', 'accounts', 'tags', 'pipelines']
 
 /** The deal list with totals (§4.3) and the kanban board (§4.6): plain indexed SQL over the deals read model. */
 export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
@@ -80,6 +88,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
   // In tests every list answer is checked against the serializer's (list-answer.ts).
   const checked = deps.config.env === 'test'
   const pickLists = stampedCache(KEPT_ORGS)
+  const boards = singleFlight()
   return async (app) => {
     app.get('/api/opportunities/', { schema: { tags: TAGS, summary: 'Deals with totals over the whole filtered set', description: 'A non-admin sees only deals they created or are assigned to, in rows, counts and totals alike. Malformed filter values match nothing; blank values are no filter. Newest first.', querystring: DealListQuery, response: { 200: DealList, ...authErrors } } }, async (request, reply) => {
       const viewer = viewerOf(request)
@@ -116,11 +125,17 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const given = request.query.pipeline?.trim().toLowerCase()
       if (given !== undefined && !isUuid(given)) throw new NotFoundError('Pipeline not found')
       const pipeline = await orNotFound(pipelineOf(db, viewer.orgId, given ?? (await ensureDefaultPipeline(deps, callerOf(request)))))
-      const query = dealQuery(viewer, dealFilter(request.query, [pipeline.id], await activeFields(viewer.orgId)), now)
+      const filter = dealFilter(request.query, [pipeline.id], await activeFields(viewer.orgId))
+      const query = dealQuery(viewer, filter, now)
       const stages = asOf ? ((await pipelineAsOf(deps.store, pipeline.id, asOf))?.stages ?? []).map((s) => ({ ...s, position: s.order })) : pipeline.stages
       const board = { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default }
-      // Already JSON (board-answer.ts): sent as it is, past the route's serializer (the reply's type is the untyped one for that).
-      if (!asOf) return (reply as FastifyReply).type('application/json; charset=utf-8').send(await liveBoardText(deps, viewer, query, board, stages, deps.config.env === 'test'))
+      if (!asOf) {
+        const build = () => liveBoardText(deps, viewer, query, board, stages, deps.config.env === 'test')
+        const stamp = stampsKey(await readStamps(db, BOARD_SOURCES), BOARD_SOURCES)
+        const text = stamp === undefined ? await build() : await boards(JSON.stringify([stamp, viewer, filter, board, stages]), build)
+        // Already JSON (board-answer.ts): sent as it is, past the route's serializer (the reply's type is the untyped one for that).
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(text)
+      }
       const then = await dealsAsOf(deps, viewer.orgId, asOf, deps.config.asOfEventBudget)
       const { rows, counts } = await withDealsTable(db, then.rows, (trx, table) => boardDeals(trx, { ...query, rollup: null }, stages.map((s) => s.id), CARDS_PER_COLUMN, table))
       return boardObject(deps, viewer, { pipeline: board, stages, counts }, rows, now, then.lineItems)

@@ -81,18 +81,27 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
 
   // A read model being rebuilt serves its old version's tables as they stand: writes do not wait for
   // it (they would time out for the whole rebuild), so read-your-writes holds for every other one.
-  const caughtUp = (position: Position) =>
-    projectors.every((p) => {
-      if (rebuilds.has(p.name)) return true
-      const at = reached.get(p.name)
-      return at !== undefined && comparePositions(at, position) >= 0
-    })
+  const caughtUp = (position: Position, all = reachedByAll()) => all === null || (all !== undefined && comparePositions(all, position) >= 0)
   const settleWaiters = () => {
-    for (const waiter of waiters) if (caughtUp(waiter.position)) waiter.resolve()
+    const all = reachedByAll()
+    for (const waiter of waiters) if (caughtUp(waiter.position, all)) waiter.resolve()
   }
 
+  /**
+   * A page moves every lane's position, one call each (~30 per page): the waiters and the
+   * announcement are settled once after them (a microtask later), not once per lane, which cost
+   * lanes × waiters × projectors position comparisons per page (issue 36: CPU per create).
+   */
+  let settleQueued = false
   function markReached(name: string, position: Position): void {
     reached.set(name, position)
+    if (settleQueued) return
+    settleQueued = true
+    queueMicrotask(settleReached)
+  }
+
+  function settleReached(): void {
+    settleQueued = false
     settleWaiters()
     // What every read model reflects now, from memory: a projector with nothing to apply saves its
     // checkpoint only when idle, so the checkpoint table alone would keep a follower waiting for it.
@@ -108,9 +117,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     }
   }
 
-  /** The position every projector has reached, or undefined while one has not started. */
-  function reachedByAll(): Position | undefined {
-    let lowest: Position | undefined
+  /** The position every projector writes wait for has reached: undefined while one has not started, null when none is waited for (all rebuilding). */
+  function reachedByAll(): Position | null | undefined {
+    let lowest: Position | null = null
     for (const p of projectors) {
       if (rebuilds.has(p.name)) continue
       const at = reached.get(p.name)

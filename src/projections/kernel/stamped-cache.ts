@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/database.ts'
+import { singleFlight } from './single-flight.ts'
 
 /**
  * Per-process caches of what reads derive from read models (issue 20: a list's totals, its pick
@@ -28,19 +29,34 @@ export type StampedCache = {
   get<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<V>
 }
 
-/** A bounded map (least recently used entry out first) of values by key, each valid at one stamp. */
+/** The stamps of `names` as one key part, or undefined where one has none (then nothing may be kept or shared). */
+export function stampsKey(stamps: Stamps, names: readonly string[]): string | undefined {
+  const parts = names.map((name) => stamps.get(name))
+  return parts.every((part) => part !== undefined) ? parts.join(' ') : undefined
+}
+
+const holdsAt = (value: Timed<unknown>, at: number) => (value.from ?? -Infinity) <= at && at < (value.until ?? Infinity)
+
+/**
+ * A bounded map (least recently used entry out first) of values by key, each valid at one stamp.
+ * Misses of one key at one stamp load once: requests that miss while that load runs await it
+ * (single-flight.ts), and load their own only when its value does not hold at their instant.
+ */
 export function stampedCache(maxEntries: number): StampedCache {
   const entries = new Map<string, Timed<unknown> & { stamp: string }>()
+  const shared = singleFlight()
   return {
     async get<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<V> {
       const hit = entries.get(key)
-      if (hit && hit.stamp === stamp && (hit.from ?? -Infinity) <= at && at < (hit.until ?? Infinity)) {
+      if (hit && hit.stamp === stamp && holdsAt(hit, at)) {
         entries.delete(key)
         entries.set(key, hit)
         return hit.value as V
       }
-      const loaded = await load()
-      if (stamp !== undefined && loaded.keep !== false) {
+      if (stamp === undefined) return (await load()).value
+      const joined = await shared(`${stamp}\n${key}`, load)
+      const loaded = holdsAt(joined, at) ? joined : await load()
+      if (loaded.keep !== false) {
         entries.delete(key)
         entries.set(key, { ...loaded, stamp })
         if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
