@@ -155,7 +155,8 @@ export const invoiceModule: ModuleManifest = {
     const { invoiceReportRoutes } = await import('../http/invoices/reports.ts')
     const { recurringRoutes } = await import('../http/invoices/recurring.ts')
     const { templateRoutes } = await import('../http/invoices/templates.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { pdfRoutes } = await import('../http/invoices/pdf/pdf-routes.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps)]
   },
   projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).
