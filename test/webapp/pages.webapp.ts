@@ -238,6 +238,7 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
     t.same(calls.since(mark).filter((c) => !c.url.startsWith('/api/auth/')).map(describeCall), [`GET /api/invoices/${made.id}/pdf/ → 200`], 'through our pdf/ route')
     const text = await pdfText(bytes)
     if (text !== null) t.match(text, new RegExp(`${paid!.invoice_number}[\\s\\S]*Payment status: Paid in full \\(USD 250\\.75\\)`), 'the PDF is this invoice, paid')
+    t.comment(`through the app: ${paid!.invoice_number} sent, partly paid, paid; its PDF (${bytes.length} bytes) opened${text === null ? ' (not read back: no pdftotext)' : ' and read back'}`)
   })
 
   t.test('the search palette (⌘K) finds records through our search', async (t) => {
