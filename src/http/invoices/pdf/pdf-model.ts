@@ -51,8 +51,16 @@ const place = (city: string | null, state: string | null, postcode: string | nul
 const nonZero = (amount: string) => amount !== '0.00'
 const label = (value: string) => value.replaceAll('_', ' ').toLowerCase().replace(/^./, (first) => first.toUpperCase())
 
+const address = (line: string | null, city: string | null, state: string | null, postcode: string | null, country: string | null) => present([line, place(city, state, postcode), country])
+
+/** The client's address, else the billing address: one or the other whole, never a mix of the two. */
+function invoiceAddress(row: InvoiceView): string[] {
+  const client = address(row.client_address_line, row.client_city, row.client_state, row.client_postcode, row.client_country)
+  return client.length ? client : address(row.billing_address_line, row.billing_city, row.billing_state, row.billing_postcode, row.billing_country)
+}
+
 function sellerLines(org: Seller): string[] {
-  return present([org.company_name || org.name, org.address_line, place(org.city, org.state, org.postcode), org.country, org.phone && `Tel: ${org.phone}`, org.email, org.website, org.tax_id && `Tax ID: ${org.tax_id}`])
+  return present([org.company_name || org.name, ...address(org.address_line, org.city, org.state, org.postcode, org.country), org.phone && `Tel: ${org.phone}`, org.email, org.website, org.tax_id && `Tax ID: ${org.tax_id}`])
 }
 
 function pdfLines(lines: readonly LineItem[], documentRate: string): PdfLine[] {
@@ -105,7 +113,7 @@ export function invoicePdfModel(row: InvoiceView, org: Seller, template: Templat
     title: `Invoice ${name}`,
     fileName: `Invoice_${row.invoice_number ?? `draft-${row.id.slice(0, 8)}`}.pdf`,
     ...shared(row, org, template),
-    buyer: present([row.client_name || row.account_name, row.client_address_line || row.billing_address_line, place(row.client_city || row.billing_city, row.client_state || row.billing_state, row.client_postcode || row.billing_postcode), row.client_country || row.billing_country, row.client_email, row.client_phone]),
+    buyer: present([row.client_name || row.account_name, ...invoiceAddress(row), row.client_email, row.client_phone]),
     facts: [
       ['Invoice #', row.invoice_number ?? 'Draft'],
       ...(row.invoice_title ? [['Reference', row.invoice_title] as [string, string]] : []),
@@ -136,7 +144,7 @@ export function estimatePdfModel(row: EstimateView, org: Seller, template: Templ
     title: `Estimate ${name}`,
     fileName: `Estimate_${row.estimate_number ?? `draft-${row.id.slice(0, 8)}`}.pdf`,
     ...shared(row, org, template),
-    buyer: present([row.client_name || row.account_name, row.client_address_line, place(row.client_city, row.client_state, row.client_postcode), row.client_country, row.client_email, row.client_phone]),
+    buyer: present([row.client_name || row.account_name, ...address(row.client_address_line, row.client_city, row.client_state, row.client_postcode, row.client_country), row.client_email, row.client_phone]),
     facts: [
       ['Estimate #', row.estimate_number ?? 'Draft'],
       ...(row.title ? [['Reference', row.title] as [string, string]] : []),
