@@ -2,7 +2,10 @@ import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 
-export type MailMessage = Readonly<{ to: string; subject: string; text: string }>
+/** A file sent with a message (an invoice's PDF). */
+export type MailAttachment = Readonly<{ filename: string; contentType: string; content: Buffer }>
+
+export type MailMessage = Readonly<{ to: string; subject: string; text: string; attachments?: readonly MailAttachment[] }>
 
 /** Where sign-in mail goes. `send` rejects when the message could not be handed over. */
 export type MailTransport = Readonly<{ kind: 'log' | 'smtp'; send(message: MailMessage): Promise<void> }>
@@ -24,7 +27,9 @@ export function logTransport(logger: Pick<Logger, 'info'>): LogTransport {
     send(message) {
       outbox.push(message)
       if (outbox.length > OUTBOX_SIZE) outbox.shift()
-      logger.info({ mail: message }, `mail to ${message.to} (log transport; set SMTP_URL to send it)`)
+      // Attachments by name and size: their bytes would flood the log.
+      const logged = { ...message, attachments: message.attachments?.map(({ filename, contentType, content }) => ({ filename, contentType, size: content.length })) }
+      logger.info({ mail: logged }, `mail to ${message.to} (log transport; set SMTP_URL to send it)`)
       return Promise.resolve()
     },
   }
@@ -36,7 +41,7 @@ export function smtpTransport(url: string, from: string): MailTransport {
   return {
     kind: 'smtp',
     async send(message) {
-      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text })
+      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text, attachments: message.attachments?.map((file) => ({ ...file })) })
     },
   }
 }

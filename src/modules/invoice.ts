@@ -167,7 +167,8 @@ export const invoiceModule: ModuleManifest = {
     const { templateRoutes } = await import('../http/invoices/templates.ts')
     const { creditNoteRoutes } = await import('../http/invoices/credit-notes.ts')
     const { fromTimeEntriesRoutes } = await import('../http/invoices/from-time-entries.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps)]
+    const { pdfRoutes } = await import('../http/invoices/pdf/pdf-routes.ts')
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps)]
   },
   projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector, creditNotesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).

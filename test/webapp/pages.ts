@@ -63,6 +63,13 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/invoices/products', shows: 'Seeded product' },
   { path: '/invoices/products/new' },
   { path: '/invoices/products/{product}/edit', shows: 'Seeded product' },
+  { path: '/invoices/recurring', shows: 'Seeded schedule' },
+  { path: '/invoices/recurring/new', shows: 'Seeded Account Ltd' },
+  // The dashboard's invoiced total: the seeded invoice's 2 × 99.00, as the app formats a whole amount.
+  { path: '/invoices/reports', shows: '$198' },
+  { path: '/invoices/templates', shows: 'Seeded template' },
+  { path: '/invoices/templates/new' },
+  { path: '/invoices/templates/{template}/edit', shows: 'Seeded template' },
   { path: '/tickets', shows: 'Seeded ticket' },
   { path: '/tickets/new', shows: 'Seeded Account Ltd' },
   { path: '/tickets/{ticket}', shows: 'Seeded ticket' },
@@ -109,6 +116,16 @@ export const FORMS: readonly FormCase[] = [
   { form: '/tickets/{ticket}/edit', fill: { name: 'Seeded ticket, edited' }, list: '/tickets/{ticket}', shows: 'Seeded ticket, edited' },
   { form: '/invoices/products/new', fill: { name: 'Form product', price: '49.50' }, list: '/invoices/products', shows: 'Form product' },
   { form: '/invoices/products/{product}/edit', fill: { name: 'Seeded product, edited' }, list: '/invoices/products', shows: 'Seeded product, edited' },
+  { form: '/invoices/templates/new', fill: { name: 'Form template' }, submit: 'Create template', list: '/invoices/templates', shows: 'Form template' },
+  { form: '/invoices/templates/{template}/edit', fill: { name: 'Seeded template, edited', footer_text: 'Edited footer' }, submit: 'Save changes', list: '/invoices/templates', shows: 'Seeded template, edited' },
+  {
+    form: '/invoices/recurring/new',
+    choose: { 'label.f:has(> span:text-is("Account")) select': '{account}', 'label.f:has(> span:text-is("Contact")) select': '{contact}' },
+    fill: { 'input[placeholder="What this schedule is for"]': 'Form schedule', 'input.line-name': 'Form schedule line', 'label.line-n:has(> span:text-is("Unit price")) input': '120' },
+    submit: 'Save schedule',
+    list: '/invoices/recurring',
+    shows: 'Form schedule',
+  },
   {
     // The builder's contact list follows the account picked, so the account goes first.
     form: '/invoices/new',
@@ -125,9 +142,6 @@ export const FORMS: readonly FormCase[] = [
 export const NOT_OURS_YET = [
   '/help', // /api/support/: the in-app help desk to the vendor is not built
   '/help/new',
-  '/invoices/recurring', // built after this list was last walked: not visited yet
-  '/invoices/reports', // built after this list was last walked: not visited yet
-  '/invoices/templates', // built after this list was last walked: not visited yet
   '/tickets/analytics', // case analytics are not built
   '/tickets/approvals', // case approvals are not built
   '/settings', // the hub reads business hours, routing, escalation, mailboxes, approvals and macros
@@ -140,7 +154,7 @@ export const NOT_OURS_YET = [
 
 export type Seeded = {
   lead: string; account: string; contact: string; deal: string; goal: string; solution: string; board: string; task: string; document: string
-  product: string; invoice: string; invoice_number: string; estimate: string; ticket: string
+  product: string; invoice: string; invoice_number: string; estimate: string; schedule: string; template: string; ticket: string
 }
 
 /** One record per detail page, created through our API as the admin. */
@@ -187,5 +201,7 @@ export async function seedRecords(app: FastifyInstance, headers: Record<string, 
   const sent = await app.inject({ method: 'POST', url: `/api/invoices/${invoice}/send/`, headers, payload: {} })
   if (sent.statusCode !== 200) throw new Error(`sending the seeded invoice: ${sent.statusCode} ${sent.body}`)
   const estimate = await create('/api/invoices/estimates/', { title: 'Seeded estimate', account_id: account, contact_id: contact, line_items: lines }, headers, 'estimate')
-  return { lead, account, contact, deal, goal, solution, board, task, document: uploaded.json().id as string, product, invoice, invoice_number: sent.json().invoice.invoice_number as string, estimate, ticket }
+  const schedule = await create('/api/invoices/recurring/', { title: 'Seeded schedule', account_id: account, contact_id: contact, frequency: 'MONTHLY', line_items: lines }, headers, 'recurring_invoice')
+  const template = await create('/api/invoices/templates/', { name: 'Seeded template', primary_color: '#aa3300', footer_text: 'Seeded footer', is_default: true }, headers, 'template')
+  return { lead, account, contact, deal, goal, solution, board, task, document: uploaded.json().id as string, product, invoice, invoice_number: sent.json().invoice.invoice_number as string, estimate, schedule, template, ticket }
 }

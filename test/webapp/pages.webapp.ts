@@ -9,8 +9,12 @@
  *
  * Not part of `npm test` (the build alone takes minutes); `.ci/run` runs it once.
  */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { chromium } from 'playwright-core'
@@ -35,6 +39,17 @@ const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Deb
 // token's last seconds sees 401s: 45 s makes that rarer than 30 s did while the walk still crosses expiries.
 const ACCESS_TOKEN_TTL_SECONDS = 45
 const ERROR_TITLES = /That did not load|That record is not here|You do not have access to this/
+
+/** The text of a PDF as pdftotext reads it, or null without pdftotext (Debian's poppler-utils). */
+async function pdfText(bytes: Buffer): Promise<string | null> {
+  const folder = await mkdtemp(join(tmpdir(), 'walk-pdf-'))
+  try {
+    await writeFile(join(folder, 'invoice.pdf'), bytes)
+    return await promisify(execFile)('pdftotext', [join(folder, 'invoice.pdf'), '-']).then((out) => out.stdout, () => null)
+  } finally {
+    await rm(folder, { recursive: true, force: true })
+  }
+}
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -86,7 +101,9 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
   const { app, database } = await buildTestApp(t, {
     mail,
     clock: () => new Date(),
-    env: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS), MAGIC_LINK_BASE_URL: `http://127.0.0.1:${webPort}/login/verify`, AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000' },
+    // A read-your-writes budget for a loaded machine: the seeding's writes land while thirty read models
+    // build their tables, and the default 5 s answered a seeded holiday 503 ("saved but not yet visible").
+    env: { READ_YOUR_WRITES_TIMEOUT_MS: '30000', ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL_SECONDS), MAGIC_LINK_BASE_URL: `http://127.0.0.1:${webPort}/login/verify`, AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000' },
     extend: (app) => {
       recorder = recordApiCalls(app)
     },
@@ -185,6 +202,45 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
     t.same(calls.since(mark).filter((c) => c.method !== 'GET').map(describeCall).map((c) => c.replace(/\/[0-9a-f-]{36}\//, '/{id}/')), ['PUT /api/boards/tasks/{id}/ → 200'])
     t.same((await columnsOf()).find((c) => c.id === done!.id)!.tasks.map((c) => c.title), ['Seeded card'])
     await visit(t, '/tasks/board', 'Seeded card')
+  })
+
+  t.test("an invoice through the app's own buttons: the form's draft sent, partly paid, paid, and its PDF opened", async (t) => {
+    const headers = { authorization: `Bearer ${app.jwt.sign({ sub: acme.admin.userId, org_id: acme.orgId, typ: 'access' })}` }
+    const ours = async () => (await app.inject({ method: 'GET', url: '/api/invoices/?search=Form%20invoice', headers })).json().results[0] as { id: string; status: string; invoice_number: string | null; amount_due: string } | undefined
+    const made = await ours()
+    if (!made) return t.fail('the invoice form (above) made no invoice')
+    await visit(t, `/invoices/${made.id}`, 'Form line')
+    /** Presses a button of the page and waits for the write it makes through the app's server. */
+    const press = async (button: string, write: RegExp) => {
+      const mark = calls.mark()
+      await admin.getByRole('button', { name: button, exact: true }).click()
+      for (let waited = 0; waited < 150 && !calls.since(mark).some((c) => write.test(`${c.method} ${c.url}`)); waited++) await admin.waitForTimeout(100)
+      await admin.waitForLoadState('networkidle')
+      const writes = calls.since(mark).filter((c) => write.test(`${c.method} ${c.url}`))
+      t.same(writes.map((c) => c.status), [200], `${button}: ${writes.map(describeCall).join(', ')}`)
+    }
+    await press('Send it', /^POST \/api\/invoices\/[\w-]+\/send\/$/)
+    t.match(await ours(), { status: 'Sent', invoice_number: /^INV-/, amount_due: '250.75' })
+    await admin.locator('input[name="amount"]').fill('100.75')
+    await press('Record', /^POST \/api\/invoices\/[\w-]+\/mark-paid\/$/)
+    t.match(await ours(), { status: 'Partially_Paid', amount_due: '150.00' })
+    await admin.locator('input[name="amount"]').fill('')
+    await press('Record', /^POST \/api\/invoices\/[\w-]+\/mark-paid\/$/)
+    const paid = await ours()
+    t.match(paid, { status: 'Paid', amount_due: '0.00' })
+    t.match(await admin.content(), /Paid/, 'the page shows it paid')
+    // "Download PDF" opens the app's own /invoices/{id}/pdf, which asks ours with the session's token.
+    const href = await admin.getByRole('link', { name: 'Download PDF' }).getAttribute('href')
+    const mark = calls.mark()
+    const pdf = await admin.request.get(`${origin}${href}`)
+    t.equal(pdf.status(), 200)
+    t.equal(pdf.headers()['content-type'], 'application/pdf')
+    const bytes = await pdf.body()
+    t.equal(bytes.subarray(0, 5).toString(), '%PDF-')
+    t.same(calls.since(mark).filter((c) => !c.url.startsWith('/api/auth/')).map(describeCall), [`GET /api/invoices/${made.id}/pdf/ → 200`], 'through our pdf/ route')
+    const text = await pdfText(bytes)
+    if (text !== null) t.match(text, new RegExp(`${paid!.invoice_number}[\\s\\S]*Payment status: Paid in full \\(USD 250\\.75\\)`), 'the PDF is this invoice, paid')
+    t.comment(`through the app: ${paid!.invoice_number} sent, partly paid, paid; its PDF (${bytes.length} bytes) opened${text === null ? ' (not read back: no pdftotext)' : ' and read back'}`)
   })
 
   t.test('the search palette (⌘K) finds records through our search', async (t) => {

@@ -7,7 +7,7 @@ import { streamCategory } from '../streams.ts'
  * An invoice template (the original's InvoiceTemplate): the organization's look of its invoices
  * (colours, its own HTML and CSS, default notes and terms, a footer), one of them the default.
  * Every member reads the catalogue; only an admin changes it or reads the markup (the original's
- * template views). No logo upload: the PDF is not built yet.
+ * template views). The PDFs take the default template's colours, footer, notes and terms; no logo upload yet.
  */
 export type TemplateFields = {
   name: string

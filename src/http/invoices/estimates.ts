@@ -18,6 +18,7 @@ import { IdFilter } from '../kernel/relations.ts'
 import { InvoiceBody, lineInputOf } from './schemas.ts'
 import { InvoiceDetailView, LineItemView, invoiceDetail, lineItemView } from './views.ts'
 import { publicUrl } from './public-links.ts'
+import { estimateMailer } from './invoice-mail.ts'
 
 const TAGS = ['invoices']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -80,7 +81,7 @@ function inputOf(body: z.infer<typeof EstimateBody>) {
 
 /**
  * Estimates (/api/invoices/estimates/, the original's estimate views): list, create, detail, PUT,
- * DELETE, send, convert. Converting answers the new draft invoice. PDFs are not built.
+ * DELETE, send (mailing the PDF, invoice-mail.ts), convert. Converting answers the new draft invoice. PDFs: pdf/pdf-routes.ts.
  */
 export function estimateRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
@@ -102,6 +103,7 @@ export function estimateRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 
   return async (app) => {
+    const mail = estimateMailer(deps, app)
     app.get('/api/invoices/estimates/', { schema: { tags: TAGS, summary: 'Estimates, newest first (a member: those they created or are assigned to)', querystring: EstimateQuery, response: { 200: z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(EstimateListItem) }), ...errors } } }, async (request) => {
       const { limit, offset, search, status, account } = request.query
       const { count, rows } = await listEstimates(db, viewerOf(request), { search, status, account }, { limit, offset, today: todayOf(clock()) })
@@ -130,10 +132,12 @@ export function estimateRoutes(deps: Deps): FastifyPluginAsyncZod {
       return { error: false as const, message: 'Estimate deleted' }
     })
 
-    app.post('/api/invoices/estimates/:id/send/', { schema: { tags: TAGS, summary: `Send an estimate to its client ${WHO}`, description: '400 once accepted, declined, expired or without lines. (No mail goes out yet: estimate PDFs are not built.)', params: IdParams, body: z.object({}).optional(), response: { 200: Written, ...errors } } }, async (request, reply) => {
+    app.post('/api/invoices/estimates/:id/send/', { schema: { tags: TAGS, summary: `Send an estimate to its client ${WHO}`, description: "400 once accepted, declined, expired or without lines. After the answer, the client (client_email, else the contact's email) is mailed the number, the total and the estimate's link, with its PDF attached.", params: IdParams, body: z.object({}).optional(), response: { 200: Written, ...errors } } }, async (request, reply) => {
       const commands = requestCommands(deps, request, reply)
       await actOnEstimate(deps, callerOf(request), request.params.id, 'SendEstimate', commands.session)
-      return written(request, reply, commands, request.params.id, 'Estimate sent successfully')
+      const answer = await written(request, reply, commands, request.params.id, 'Estimate sent successfully')
+      mail(request, request.params.id)
+      return answer
     })
 
     app.post('/api/invoices/estimates/:id/convert/', { schema: { tags: TAGS, summary: `Convert an estimate to a draft invoice, once ${WHO}`, description: 'Only a sent or accepted estimate that has not expired converts (400 otherwise, and for one already converted). The estimate records the invoice it became; both are written in one append.', params: IdParams, body: z.object({}).optional(), response: { 201: z.object({ error: z.literal(false), message: z.string(), invoice: InvoiceDetailView }), ...errors } } }, async (request, reply) => {

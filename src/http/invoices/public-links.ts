@@ -24,7 +24,7 @@ const Shared = {
 }
 const PublicInvoice = z.object({ invoice_number: z.string().nullable(), invoice_title: z.string(), due_date: z.string().nullable(), shipping_amount: Decimal, amount_paid: Decimal, amount_due: Decimal, is_overdue: z.boolean(), ...Shared })
 const PublicEstimate = z.object({ estimate_number: z.string().nullable(), title: z.string(), expiry_date: z.string().nullable(), is_expired: z.boolean(), ...Shared })
-const TokenParams = z.object({ token: z.string().max(200) })
+export const TokenParams = z.object({ token: z.string().max(200) })
 const Answer = z.object({ name: z.string().trim().min(1, 'This field may not be blank.').max(255), email: z.email('Enter a valid email address.').max(254) })
 const errors = { 404: ErrorBody, 429: ErrorBody } as const
 
@@ -39,14 +39,17 @@ const shared = (row: InvoiceView | EstimateView) => ({
 const publicInvoice = (row: InvoiceView): z.infer<typeof PublicInvoice> => ({ invoice_number: row.invoice_number, invoice_title: row.invoice_title, due_date: row.due_date, shipping_amount: row.shipping_amount, amount_paid: row.amount_paid, amount_due: row.amount_due, is_overdue: row.is_overdue, ...shared(row) })
 const publicEstimate = (row: EstimateView): z.infer<typeof PublicEstimate> => ({ estimate_number: row.estimate_number, title: row.title, expiry_date: row.expiry_date, is_expired: row.is_expired, ...shared(row) })
 
+/** No sign-in, rate-limited per client IP as the other public routes. */
+export const publicLinkConfig = (deps: Pick<Deps, 'config'>) => ({ auth: 'public' as const, rateLimit: perIpFirst(deps.config.authRateLimitMax * 6) })
+
 /**
  * The public links (/api/public/invoice/{token}/, /api/public/estimate/{token}/ with accept/ and
  * decline/): no sign-in, the token is the credential (commands/invoice/public-links.ts), rate-limited
  * per client IP as the other public routes. They show only the document the token names, and no
- * internal field (assignees, payments' references, comments). PDFs are not built.
+ * internal field (assignees, payments' references, comments). Their PDFs: pdf/pdf-routes.ts.
  */
 export function publicLinkRoutes(deps: Deps): FastifyPluginAsyncZod {
-  const config = { auth: 'public' as const, rateLimit: perIpFirst(deps.config.authRateLimitMax * 6) }
+  const config = publicLinkConfig(deps)
   const settled = async (reply: FastifyReply, position: Position | null) => settle(deps, reply, position)
   return async (app) => {
     app.get('/api/public/invoice/:token/', { config, schema: { tags: ['public'], summary: "An invoice through its client's link (no sign-in); the first opening marks it Viewed", security: [], params: TokenParams, response: { 200: z.object({ invoice: PublicInvoice }), ...errors } } }, async (request, reply) => {

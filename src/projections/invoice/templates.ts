@@ -63,6 +63,10 @@ export async function templateOf(db: Db, orgId: string, id: string): Promise<Tem
   return rows[0]
 }
 
+/** The organization's default template (the look of its PDFs), or undefined when it has none. */
+export const defaultTemplate = (db: Db, orgId: string): Promise<TemplateRow | undefined> =>
+  db.selectFrom('invoice_templates').selectAll().where('org_id', '=', orgId).where('is_default', '=', true).executeTakeFirst()
+
 /** A page of the organization's templates, the default first, then by name; and how many. */
 export async function listTemplates(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ count: number; rows: TemplateView[] }> {
   const [rows, count] = await Promise.all([
