@@ -7,8 +7,10 @@ import { EVENT_CATALOGUE } from '../../src/events/catalogue.ts'
 import type { EventStore, NewEvent } from '../../src/eventstore/event-store.ts'
 import { createKurrentDbEventStore } from '../../src/eventstore/kurrentdb.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
-import { MODULES } from '../../src/modules/modules.ts'
-import { ERASED, SEALED, newDataKey, sealData, unsealData } from '../../src/privacy/seal.ts'
+import { MODULES, allProjectors } from '../../src/modules/modules.ts'
+import { erasesSubjects } from '../../src/projections/privacy/erasing.ts'
+import type { Projector } from '../../src/projections/kernel/projector.ts'
+import { ERASED, READ_MODEL_ERASED, SEALED, newDataKey, presentErased, sealData, unsealData } from '../../src/privacy/seal.ts'
 import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
 import { sealingStore } from '../../src/privacy/sealing-store.ts'
 import { subjectKeys } from '../../src/privacy/subject-keys.ts'
@@ -36,6 +38,21 @@ t.test('every catalogued event type declares its personal fields', async (t) => 
   t.ok(subjects.has('contact') && subjects.has('lead'), 'contacts and leads are people')
 })
 
+/** The event types of the catalogue that declare personal fields: what a read model consuming them can hold. */
+const personalTypes = new Set(EVENT_CATALOGUE.filter((definition) => definition.personal?.length).map((definition) => definition.type))
+const canHoldPersonalData = (projector: Projector) => projector.eventTypes.filter((type) => personalTypes.has(type))
+
+t.test('every read model that can hold a personal field handles erasures', async (t) => {
+  const holders = allProjectors.filter((projector) => canHoldPersonalData(projector).length > 0)
+  t.ok(holders.length >= 5, `read models consuming personal events: ${holders.map((p) => p.name).join(', ')}`)
+  for (const projector of holders) {
+    t.ok(erasesSubjects(projector), `${projector.name} consumes ${canHoldPersonalData(projector).join(', ')}: it must handle SubjectErased (withErasure, src/projections/privacy/erasing.ts)`)
+    if (erasesSubjects(projector)) t.ok(projector.eventTypes.includes('SubjectErased'), `${projector.name} reads the erasure event`)
+  }
+  const plain: Projector = { name: 'plain', version: 1, eventTypes: ['ContactCreated'], tables: [], createTables: async () => {}, apply: async () => {} }
+  t.equal(canHoldPersonalData(plain).length > 0 && !erasesSubjects(plain), true, 'a read model of contacts without a handler is caught')
+})
+
 t.test('sealing one event: a box under the subject key, opened only with it, erased without it', async (t) => {
   const key = newDataKey()
   const data = { first_name: 'Ada', last_name: null, changes: { email: { from: null, to: 'ada@example.test' } }, amount: '10.00', at: '2026-11-22T09:00:00Z' }
@@ -46,9 +63,15 @@ t.test('sealing one event: a box under the subject key, opened only with it, era
   t.equal(data.first_name, 'Ada', "the caller's object is left alone")
   t.same(unsealData(sealed, fields, key, 'contact-1'), data, 'the key opens it')
   t.same(unsealData(sealed, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'a destroyed key: erased, never an exception')
-  t.equal((unsealData(sealed, fields, key, 'contact-2') as { first_name: string }).first_name, ERASED, "another person's subject does not open it")
+  t.same((unsealData(sealed, fields, key, 'contact-2') as { first_name: unknown }).first_name, ERASED, "another person's subject does not open it")
   t.same(unsealData(data, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'plain (older) fields of an erased person read erased too')
   t.same(sealData(data, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'writing for an erased person keeps nothing')
+  t.same(JSON.parse(JSON.stringify(unsealData(sealed, fields, null, 'contact-1'))).first_name, { erased: true }, 'the typed tombstone, as the log\'s readers serialize it')
+  const written = sealData(data, fields, null, 'contact-1')
+  t.same(unsealData(written, fields, null, 'contact-1'), written, 'what was written as erased reads erased')
+  const presented = presentErased(unsealData(sealed, fields, null, 'contact-1'))
+  t.same(presented, { ...data, first_name: READ_MODEL_ERASED, changes: { email: { from: null, to: READ_MODEL_ERASED } } }, 'folds and read models see blank strings, never the tombstone')
+  t.equal(presentErased(data), data, 'data without tombstones is not copied')
 })
 
 /** The sealing store over an adapter: the same checks for PostgreSQL and, where EVENTSTORE_URL is set, KurrentDB. */
@@ -80,9 +103,9 @@ async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
     await store.subjectKeys.destroy(stream)
     const erased = (await store.readStream(stream))[0]!.data as Record<string, unknown>
     t.match(erased, { contact_id: id, org_id: orgId, first_name: ERASED, last_name: ERASED, email: ERASED, phone: ERASED, address_line: ERASED, do_not_call: false, at: created.at })
-    t.equal(((await store.readStream(claim))[0]!.data as { name: string }).name, ERASED, "the name claim is the person's too")
+    t.same(((await store.readStream(claim))[0]!.data as { name: unknown }).name, ERASED, "the name claim is the person's too")
     const fresh = sealingStore(raw, subjectKeys(database.db), cataloguedPersonalSpecs)
-    t.equal(((await fresh.readStream(stream))[0]!.data as { email: string }).email, ERASED, 'another process reads it erased (no cache)')
+    t.same(((await fresh.readStream(stream))[0]!.data as { email: unknown }).email, ERASED, 'another process reads it erased (no cache)')
     await store.appendToStream(stream, [{ type: 'ContactUpdated', data: { email: 'new@navy.test', at: created.at } }])
     t.notMatch(JSON.stringify((await raw.readStream(stream)).map((e) => e.data)), /new@navy/, 'what is written for an erased person is dropped')
   })

@@ -8,7 +8,7 @@ import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { personalValues, presentFields } from '../../privacy/seal.ts'
 import { isSealingStore } from '../../privacy/sealing-store.ts'
 import type { PersonalSpecs } from '../../privacy/sealing-store.ts'
-import { rebuildProjection } from '../../projections/kernel/rebuild.ts'
+import { erasesSubjects } from '../../projections/privacy/erasing.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
@@ -66,7 +66,7 @@ const attachedFiles = (events: readonly RecordedEvent[]): string[] =>
     return event.type.endsWith('AttachmentAdded') && typeof key === 'string' ? [key] : []
   })
 
-/** Erasures one at a time, across processes: each rebuilds read models in scratch schemas named after them. */
+/** Erasures one at a time, across processes: the receipt is recorded once, with what the first one found. */
 async function oneAtATime<T>(db: Db, work: () => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(hashtext('crm_erasure'))`.execute(connection)
@@ -81,10 +81,11 @@ async function oneAtATime<T>(db: Db, work: () => Promise<T>): Promise<T> {
 /**
  * Erases a person (issue 31, docs/personal-data.md): destroys their data key, so every personal
  * field of theirs in the log (and in its backups once they expire) is ciphertext nobody can read,
- * releases their email claims, deletes the files attached to their record, then rebuilds from the log each read model that held any of it, so no plain copy remains, and
- * records the receipt. A second erasure of the same person answers the first receipt. Records that
- * point at the person (deals, tasks) keep working; the person's own record stays, its personal
- * fields reading "[erased]".
+ * releases their email claims, deletes the files attached to their record, and records the receipt,
+ * the erasure event, which each read model that held their data handles by blanking its rows
+ * (projections/privacy/erasing.ts): the caller waits for the read models to reach it. A second
+ * erasure of the same person answers the first receipt. Records that point at the person (deals,
+ * tasks) keep working; the person's own record stays, its personal fields blank.
  */
 export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: SubjectRef): Promise<Erasure> {
   const { store, db } = deps
@@ -109,8 +110,7 @@ export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: Sub
     await releaseClaims(session, caller.orgId, input, events, store.personal)
     const files = attachedFiles(events)
     for (const key of files) await deps.files.remove(key)
-    const holders = deps.projections.projectors.filter((projector) => projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
-    for (const projector of holders) await rebuildProjection(db, store, projector)
+    const holders = deps.projections.projectors.filter((projector) => erasesSubjects(projector) && projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
     const at = deps.clock()
     const receipt: SubjectErasedData = {
       receipt_id: randomUUID(),

@@ -20,9 +20,9 @@ const KEPT = [
 
 /** The copies every erasure handles besides the read models it rebuilds. */
 const LOG_COPIES = [
-  { copy: 'event log', handling: 'The personal fields were sealed under the person\'s key, now destroyed: they read "[erased]" in every read of the log (history, as_of, the event feed, SSE, exports, rebuilds)' },
-  { copy: 'webhook delivery logs', handling: 'Hold event ids and types only; payloads are read from the log when sent, so redeliveries carry "[erased]"' },
-  { copy: 'NDJSON exports made from now on', handling: 'Read from the log: "[erased]"' },
+  { copy: 'event log', handling: 'The personal fields were sealed under the person\'s key, now destroyed: they read {"erased": true} in every read of the log (history, as_of, the event feed, SSE, exports, rebuilds)' },
+  { copy: 'webhook delivery logs', handling: 'Hold event ids and types only; payloads are read from the log when sent, so redeliveries carry {"erased": true}' },
+  { copy: 'NDJSON exports made from now on', handling: 'Read from the log: {"erased": true}' },
 ]
 
 const Receipt = z.object({
@@ -34,7 +34,7 @@ const Receipt = z.object({
   erased: z.object({
     fields: z.array(z.string()).describe('The kinds of personal fields the person\'s events held (names, never values)'),
     events: z.number().int().describe('How many of the person\'s events held personal data, now unreadable'),
-    reads_as: z.literal(ERASED).describe('What every erased field reads as from now on'),
+    reads_as: z.object({ erased: z.literal(true) }).describe('What every erased field reads as in the log from now on (history, the event feed, SSE, webhooks, exports); the read models show it blank'),
   }),
   kept: z.array(z.object({ what: z.string(), ground: z.string() })).describe('What was kept, and on which ground'),
   copies: z.array(z.object({ copy: z.string(), handling: z.string() })).describe('Each copy of the data and what became of it'),
@@ -65,12 +65,12 @@ const receiptBody = (receipt: SubjectErasedData): z.infer<typeof Receipt> => ({
   subject_id: receipt.subject_id,
   erased_at: receipt.at,
   erased_by: receipt.by,
-  erased: { fields: receipt.fields, events: receipt.events, reads_as: ERASED },
+  erased: { fields: receipt.fields, events: receipt.events, reads_as: { ...ERASED } },
   kept: KEPT,
   copies: [
     ...LOG_COPIES,
     { copy: 'attached files', handling: `${receipt.files_deleted} file(s) attached to the person's record deleted from the file store` },
-    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: 'Rebuilt from the log, so it holds "[erased]" where the person\'s data was' })),
+    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: 'Blanked at once by its erasure handler: an empty string where the person\'s data was, as a rebuild from the log leaves it' })),
   ],
   key_backups_expire_at: receipt.key_backups_expire_at,
 })
