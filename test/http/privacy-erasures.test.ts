@@ -31,7 +31,7 @@ t.test('/api/privacy/erasures/', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'crm-erasure-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   // The receiver listens on loopback, which only WEBHOOK_ALLOW_PRIVATE lets webhooks reach.
-  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: '1' } })
+  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: '1' } })
   const admin = acme.admin.headers
   const ok = succeeding(t, app)
   // Webhooks deliver the person's events before the erasure: their delivery log must keep nothing of them after.
@@ -182,6 +182,20 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.notMatch(await dump(), new RegExp(`(Wera|wera\\.)${mark}`), "nothing of the visitor's answers left, in the log or the submissions")
     const [after] = (await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results
     t.match(after, { id: submission.id, lead_id: submission.lead_id }, 'the submission itself stays')
+  })
+
+  t.test("a member's profile: deactivated and blanked, their account too when it is theirs alone", async (t) => {
+    await database.db.updateTable('users').set({ first_name: `Bo${mark}`, last_name: `Berg${mark}` }).where('id', '=', bob.userId).execute()
+    await database.db.updateTable('profiles').set({ phone: `+46 9 ${mark}` }).where('id', '=', bob.profileId).execute()
+    t.equal((await app.inject({ url: '/api/contacts/', headers: bob.headers })).statusCode, 200, 'before: they sign in')
+    t.equal((await erase(admin, 'user', acme.admin.profileId)).statusCode, 400, 'not the profile one acts with')
+    t.equal((await erase(globex.admin.headers, 'user', bob.profileId)).statusCode, 404, "another organization's member")
+    const first = await erase(admin, 'user', bob.profileId)
+    t.equal(first.statusCode, 201, first.body)
+    t.match(first.json(), { kind: 'user', subject_id: bob.profileId, erased: { fields: ['email', 'first_name', 'last_name', 'phone'], events: 0 }, copies: [{ copy: 'member profile' }] })
+    t.same((await erase(admin, 'user', bob.profileId)).json(), first.json(), 'asked again: the same receipt')
+    t.notMatch(await dump(), new RegExp(`(Bo|Berg|9 )${mark}|bob@acme`), 'nothing of theirs left in any table')
+    t.not((await app.inject({ url: '/api/contacts/', headers: bob.headers })).statusCode, 200, 'their tokens no longer work')
   })
 
   t.test("an erased person's email is free again (their claim on it was released)", async (t) => {
