@@ -14,6 +14,7 @@ import { ERASED, READ_MODEL_ERASED, SEALED, newDataKey, presentErased, sealData,
 import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
 import { sealingStore } from '../../src/privacy/sealing-store.ts'
 import { subjectKeys } from '../../src/privacy/subject-keys.ts'
+import { TEST_MASTER_KEYS, keyWrapping, rewrapSubjectKeys } from '../../src/privacy/master-key.ts'
 import { eventStoreContract, readAllAfter } from '../eventstore/contract.ts'
 import { START } from '../../src/eventstore/event-store.ts'
 import { freshDatabase } from '../helpers/db.ts'
@@ -37,6 +38,8 @@ t.test('every catalogued event type declares its personal fields', async (t) => 
   }
   t.ok(subjects.has('contact') && subjects.has('lead'), 'contacts and leads are people')
 })
+
+const wrapping = keyWrapping(TEST_MASTER_KEYS)
 
 /** The event types of the catalogue that declare personal fields: what a read model consuming them can hold. */
 const personalTypes = new Set(EVENT_CATALOGUE.filter((definition) => definition.personal?.length).map((definition) => definition.type))
@@ -76,7 +79,7 @@ t.test('sealing one event: a box under the subject key, opened only with it, era
 
 /** The sealing store over an adapter: the same checks for PostgreSQL and, where EVENTSTORE_URL is set, KurrentDB. */
 async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
-  const store = sealingStore(raw, subjectKeys(database.db, { flushedByAppend: raw.kind === 'postgres' }), cataloguedPersonalSpecs)
+  const store = sealingStore(raw, subjectKeys(database.db, wrapping, { flushedByAppend: raw.kind === 'postgres' }), cataloguedPersonalSpecs)
 
   t.test('passes the event store contract (events without personal fields go through untouched)', async (t) => {
     eventStoreContract(t, async () => store)
@@ -104,7 +107,7 @@ async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
     const erased = (await store.readStream(stream))[0]!.data as Record<string, unknown>
     t.match(erased, { contact_id: id, org_id: orgId, first_name: ERASED, last_name: ERASED, email: ERASED, phone: ERASED, address_line: ERASED, do_not_call: false, at: created.at })
     t.same(((await store.readStream(claim))[0]!.data as { name: unknown }).name, ERASED, "the name claim is the person's too")
-    const fresh = sealingStore(raw, subjectKeys(database.db), cataloguedPersonalSpecs)
+    const fresh = sealingStore(raw, subjectKeys(database.db, wrapping), cataloguedPersonalSpecs)
     t.same(((await fresh.readStream(stream))[0]!.data as { email: unknown }).email, ERASED, 'another process reads it erased (no cache)')
     await store.appendToStream(stream, [{ type: 'ContactUpdated', data: { email: 'new@navy.test', at: created.at } }])
     t.notMatch(JSON.stringify((await raw.readStream(stream)).map((e) => e.data)), /new@navy/, 'what is written for an erased person is dropped')
@@ -118,6 +121,27 @@ t.test('the sealing store over PostgreSQL', async (t) => {
   const raw = createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 })
   t.teardown(() => raw.close())
   const store = await sealingOver(t, database, raw)
+
+  t.test('the data keys are stored wrapped by the master key; a rotation reads both, then rewraps', async (t) => {
+    const id = randomUUID()
+    const stream = `contact-${id}`
+    const created = { contact_id: id, org_id: randomUUID(), first_name: 'Katherine', email: 'kj@nasa.test', at: '2026-11-22T09:00:00Z' }
+    await store.appendToStream(stream, [{ type: 'ContactCreated', data: created }])
+    const storedKey = async () => (await database.pool.query<{ data_key: Buffer }>('SELECT data_key FROM subject_keys WHERE subject = $1', [stream])).rows[0]!.data_key
+    const before = await storedKey()
+    t.equal(before.length, 1 + 4 + 12 + 16 + 32, 'wrapped: version, master key id, IV, tag, key')
+    const next = newDataKey()
+    const openWith = (current: Buffer, retired: Buffer[] = []) => sealingStore(raw, subjectKeys(database.db, keyWrapping({ current, retired })), cataloguedPersonalSpecs)
+    t.same((await openWith(next, [TEST_MASTER_KEYS.current]).readStream(stream))[0]!.data, created, 'during a rotation: the retired master key still opens it')
+    await t.rejects(openWith(next).readStream(stream), /Expected the master key/, 'without it: an error, never an erasure')
+    t.ok((await rewrapSubjectKeys(database.db, keyWrapping({ current: next, retired: [TEST_MASTER_KEYS.current] }))).rewrapped >= 1)
+    t.not((await storedKey()).toString('hex'), before.toString('hex'), 'rewrapped')
+    t.same((await openWith(next).readStream(stream))[0]!.data, created, 'after it the new master key alone opens it')
+    // Back to the test key, for the rest of this file.
+    await rewrapSubjectKeys(database.db, keyWrapping({ current: TEST_MASTER_KEYS.current, retired: [next] }))
+    await database.pool.query('INSERT INTO subject_keys (subject, data_key) VALUES ($1, $2)', [`contact-${randomUUID()}`, newDataKey()])
+    t.ok((await rewrapSubjectKeys(database.db, wrapping)).rewrapped === 1, 'a key stored before wrapping began is wrapped too')
+  })
 
   t.test('the cost of sealing on the write path', async (t) => {
     const orgId = randomUUID()
@@ -160,7 +184,7 @@ t.test('the sealing store over PostgreSQL', async (t) => {
     }
     await replay(raw) // warm-up
     // A fresh store: a rebuild in another process meets every key for the first time.
-    const cold = sealingStore(raw, subjectKeys(database.db), cataloguedPersonalSpecs)
+    const cold = sealingStore(raw, subjectKeys(database.db, wrapping), cataloguedPersonalSpecs)
     const [plain, sealed] = [await replay(raw), await replay(cold)]
     t.equal(sealed.events, plain.events)
     t.comment(`replay of ${plain.events} events: ${plain.ms.toFixed(0)} ms plain, ${sealed.ms.toFixed(0)} ms unsealing with cold keys`)
