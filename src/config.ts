@@ -220,7 +220,13 @@ function developmentSecret(dataDir: string, name: string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   mkdirSync(dataDir, { recursive: true })
   const secret = randomBytes(32).toString('base64url')
-  writeFileSync(file, secret, { mode: 0o600 })
+  try {
+    // 'wx': of two processes starting together, the first one's secret stands and the other reads it (a master key must never differ between them).
+    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim()
+    throw error
+  }
   chmodSync(file, 0o600)
   return secret
 }
