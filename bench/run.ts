@@ -10,7 +10,7 @@
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
  * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
  * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
- * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
+ * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,sealing,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
  * projection-cpu,create-scaling runs only those. `modules`: the case and invoice lists beside the deal list over
  * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). The last two: issue 36's cells a 2-core machine can run, see
  * bench/projection-cpu.ts and bench/web-concurrency.ts; create-scaling is web-concurrency's creates alone. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
@@ -30,6 +30,11 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { WrongExpectedRevisionError } from '../src/eventstore/event-store.ts'
 import { createPostgresEventStore } from '../src/eventstore/postgres.ts'
+import type { EventStore } from '../src/eventstore/event-store.ts'
+import { keyWrapping } from '../src/privacy/master-key.ts'
+import { cataloguedPersonalSpecs } from '../src/privacy/personal-specs.ts'
+import { sealingStore } from '../src/privacy/sealing-store.ts'
+import { subjectKeys } from '../src/privacy/subject-keys.ts'
 import { progressLine } from '../src/projections/kernel/progress-line.ts'
 import { rebuildProjection } from '../src/projections/kernel/rebuild.ts'
 import { tagsProjector } from '../src/projections/tag/tags.ts'
@@ -217,6 +222,37 @@ async function oursAppender(url: string): Promise<Appender> {
 }
 
 /**
+ * The cost of sealing (issue 31; BENCH_ONLY=sealing): a contact's creation (a new person, so a new
+ * data key, wrapped by the master key) through our store as the server opens it, sealing, and
+ * through the same store without sealing, interleaved at each client count. Their ratio is the cost.
+ */
+async function sealingAppender(url: string): Promise<Appender> {
+  const { config } = loadConfig({ DATABASE_URL: url })
+  const pool = createQuietPool(url, config.pgPoolSize)
+  const db = createDb(pool)
+  await migrateToLatest(db)
+  const plain = createPostgresEventStore({ pool })
+  const sealed = sealingStore(plain, subjectKeys(db, keyWrapping(config.masterKeys), { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const orgId = randomUUID()
+  const contact = (id: string, i: number) => ({ type: 'ContactCreated', data: { contact_id: id, org_id: orgId, first_name: `Ada ${i}`, last_name: 'Lovelace', email: `ada.${i}.${id}@example.test`, phone: '+44 20 7946 0000', address_line: '12 St James Square', city: 'London', at: new Date().toISOString() }, metadata })
+  const create = (store: EventStore) => () => (_c: number, i: number) => {
+    const id = randomUUID()
+    return store.appendToStream(`contact-${id}`, [contact(id, i)], { expectedRevision: 'no_stream' }).then(() => {})
+  }
+  return {
+    pool,
+    workloads: [
+      { name: 'contact create, plain', eventsPerOp: 1, op: create(plain) },
+      { name: 'contact create, sealed', eventsPerOp: 1, op: create(sealed) },
+    ],
+    async close() {
+      await plain.close()
+      await db.destroy()
+    },
+  }
+}
+
+/**
  * The append cells, interleaved: at each client count the raw ceiling, the peer and ours run one
  * after the other, so a ratio compares cells seconds apart. (Run as blocks, all raw cells first,
  * a neighbour's load that came or went in the minute between made ours 0.55 of raw in one run
@@ -378,9 +414,9 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
   let search: SearchResult | undefined
   let startup: StartupRow[] | undefined
   if (runs('startup')) startup = await startupRows(server)
-  if (['raw', 'peer', 'ours', 'rebuild'].some(runs))
+  if (['raw', 'peer', 'ours', 'sealing', 'rebuild'].some(runs))
     await onFreshDatabase(server, async (url) => {
-      const sides = [runs('raw') && rawAppender, runs('peer') && peerAppender, runs('ours') && oursAppender].filter((side) => side !== false)
+      const sides = [runs('raw') && rawAppender, runs('peer') && peerAppender, runs('ours') && oursAppender, runs('sealing') && sealingAppender].filter((side) => side !== false)
       if (sides.length) cells.push(...(await appendCells(url, sides.map((side) => () => side(url)))))
       if (runs('rebuild')) rebuild = await rebuildMeasure(url)
     })

@@ -7,6 +7,7 @@
  *   npm run crm -- superuser --email <email>
  *   npm run crm -- names orphans [--org <id>] [--older-than <seconds>] [--release] [--json]
  *   npm run crm -- events export --org <id> [--from <position>] [--type <Type>]…
+ *   npm run crm -- privacy rewrap-keys
  */
 import { parseArgs } from 'node:util'
 import { bootstrap, grantSuperuser, login } from './cli-identity.ts'
@@ -21,6 +22,7 @@ import type { EventsExportOptions } from './events/export-command.ts'
 import { progressLine } from './projections/kernel/progress-line.ts'
 import { rebuildProjection } from './projections/kernel/rebuild.ts'
 import { projectionsStatus } from './projections/kernel/status.ts'
+import { keyWrapping, rewrapSubjectKeys } from './privacy/master-key.ts'
 import { openRuntime } from './runtime.ts'
 import type { Runtime } from './runtime.ts'
 
@@ -36,7 +38,9 @@ const USAGE = `Usage: npm run crm -- <command>
                                   missing (a process died mid-create); --release frees them
   events export --org <id> [--from <position>] [--type <Type>]…
                                   the organization's events in commit order, upcast to current shapes,
-                                  as NDJSON on stdout; progress and the resume position on stderr`
+                                  as NDJSON on stdout; progress and the resume position on stderr
+  privacy rewrap-keys             wrap every person's data key with CRM_MASTER_KEY (the last step of a
+                                  master key rotation, docs/personal-data.md)`
 
 type Command = (runtime: Runtime, args: string[], options: CliOptions & NamesOrphansOptions & EventsExportOptions & { config: Config }) => Promise<unknown>
 
@@ -58,6 +62,7 @@ const commands: Record<string, Command> = {
   },
   'names orphans': (runtime, _args, options) => namesOrphans(runtime, options),
   'events export': (runtime, _args, options) => eventsExport(runtime, options),
+  'privacy rewrap-keys': async ({ db }, _args, { config }) => rewrapSubjectKeys(db, keyWrapping(config.masterKeys)),
 }
 
 async function main(): Promise<number> {
@@ -66,8 +71,8 @@ async function main(): Promise<number> {
     strict: true,
     options: { org: { type: 'string' }, email: { type: 'string' }, json: { type: 'boolean' }, release: { type: 'boolean' }, 'older-than': { type: 'string' }, from: { type: 'string' }, type: { type: 'string', multiple: true } },
   })
-  // Two-word commands: `projections status`, `names orphans`, `events export`.
-  const key = ['projections', 'names', 'events'].includes(positionals[0] ?? '') ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
+  // Two-word commands: `projections status`, `names orphans`, `events export`, `privacy rewrap-keys`.
+  const key = ['projections', 'names', 'events', 'privacy'].includes(positionals[0] ?? '') ? positionals.slice(0, 2).join(' ') : (positionals[0] ?? '')
   const command = commands[key]
   if (!command) {
     console.error(USAGE)

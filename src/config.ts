@@ -2,6 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
+import { TEST_MASTER_KEYS } from './privacy/master-key.ts'
+import type { MasterKeys } from './privacy/master-key.ts'
+
+/** A master key as CRM_MASTER_KEY gives it: 32 bytes in base64 (or base64url). The message never quotes the value. */
+function parseMasterKey(text: string, ctx: z.RefinementCtx): Buffer {
+  const key = Buffer.from(text, 'base64')
+  if (key.length !== 32) ctx.addIssue({ code: 'custom', message: 'expected 32 bytes in base64 (e.g. `openssl rand -base64 32`)' })
+  return key
+}
+const MasterKey = z.string().transform(parseMasterKey)
 
 const positiveMs = z.coerce.number().int().positive()
 
@@ -20,6 +30,9 @@ const EnvSchema = z.object({
   EVENT_STORE: z.enum(['postgres', 'kurrentdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  // The master key that wraps the people's data keys (issue 31): 32 bytes, base64; the retired ones, comma-separated, during a rotation.
+  CRM_MASTER_KEY: MasterKey.optional(),
+  CRM_MASTER_KEYS_RETIRED: z.string().optional().transform((list, ctx) => (list ?? '').split(',').map((key) => key.trim()).filter(Boolean).map((key) => parseMasterKey(key, ctx))),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86400).default(900),
   /** Seconds an access token is still accepted past its `exp` (clock drift, a request in flight as it expires). */
   ACCESS_TOKEN_LEEWAY_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
@@ -77,6 +90,8 @@ export type Config = Readonly<{
   readYourWritesTimeoutMs: number
   /** BACKUP_RETENTION_DAYS: when an erased person's key has left the last backup. */
   backupRetentionDays: number
+  /** CRM_MASTER_KEY (and CRM_MASTER_KEYS_RETIRED): what wraps the people's data keys (src/privacy/master-key.ts). Never logged. */
+  masterKeys: MasterKeys
   maxUploadBytes: number
   projectionPollMs: number
   projectionBatchSize: number
@@ -135,12 +150,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       throw new ConfigError('Invalid configuration:\n  JWT_SECRET: expected a secret of at least 32 characters in production')
     }
     const dataDir = resolve(e.DATA_DIR)
-    jwtSecret = e.NODE_ENV === 'test' ? randomBytes(32).toString('base64url') : developmentSecret(dataDir)
+    jwtSecret = e.NODE_ENV === 'test' ? randomBytes(32).toString('base64url') : developmentSecret(dataDir, DEV_SECRET_FILE)
     warnings.push(
       e.NODE_ENV === 'test'
         ? 'JWT_SECRET is not set: generated a random one for this process'
         : `JWT_SECRET is not set: generated a random one, kept in ${join(dataDir, DEV_SECRET_FILE)} so the CLI and restarts share it; set JWT_SECRET in production`,
     )
+  }
+  let masterKey = e.CRM_MASTER_KEY
+  if (!masterKey) {
+    masterKey = e.NODE_ENV === 'test' ? TEST_MASTER_KEYS.current : Buffer.from(developmentSecret(resolve(e.DATA_DIR), DEV_MASTER_KEY_FILE), 'base64url')
+    if (e.NODE_ENV !== 'test') warnings.push(`CRM_MASTER_KEY is not set: generated a random one, kept in ${join(resolve(e.DATA_DIR), DEV_MASTER_KEY_FILE)}; set CRM_MASTER_KEY (32 bytes, base64) and keep it apart from the database's backups (docs/personal-data.md)`)
   }
   const webhookAllowPrivate = e.WEBHOOK_ALLOW_PRIVATE === '1' || e.WEBHOOK_ALLOW_PRIVATE === 'true'
   if (e.NODE_ENV === 'production' && webhookAllowPrivate) warnings.push('WEBHOOK_ALLOW_PRIVATE is on: webhooks may reach loopback, private and link-local addresses (cloud metadata included)')
@@ -163,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     logLevel: e.LOG_LEVEL,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
     backupRetentionDays: e.BACKUP_RETENTION_DAYS,
+    masterKeys: { current: masterKey, retired: e.CRM_MASTER_KEYS_RETIRED },
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     projectionPollMs: e.PROJECTION_POLL_MS,
     projectionBatchSize: e.PROJECTION_BATCH_SIZE,
@@ -191,13 +212,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
 
 const DEV_SECRET_FILE = 'jwt-secret'
 
-/** Development only: one random secret per data directory, so CLI-issued tokens work against the server. */
-function developmentSecret(dataDir: string): string {
-  const file = join(dataDir, DEV_SECRET_FILE)
+const DEV_MASTER_KEY_FILE = 'master-key'
+
+/** Development only: one random secret per data directory and name, so the CLI and the server share it (CLI-issued tokens, the master key). */
+function developmentSecret(dataDir: string, name: string): string {
+  const file = join(dataDir, name)
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   mkdirSync(dataDir, { recursive: true })
   const secret = randomBytes(32).toString('base64url')
-  writeFileSync(file, secret, { mode: 0o600 })
+  try {
+    // 'wx': of two processes starting together, the first one's secret stands and the other reads it (a master key must never differ between them).
+    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim()
+    throw error
+  }
   chmodSync(file, 0o600)
   return secret
 }

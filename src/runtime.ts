@@ -18,6 +18,7 @@ import { MODULES, allProjectors } from './modules/modules.ts'
 import type { Process } from './modules/manifest.ts'
 import { cataloguedPersonalSpecs } from './privacy/personal-specs.ts'
 import { sealingStore } from './privacy/sealing-store.ts'
+import { keyWrapping } from './privacy/master-key.ts'
 import { subjectKeys } from './privacy/subject-keys.ts'
 import { createProjectionRunner } from './projections/kernel/runner.ts'
 import type { ProjectionRunner } from './projections/kernel/runner.ts'
@@ -77,7 +78,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
       ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
   // Personal fields are sealed above either adapter (issue 31); the keys are read from the primary, never a replica behind it.
-  const keys = subjectKeys(createDb(pool), { flushedByAppend: config.eventStore === 'postgres' })
+  const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { flushedByAppend: config.eventStore === 'postgres' })
   const store = sealingStore(adapter, keys, cataloguedPersonalSpecs)
   const checkpointNotices = startNotifications(pool, CHECKPOINT_CHANNEL)
   const projections = createProjectionRunner({

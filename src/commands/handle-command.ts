@@ -1,7 +1,7 @@
 import { ConflictError, PreconditionFailedError } from '../errors.ts'
 import { WrongExpectedRevisionError } from '../eventstore/event-store.ts'
 import type { EventMetadata, EventStore, NewEvent, Position, RecordedEvent, StreamGuard, StreamWrite } from '../eventstore/event-store.ts'
-import { currentVersion, decodeEvent } from '../events/versions.ts'
+import { currentVersion, foldedEvent } from '../events/versions.ts'
 import { fold } from './decider.ts'
 import type { Decider, DomainEvent } from './decider.ts'
 
@@ -79,7 +79,7 @@ export type CommandResult<State, Event> = {
 }
 
 // Older schema versions are upcast (events/versions.ts), so deciders fold current shapes only.
-const asDomainEvent = (recorded: RecordedEvent) => decodeEvent(recorded)
+const asDomainEvent = (recorded: RecordedEvent) => foldedEvent(recorded)
 
 /**
  * Load the stream, fold it, decide, append with the revision that was read. A concurrent append

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../eventstore/event-store.ts'
+import { presentErased } from '../privacy/seal.ts'
 
 /**
  * Schema versions of stored events, and the upcasters that turn an older `data` shape into the
@@ -81,14 +82,20 @@ export function upcast(type: string, schemaVersion: number | undefined, data: un
   return result
 }
 
-/** A recorded event as `{ type, data }` in its current shape: what deciders and projectors fold. */
+/** A recorded event as `{ type, data }` in its current shape, an erased person's fields as the log's tombstones: what the log's readers show (exports, webhooks). */
 export const decodeEvent = (recorded: Pick<RecordedEvent, 'type' | 'data' | 'schemaVersion'>): { type: string; data: unknown } => ({
   type: recorded.type,
   data: upcast(recorded.type, recorded.schemaVersion, recorded.data),
 })
 
 /**
+ * What deciders and projectors fold: decodeEvent, with an erased person's fields as blank strings
+ * (presentErased) rather than tombstones, so every fold and column keeps its types.
+ */
+export const foldedEvent = (recorded: Pick<RecordedEvent, 'type' | 'data' | 'schemaVersion'>): { type: string; data: unknown } => decodeEvent({ ...recorded, data: presentErased(recorded.data) })
+
+/**
  * A recorded event as its aggregate's event union, upcast to the current schema version: for a
  * projector's `apply` (its `eventTypes` already filtered it) or a use case folding a stream it knows.
  */
-export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => decodeEvent(recorded) as Event
+export const domainEventOf = <Event extends { type: string; data: unknown }>(recorded: RecordedEvent): Event => foldedEvent(recorded) as Event

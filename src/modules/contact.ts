@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { contactStreams } from '../commands/contact/contact.ts'
+import { CONTACT_PERSONAL_FIELDS, contactStreams } from '../commands/contact/contact.ts'
 import type { ContactEvent } from '../commands/contact/contact.ts'
 import { By, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { contactsProjector } from '../projections/contact/contacts.ts'
@@ -20,8 +20,7 @@ const contactShape = {
   tags: Ids,
 }
 
-/** A contact's personal fields (docs/personal-data.md); the rest (flags, account, assignees, tags) stays in clear. */
-const PERSONAL = ['first_name', 'last_name', 'email', 'phone', 'title', 'description', 'organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country']
+const PERSONAL = CONTACT_PERSONAL_FIELDS
 
 /** Contacts: people, their comments and attachments. */
 export const contactModule: ModuleManifest = {

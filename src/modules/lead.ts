@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { leadStreams } from '../commands/lead/lead.ts'
+import { LEAD_PERSONAL_FIELDS, leadStreams } from '../commands/lead/lead.ts'
 import { LEAD_RATINGS, LEAD_SOURCES as LEAD_LEAD_SOURCES, LEAD_STATUSES } from '../commands/lead/lead.ts'
 import type { LeadEvent } from '../commands/lead/lead.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changedPaths, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
@@ -29,11 +29,7 @@ const leadShape = {
   custom_fields: CustomValues,
 }
 
-/**
- * A lead's personal fields (docs/personal-data.md): the person's. The company (name, industry,
- * website), the figures, dates, status and links stay in clear.
- */
-const PERSONAL = ['salutation', 'first_name', 'last_name', 'title', 'email', 'phone', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country', 'description']
+const PERSONAL = LEAD_PERSONAL_FIELDS
 
 /** Leads: prospects, their board, comments and attachments, CSV upload and web capture. */
 export const leadModule: ModuleManifest = {

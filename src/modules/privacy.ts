@@ -17,7 +17,7 @@ export const privacyModule: ModuleOverModules = (modules) => {
       // erasure-<kind>-<id>
       SubjectErased: {
         stream: 'erasure',
-        description: "A person was erased: their data key destroyed, their email claims released, their record's files deleted and the read models that held their data rebuilt. The receipt: the kinds of fields and how many events held them, the read models rebuilt, when the key's last backup expires; never a personal value.",
+        description: "A person was erased: their data key destroyed, their email claims released, their record's files deleted and the read models that held their data blank it on this event. The receipt: the kinds of fields and how many events held them, those read models, when the key's last backup expires; never a personal value.",
         data: z.strictObject({
           receipt_id: Id,
           org_id: Id,

@@ -10,10 +10,21 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 export const SEALED = '$sealed'
 
 /**
- * What a sealed field reads as once its subject's key is destroyed (docs/personal-data.md): a
- * string, so every fold, projection and schema that read the field keep working unchanged.
+ * What a sealed field reads as once its subject's key is destroyed (docs/personal-data.md): a typed
+ * tombstone in every read of the log (history, the event feed, SSE, webhooks, exports). Folds and
+ * read models see it as READ_MODEL_ERASED instead (presentErased), so the shapes they serve, which
+ * the apps cast to strings, keep their types.
  */
-export const ERASED = '[erased]'
+export const ERASED = Object.freeze({ erased: true as const })
+export type Tombstone = typeof ERASED
+
+/** An erased field as the read models and folds hold it: the apps cast these fields to String (some not even nullable). */
+export const READ_MODEL_ERASED = ''
+
+export const isTombstone = (value: unknown): value is Tombstone => isObject(value) && value.erased === true && Object.keys(value).length === 1
+
+/** The paths of an unsealed event's data that read as tombstones: a mark on the object itself, invisible to JSON and lost on copy. */
+const ERASED_PATHS = Symbol('erasedPaths')
 
 type SealedBox = { fields: string[]; box: string }
 type Data = Record<string, unknown>
@@ -24,7 +35,9 @@ const TAG_BYTES = 16
 
 export const newDataKey = (): Buffer => randomBytes(32)
 
-const isObject = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value)
+function isObject(value: unknown): value is Data {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
 
 function valueAt(data: Data, path: string): unknown {
   let at: unknown = data
@@ -72,6 +85,32 @@ function concretePaths(data: Data, fields: readonly string[]): string[] {
 export const presentFields = (data: unknown, fields: readonly string[]): string[] =>
   isObject(data) ? concretePaths(data, fields).filter((path) => typeof valueAt(data, path) === 'string') : []
 
+/** The paths of `fields` that hold a string or a tombstone (written for a person already erased). */
+const erasableFields = (data: Data, fields: readonly string[]): string[] =>
+  concretePaths(data, fields).filter((path) => {
+    const value = valueAt(data, path)
+    return typeof value === 'string' || isTombstone(value)
+  })
+
+/**
+ * `data` as folds and read models take it: each tombstone of an unsealed event replaced by
+ * READ_MODEL_ERASED, so a fold, a projection's columns and the API's string fields keep their
+ * types (docs/personal-data.md). Data without tombstones is answered as it is, at no cost.
+ */
+export function presentErased<T>(data: T): T {
+  const paths = isObject(data) ? (data as Data & { [ERASED_PATHS]?: string[] })[ERASED_PATHS] : undefined
+  if (!paths) return data
+  const copy = structuredClone(data) as Data
+  for (const path of paths) setAt(copy, path, READ_MODEL_ERASED)
+  return copy as T
+}
+
+/** Marks `data`'s tombstones for presentErased. */
+function markErased(data: Data, paths: readonly string[]): Data {
+  if (paths.length) Object.defineProperty(data, ERASED_PATHS, { value: paths, enumerable: false })
+  return data
+}
+
 /**
  * `data` with its personal fields sealed under `key`; with `key` null (the subject was erased) the
  * values are dropped and read as ERASED. The caller's object is not changed.
@@ -81,7 +120,7 @@ export function sealData(data: unknown, fields: readonly string[], key: Buffer |
   if (present.length === 0) return data
   const copy = structuredClone(data) as Data
   if (key === null) {
-    for (const path of present) setAt(copy, path, ERASED)
+    for (const path of present) setAt(copy, path, { ...ERASED })
     return copy
   }
   const values = present.map((path) => valueAt(copy, path))
@@ -110,19 +149,28 @@ function open(box: string, key: Buffer, subject: string): unknown[] | undefined 
 /**
  * `data` as it was before sealing, with the subject's `key` (undefined: none was ever made). With
  * `key` null (destroyed) every sealed field, and every plain personal field of `fields` (an event
- * written before sealing began), reads ERASED. Never throws: a box that does not open reads as
- * erased too.
+ * written before sealing began), reads as a tombstone, marked for presentErased. Never throws: a
+ * box that does not open reads as erased too.
  */
 export function unsealData(data: unknown, fields: readonly string[], key: Buffer | null | undefined, subject: string): unknown {
   const sealed = sealedBoxOf(data)
   const erased = key === null
   if (!sealed && !erased) return data
   const copy = structuredClone(data) as Data
+  const tombstones: string[] = []
   if (sealed) {
     delete copy[SEALED]
     const values = key ? open(sealed.box, key, subject) : undefined
-    sealed.fields.forEach((path, i) => setAt(copy, path, values ? values[i] : ERASED))
+    sealed.fields.forEach((path, i) => {
+      setAt(copy, path, values ? values[i] : { ...ERASED })
+      if (!values) tombstones.push(path)
+    })
   }
-  if (erased) for (const path of presentFields(copy, fields)) setAt(copy, path, ERASED)
-  return copy
+  if (erased) {
+    for (const path of erasableFields(copy, fields)) {
+      setAt(copy, path, { ...ERASED })
+      if (!tombstones.includes(path)) tombstones.push(path)
+    }
+  }
+  return markErased(copy, tombstones)
 }

@@ -1,9 +1,11 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
+import type { KeyWrapping } from './master-key.ts'
 import { newDataKey } from './seal.ts'
 
 /**
- * The people's data keys (table subject_keys, migrations/…-subject-keys.ts), cached per process so
+ * The people's data keys (table subject_keys, migrations/…-subject-keys.ts), stored wrapped by the
+ * master key (`wrapping`, master-key.ts) and cached unwrapped per process so
  * that sealing costs a query only for a subject this process has not met within the last minute:
  * a create (one new key, one round trip), not an edit nor a read of a known person. A destroyed key
  * is cached as null. Another process that erases someone is heard of when the entry expires
@@ -28,7 +30,7 @@ export type SubjectKeyOptions = {
   flushedByAppend?: boolean
 }
 
-export function subjectKeys(db: Db, options: SubjectKeyOptions = {}): SubjectKeys {
+export function subjectKeys(db: Db, wrapping: KeyWrapping, options: SubjectKeyOptions = {}): SubjectKeys {
   const ttlMs = options.ttlMs ?? 60_000
   const maxEntries = options.maxEntries ?? 50_000
   const cache = new Map<string, Entry>()
@@ -52,9 +54,11 @@ export function subjectKeys(db: Db, options: SubjectKeyOptions = {}): SubjectKey
       }),
     )
 
+  const unwrapped = (rows: readonly Row[]): Row[] => rows.map((row) => (row.data_key ? { ...row, data_key: wrapping.unwrap(row.subject, row.data_key) } : row))
+
   async function read(subjects: readonly string[]): Promise<Row[]> {
     const { rows } = await sql<Row>`SELECT subject, data_key FROM subject_keys WHERE subject = ANY(${subjects}::text[])`.execute(db)
-    return rows
+    return unwrapped(rows)
   }
 
   /**
@@ -65,7 +69,7 @@ export function subjectKeys(db: Db, options: SubjectKeyOptions = {}): SubjectKey
    * durably to the same database, and flushing its commit flushes every WAL record before it.
    */
   async function makeOrRead(subjects: readonly string[]): Promise<Row[]> {
-    const hexKeys = subjects.map(() => newDataKey().toString('hex'))
+    const hexKeys = subjects.map((subject) => wrapping.wrap(subject, newDataKey()).toString('hex'))
     const commit = options.flushedByAppend ? 'off' : 'on'
     const { rows } = await sql<Row>`
       WITH settings AS (SELECT set_config('synchronous_commit', ${commit}, true)),
@@ -75,7 +79,30 @@ export function subjectKeys(db: Db, options: SubjectKeyOptions = {}): SubjectKey
       UNION ALL SELECT k.subject, k.data_key FROM subject_keys k JOIN wanted USING (subject) WHERE k.subject NOT IN (SELECT subject FROM made)`.execute(db)
     const found = new Set(rows.map((row) => row.subject))
     const missed = subjects.filter((subject) => !found.has(subject))
-    return missed.length ? [...rows, ...(await read(missed))] : rows
+    return missed.length ? [...unwrapped(rows), ...(await read(missed))] : unwrapped(rows)
+  }
+
+  /**
+   * Key creations grouped as appends are (a group commit): while one makeOrRead is in flight, the
+   * subjects that concurrent appends need gather into the next, so 32 clients creating people cost
+   * one key round trip per group rather than one each (bench: BENCH_ONLY=sealing).
+   */
+  type Group = { subjects: Set<string>; rows: Promise<Row[]> }
+  let gathering: Group | undefined
+  let running: Promise<unknown> = Promise.resolve()
+  function madeOrRead(subjects: readonly string[]): Promise<Row[]> {
+    if (!gathering) {
+      const group: Group = { subjects: new Set(), rows: Promise.resolve([]) }
+      // `running` never rejects: a failed group fails its own appends only.
+      group.rows = running.then(() => {
+        gathering = undefined
+        return makeOrRead([...group.subjects])
+      })
+      gathering = group
+      running = group.rows.catch(() => {})
+    }
+    for (const subject of subjects) gathering.subjects.add(subject)
+    return gathering.rows
   }
 
   return {
@@ -83,7 +110,7 @@ export function subjectKeys(db: Db, options: SubjectKeyOptions = {}): SubjectKey
       const keys = known(subjects)
       const unknown = subjects.filter((subject) => keys.get(subject) === undefined)
       if (unknown.length) {
-        for (const row of await makeOrRead([...new Set(unknown)])) {
+        for (const row of await madeOrRead([...new Set(unknown)])) {
           remember(row.subject, row.data_key)
           keys.set(row.subject, row.data_key)
         }

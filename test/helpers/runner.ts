@@ -5,6 +5,7 @@ import type { Notifications } from '../../src/eventstore/postgres-notifications.
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
 import { sealingStore } from '../../src/privacy/sealing-store.ts'
+import { TEST_MASTER_KEYS, keyWrapping } from '../../src/privacy/master-key.ts'
 import { subjectKeys } from '../../src/privacy/subject-keys.ts'
 import { createProjectionRunner } from '../../src/projections/kernel/runner.ts'
 import type { Projector } from '../../src/projections/kernel/projector.ts'
@@ -15,7 +16,7 @@ export const silentLogger = pino({ level: 'silent' })
 
 /** The store the service runs on: PostgreSQL's, sealing personal fields (src/privacy/). */
 export function testStore(t: Test, database: TestDatabase): EventStore {
-  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, keyWrapping(TEST_MASTER_KEYS), { flushedByAppend: true }), cataloguedPersonalSpecs)
   onTeardown(t, () => store.close())
   return store
 }

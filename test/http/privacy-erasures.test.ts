@@ -8,7 +8,8 @@ import type { Test } from 'tap'
 import { exportEvents } from '../../src/events/export.ts'
 import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
-import { ERASED } from '../../src/privacy/seal.ts'
+import { ERASED, READ_MODEL_ERASED } from '../../src/privacy/seal.ts'
+import { erasesSubjects } from '../../src/projections/privacy/erasing.ts'
 import { erasuresProjector } from '../../src/projections/privacy/erasures.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { givenTwoOrganizations, succeeding } from '../helpers/fixtures.ts'
@@ -30,7 +31,7 @@ t.test('/api/privacy/erasures/', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'crm-erasure-'))
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   // The receiver listens on loopback, which only WEBHOOK_ALLOW_PRIVATE lets webhooks reach.
-  const { app, database, store, acme, globex, alice } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: '1' } })
+  const { app, database, store, acme, globex, alice, bob } = await givenTwoOrganizations(t, { env: { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: '1' } })
   const admin = acme.admin.headers
   const ok = succeeding(t, app)
   // Webhooks deliver the person's events before the erasure: their delivery log must keep nothing of them after.
@@ -134,9 +135,12 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.same(leftIn(await dump()), [], 'no string of the person in any row of the database')
     const ndjson = await exported()
     t.same(leftIn(ndjson), [], 'none in an NDJSON export')
-    t.match(ndjson, ERASED, 'the export shows where they were')
+    t.match(ndjson, JSON.stringify({ first_name: ERASED }).slice(1, -1), 'the export shows where they were: a typed tombstone')
+    const feed = (await app.inject({ url: '/api/events/?type=ContactCreated', headers: admin })).json()
+    t.match(feed.events.find((e: { stream: string }) => e.stream === `contact-${contact}`), { data: { first_name: ERASED, email: ERASED, do_not_call: false } }, 'the event feed too')
     const shown = (await app.inject({ url: `/api/contacts/${contact}/`, headers: admin })).json()
-    t.match(shown.contact_obj, { id: contact, first_name: ERASED, last_name: ERASED, email: ERASED, phone: ERASED, description: ERASED })
+    const blank = READ_MODEL_ERASED
+    t.match(shown.contact_obj, { id: contact, first_name: blank, last_name: blank, email: blank, phone: blank, description: blank }, 'the read model: blank strings, the type the apps cast them to')
     t.same(leftIn(JSON.stringify(shown)), [], 'none through the API')
     t.same((await app.inject({ url: `/api/search/?q=${person.first_name}`, headers: admin })).json().results, [], 'search finds nothing')
     const dealShown = await app.inject({ url: `/api/opportunities/${deal}/`, headers: admin })
@@ -150,7 +154,9 @@ t.test('/api/privacy/erasures/', async (t) => {
   t.test('afterwards nothing personal is readable anywhere, and nothing breaks', nothingLeft)
 
   t.test('…also after every read model is rebuilt from the log', async (t) => {
-    for (const projector of allProjectors) await rebuildProjection(database.db, store, projector)
+    // The erasure handlers blanked at once what a rebuild makes of the erased events: the same rows.
+    await rebuildEqualsLive(t, { db: database.db, store }, allProjectors.filter(erasesSubjects))
+    for (const projector of allProjectors.filter((projector) => !erasesSubjects(projector))) await rebuildProjection(database.db, store, projector)
     await nothingLeft(t)
     await rebuildEqualsLive(t, { db: database.db, store }, erasuresProjector)
   })
@@ -162,7 +168,7 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.equal(receipt.statusCode, 201, receipt.body)
     t.match(receipt.json(), { kind: 'lead', erased: { fields: ['email', 'first_name', 'last_name'], events: 2 } })
     t.notMatch(await dump(), new RegExp(`(Lena|lena\\.|Lund)${mark}`), 'nothing of the lead left')
-    t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: ERASED, last_name: ERASED, email: ERASED, company_name: 'Kiruna Mining' }, 'the company is no person: kept')
+    t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: READ_MODEL_ERASED, last_name: READ_MODEL_ERASED, email: READ_MODEL_ERASED, company_name: 'Kiruna Mining' }, 'the company is no person: kept')
   })
 
   t.test("a web form's answers go with the lead they made (sealed under the lead's key, on the submission's own stream)", async (t) => {
@@ -176,6 +182,20 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.notMatch(await dump(), new RegExp(`(Wera|wera\\.)${mark}`), "nothing of the visitor's answers left, in the log or the submissions")
     const [after] = (await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results
     t.match(after, { id: submission.id, lead_id: submission.lead_id }, 'the submission itself stays')
+  })
+
+  t.test("a member's profile: deactivated and blanked, their account too when it is theirs alone", async (t) => {
+    await database.db.updateTable('users').set({ first_name: `Bo${mark}`, last_name: `Berg${mark}` }).where('id', '=', bob.userId).execute()
+    await database.db.updateTable('profiles').set({ phone: `+46 9 ${mark}` }).where('id', '=', bob.profileId).execute()
+    t.equal((await app.inject({ url: '/api/contacts/', headers: bob.headers })).statusCode, 200, 'before: they sign in')
+    t.equal((await erase(admin, 'user', acme.admin.profileId)).statusCode, 400, 'not the profile one acts with')
+    t.equal((await erase(globex.admin.headers, 'user', bob.profileId)).statusCode, 404, "another organization's member")
+    const first = await erase(admin, 'user', bob.profileId)
+    t.equal(first.statusCode, 201, first.body)
+    t.match(first.json(), { kind: 'user', subject_id: bob.profileId, erased: { fields: ['email', 'first_name', 'last_name', 'phone'], events: 0 }, copies: [{ copy: 'member profile' }] })
+    t.same((await erase(admin, 'user', bob.profileId)).json(), first.json(), 'asked again: the same receipt')
+    t.notMatch(await dump(), new RegExp(`(Bo|Berg|9 )${mark}|bob@acme`), 'nothing of theirs left in any table')
+    t.not((await app.inject({ url: '/api/contacts/', headers: bob.headers })).statusCode, 200, 'their tokens no longer work')
   })
 
   t.test("an erased person's email is free again (their claim on it was released)", async (t) => {

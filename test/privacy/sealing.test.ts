@@ -7,11 +7,14 @@ import { EVENT_CATALOGUE } from '../../src/events/catalogue.ts'
 import type { EventStore, NewEvent } from '../../src/eventstore/event-store.ts'
 import { createKurrentDbEventStore } from '../../src/eventstore/kurrentdb.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
-import { MODULES } from '../../src/modules/modules.ts'
-import { ERASED, SEALED, newDataKey, sealData, unsealData } from '../../src/privacy/seal.ts'
+import { MODULES, allProjectors } from '../../src/modules/modules.ts'
+import { erasesSubjects } from '../../src/projections/privacy/erasing.ts'
+import type { Projector } from '../../src/projections/kernel/projector.ts'
+import { ERASED, READ_MODEL_ERASED, SEALED, newDataKey, presentErased, sealData, unsealData } from '../../src/privacy/seal.ts'
 import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
 import { sealingStore } from '../../src/privacy/sealing-store.ts'
 import { subjectKeys } from '../../src/privacy/subject-keys.ts'
+import { TEST_MASTER_KEYS, keyWrapping, rewrapSubjectKeys } from '../../src/privacy/master-key.ts'
 import { eventStoreContract, readAllAfter } from '../eventstore/contract.ts'
 import { START } from '../../src/eventstore/event-store.ts'
 import { freshDatabase } from '../helpers/db.ts'
@@ -36,6 +39,23 @@ t.test('every catalogued event type declares its personal fields', async (t) => 
   t.ok(subjects.has('contact') && subjects.has('lead'), 'contacts and leads are people')
 })
 
+const wrapping = keyWrapping(TEST_MASTER_KEYS)
+
+/** The event types of the catalogue that declare personal fields: what a read model consuming them can hold. */
+const personalTypes = new Set(EVENT_CATALOGUE.filter((definition) => definition.personal?.length).map((definition) => definition.type))
+const canHoldPersonalData = (projector: Projector) => projector.eventTypes.filter((type) => personalTypes.has(type))
+
+t.test('every read model that can hold a personal field handles erasures', async (t) => {
+  const holders = allProjectors.filter((projector) => canHoldPersonalData(projector).length > 0)
+  t.ok(holders.length >= 5, `read models consuming personal events: ${holders.map((p) => p.name).join(', ')}`)
+  for (const projector of holders) {
+    t.ok(erasesSubjects(projector), `${projector.name} consumes ${canHoldPersonalData(projector).join(', ')}: it must handle SubjectErased (withErasure, src/projections/privacy/erasing.ts)`)
+    if (erasesSubjects(projector)) t.ok(projector.eventTypes.includes('SubjectErased'), `${projector.name} reads the erasure event`)
+  }
+  const plain: Projector = { name: 'plain', version: 1, eventTypes: ['ContactCreated'], tables: [], createTables: async () => {}, apply: async () => {} }
+  t.equal(canHoldPersonalData(plain).length > 0 && !erasesSubjects(plain), true, 'a read model of contacts without a handler is caught')
+})
+
 t.test('sealing one event: a box under the subject key, opened only with it, erased without it', async (t) => {
   const key = newDataKey()
   const data = { first_name: 'Ada', last_name: null, changes: { email: { from: null, to: 'ada@example.test' } }, amount: '10.00', at: '2026-11-22T09:00:00Z' }
@@ -46,14 +66,20 @@ t.test('sealing one event: a box under the subject key, opened only with it, era
   t.equal(data.first_name, 'Ada', "the caller's object is left alone")
   t.same(unsealData(sealed, fields, key, 'contact-1'), data, 'the key opens it')
   t.same(unsealData(sealed, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'a destroyed key: erased, never an exception')
-  t.equal((unsealData(sealed, fields, key, 'contact-2') as { first_name: string }).first_name, ERASED, "another person's subject does not open it")
+  t.same((unsealData(sealed, fields, key, 'contact-2') as { first_name: unknown }).first_name, ERASED, "another person's subject does not open it")
   t.same(unsealData(data, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'plain (older) fields of an erased person read erased too')
   t.same(sealData(data, fields, null, 'contact-1'), { ...data, first_name: ERASED, changes: { email: { from: null, to: ERASED } } }, 'writing for an erased person keeps nothing')
+  t.same(JSON.parse(JSON.stringify(unsealData(sealed, fields, null, 'contact-1'))).first_name, { erased: true }, 'the typed tombstone, as the log\'s readers serialize it')
+  const written = sealData(data, fields, null, 'contact-1')
+  t.same(unsealData(written, fields, null, 'contact-1'), written, 'what was written as erased reads erased')
+  const presented = presentErased(unsealData(sealed, fields, null, 'contact-1'))
+  t.same(presented, { ...data, first_name: READ_MODEL_ERASED, changes: { email: { from: null, to: READ_MODEL_ERASED } } }, 'folds and read models see blank strings, never the tombstone')
+  t.equal(presentErased(data), data, 'data without tombstones is not copied')
 })
 
 /** The sealing store over an adapter: the same checks for PostgreSQL and, where EVENTSTORE_URL is set, KurrentDB. */
 async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
-  const store = sealingStore(raw, subjectKeys(database.db, { flushedByAppend: raw.kind === 'postgres' }), cataloguedPersonalSpecs)
+  const store = sealingStore(raw, subjectKeys(database.db, wrapping, { flushedByAppend: raw.kind === 'postgres' }), cataloguedPersonalSpecs)
 
   t.test('passes the event store contract (events without personal fields go through untouched)', async (t) => {
     eventStoreContract(t, async () => store)
@@ -80,9 +106,9 @@ async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
     await store.subjectKeys.destroy(stream)
     const erased = (await store.readStream(stream))[0]!.data as Record<string, unknown>
     t.match(erased, { contact_id: id, org_id: orgId, first_name: ERASED, last_name: ERASED, email: ERASED, phone: ERASED, address_line: ERASED, do_not_call: false, at: created.at })
-    t.equal(((await store.readStream(claim))[0]!.data as { name: string }).name, ERASED, "the name claim is the person's too")
-    const fresh = sealingStore(raw, subjectKeys(database.db), cataloguedPersonalSpecs)
-    t.equal(((await fresh.readStream(stream))[0]!.data as { email: string }).email, ERASED, 'another process reads it erased (no cache)')
+    t.same(((await store.readStream(claim))[0]!.data as { name: unknown }).name, ERASED, "the name claim is the person's too")
+    const fresh = sealingStore(raw, subjectKeys(database.db, wrapping), cataloguedPersonalSpecs)
+    t.same(((await fresh.readStream(stream))[0]!.data as { email: unknown }).email, ERASED, 'another process reads it erased (no cache)')
     await store.appendToStream(stream, [{ type: 'ContactUpdated', data: { email: 'new@navy.test', at: created.at } }])
     t.notMatch(JSON.stringify((await raw.readStream(stream)).map((e) => e.data)), /new@navy/, 'what is written for an erased person is dropped')
   })
@@ -95,6 +121,27 @@ t.test('the sealing store over PostgreSQL', async (t) => {
   const raw = createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 })
   t.teardown(() => raw.close())
   const store = await sealingOver(t, database, raw)
+
+  t.test('the data keys are stored wrapped by the master key; a rotation reads both, then rewraps', async (t) => {
+    const id = randomUUID()
+    const stream = `contact-${id}`
+    const created = { contact_id: id, org_id: randomUUID(), first_name: 'Katherine', email: 'kj@nasa.test', at: '2026-11-22T09:00:00Z' }
+    await store.appendToStream(stream, [{ type: 'ContactCreated', data: created }])
+    const storedKey = async () => (await database.pool.query<{ data_key: Buffer }>('SELECT data_key FROM subject_keys WHERE subject = $1', [stream])).rows[0]!.data_key
+    const before = await storedKey()
+    t.equal(before.length, 1 + 4 + 12 + 16 + 32, 'wrapped: version, master key id, IV, tag, key')
+    const next = newDataKey()
+    const openWith = (current: Buffer, retired: Buffer[] = []) => sealingStore(raw, subjectKeys(database.db, keyWrapping({ current, retired })), cataloguedPersonalSpecs)
+    t.same((await openWith(next, [TEST_MASTER_KEYS.current]).readStream(stream))[0]!.data, created, 'during a rotation: the retired master key still opens it')
+    await t.rejects(openWith(next).readStream(stream), /Expected the master key/, 'without it: an error, never an erasure')
+    t.ok((await rewrapSubjectKeys(database.db, keyWrapping({ current: next, retired: [TEST_MASTER_KEYS.current] }))).rewrapped >= 1)
+    t.not((await storedKey()).toString('hex'), before.toString('hex'), 'rewrapped')
+    t.same((await openWith(next).readStream(stream))[0]!.data, created, 'after it the new master key alone opens it')
+    // Back to the test key, for the rest of this file.
+    await rewrapSubjectKeys(database.db, keyWrapping({ current: TEST_MASTER_KEYS.current, retired: [next] }))
+    await database.pool.query('INSERT INTO subject_keys (subject, data_key) VALUES ($1, $2)', [`contact-${randomUUID()}`, newDataKey()])
+    t.ok((await rewrapSubjectKeys(database.db, wrapping)).rewrapped === 1, 'a key stored before wrapping began is wrapped too')
+  })
 
   t.test('the cost of sealing on the write path', async (t) => {
     const orgId = randomUUID()
@@ -137,7 +184,7 @@ t.test('the sealing store over PostgreSQL', async (t) => {
     }
     await replay(raw) // warm-up
     // A fresh store: a rebuild in another process meets every key for the first time.
-    const cold = sealingStore(raw, subjectKeys(database.db), cataloguedPersonalSpecs)
+    const cold = sealingStore(raw, subjectKeys(database.db, wrapping), cataloguedPersonalSpecs)
     const [plain, sealed] = [await replay(raw), await replay(cold)]
     t.equal(sealed.events, plain.events)
     t.comment(`replay of ${plain.events} events: ${plain.ms.toFixed(0)} ms plain, ${sealed.ms.toFixed(0)} ms unsealing with cold keys`)

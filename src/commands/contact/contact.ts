@@ -50,6 +50,9 @@ export const emptyContact = (): ContactFields => ({
 export const contactDecider = recordDecider(emptyContact, contactNames)
 
 export const contactStreams = streamCategory('contact')
+
+/** A contact's personal fields (docs/personal-data.md); the rest (flags, account, assignees, tags) stays in clear. */
+export const CONTACT_PERSONAL_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'title', 'description', 'organization', 'department', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country'] as const
 export const contactStream = contactStreams.stream
 
 /** Contact emails, when given, are unique per organization, case-insensitively (name claims of this scope). */

@@ -244,3 +244,9 @@ export function decideLead(command: LeadCommand, state: LeadState): LeadEvent[] 
 export const leadDecider: Decider<LeadCommand, LeadState, LeadEvent> = { initialState: initialLeadState, evolve: evolveLead, decide: decideLead }
 
 export const leadStreams = streamCategory('lead')
+
+/**
+ * A lead's personal fields (docs/personal-data.md): the person's. The company (name, industry,
+ * website), the figures, dates, status and links stay in clear.
+ */
+export const LEAD_PERSONAL_FIELDS = ['salutation', 'first_name', 'last_name', 'title', 'email', 'phone', 'linkedin_url', 'address_line', 'city', 'state', 'postcode', 'country', 'description'] as const

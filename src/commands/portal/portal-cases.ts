@@ -4,7 +4,6 @@ import { NotFoundError } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { caseOf } from '../../projections/case/queries.ts'
 import type { CaseRecord } from '../../projections/case/queries.ts'
-import { ERASED } from '../../privacy/seal.ts'
 import { contactOf } from '../../projections/contact/contacts.ts'
 import type { ContactRow } from '../../projections/contact/contacts.ts'
 import type { Viewer } from '../../visibility/policy.ts'
@@ -33,13 +32,13 @@ export const portalViewer = (caller: Caller): Viewer => ({ orgId: caller.orgId, 
 
 /**
  * The live contact the portal token names, or undefined when, since sign-in, it was deleted, its
- * person erased (the record stays with `[erased]` fields: docs/personal-data.md), its email removed,
+ * person erased (the record stays with blank personal fields: docs/personal-data.md), its email removed,
  * or its organization deactivated.
  */
 export async function portalContact(deps: Pick<Deps, 'db'>, caller: Caller): Promise<ContactRow | undefined> {
   if (!caller.contactId) return undefined
   const [contact, active] = await Promise.all([contactOf(deps.db, caller.orgId, caller.contactId), isActiveOrganization(deps.db, caller.orgId)])
-  const reachable = contact?.email && contact.email !== ERASED
+  const reachable = Boolean(contact?.email)
   return active && reachable ? contact : undefined
 }
 

@@ -7,13 +7,14 @@ import { NotFoundError } from '../../errors.ts'
 import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { personalValues, presentFields } from '../../privacy/seal.ts'
 import { isSealingStore } from '../../privacy/sealing-store.ts'
-import type { PersonalSpecs } from '../../privacy/sealing-store.ts'
-import { rebuildProjection } from '../../projections/kernel/rebuild.ts'
+import type { PersonalSpecs, SealingStore } from '../../privacy/sealing-store.ts'
+import { erasesSubjects } from '../../projections/privacy/erasing.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
 import { nameClaimDecider, nameClaimStream, normalizedName } from '../name-claim.ts'
 import { PERSON_CLAIMS } from './person-claims.ts'
+import { MEMBER_KIND, eraseMemberProfile } from './erase-member.ts'
 import { erasureDecider, erasureStream } from './erasure.ts'
 import type { SubjectErasedData } from './erasure.ts'
 import { eventsOfSubject, receiptOf, subjectOf } from './subjects.ts'
@@ -66,7 +67,7 @@ const attachedFiles = (events: readonly RecordedEvent[]): string[] =>
     return event.type.endsWith('AttachmentAdded') && typeof key === 'string' ? [key] : []
   })
 
-/** Erasures one at a time, across processes: each rebuilds read models in scratch schemas named after them. */
+/** Erasures one at a time, across processes: the receipt is recorded once, with what the first one found. */
 async function oneAtATime<T>(db: Db, work: () => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(hashtext('crm_erasure'))`.execute(connection)
@@ -81,10 +82,11 @@ async function oneAtATime<T>(db: Db, work: () => Promise<T>): Promise<T> {
 /**
  * Erases a person (issue 31, docs/personal-data.md): destroys their data key, so every personal
  * field of theirs in the log (and in its backups once they expire) is ciphertext nobody can read,
- * releases their email claims, deletes the files attached to their record, then rebuilds from the log each read model that held any of it, so no plain copy remains, and
- * records the receipt. A second erasure of the same person answers the first receipt. Records that
- * point at the person (deals, tasks) keep working; the person's own record stays, its personal
- * fields reading "[erased]".
+ * releases their email claims, deletes the files attached to their record, and records the receipt,
+ * the erasure event, which each read model that held their data handles by blanking its rows
+ * (projections/privacy/erasing.ts): the caller waits for the read models to reach it. A second
+ * erasure of the same person answers the first receipt. Records that point at the person (deals,
+ * tasks) keep working; the person's own record stays, its personal fields blank.
  */
 export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: SubjectRef): Promise<Erasure> {
   const { store, db } = deps
@@ -97,30 +99,20 @@ export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: Sub
   }
   const earlier = await answered()
   if (earlier) return earlier
-  await eventsOfSubject(store, caller.orgId, input)
+  const member = input.kind === MEMBER_KIND
+  if (!member) await eventsOfSubject(store, caller.orgId, input)
   return oneAtATime(db, async () => {
     const meanwhile = await answered()
     if (meanwhile) return meanwhile
-    // Read again under the lock, the last moment they are readable: what the receipt counts and the claims to release.
-    const events = await eventsOfSubject(store, caller.orgId, input)
-    const content = personalContent(events, store.personal)
-    await store.subjectKeys.destroy(subjectOf(input))
     const session = commandSession(store, caller)
-    await releaseClaims(session, caller.orgId, input, events, store.personal)
-    const files = attachedFiles(events)
-    for (const key of files) await deps.files.remove(key)
-    const holders = deps.projections.projectors.filter((projector) => projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
-    for (const projector of holders) await rebuildProjection(db, store, projector)
     const at = deps.clock()
+    const erased = member ? { fields: await eraseMemberProfile(db, caller.orgId, input.id, caller.profileId, at), events: 0, read_models: [], files_deleted: 0 } : await erasePerson(deps, store, session, caller, input)
     const receipt: SubjectErasedData = {
       receipt_id: randomUUID(),
       org_id: caller.orgId,
       kind: input.kind,
       subject_id: input.id,
-      fields: content.fields,
-      events: content.events,
-      read_models: holders.map((projector) => projector.name),
-      files_deleted: files.length,
+      ...erased,
       key_backups_expire_at: new Date(at.getTime() + deps.config.backupRetentionDays * DAY_MS).toISOString(),
       by: caller.profileId,
       at: at.toISOString(),
@@ -128,4 +120,19 @@ export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: Sub
     await session.run(erasureDecider, erasureStream(input.kind, input.id), { type: 'RecordErasure', receipt }, { expectNew: true })
     return { receipt, created: true, position: session.position() }
   })
+}
+
+type Erased = Pick<SubjectErasedData, 'fields' | 'events' | 'read_models' | 'files_deleted'>
+
+/** A person of the log (a contact, a lead): their key destroyed, their claims released, their files deleted; the read models that held their data, which blank it on the receipt's event. */
+async function erasePerson(deps: ErasureDeps, store: SealingStore, session: CommandSession, caller: Caller, input: SubjectRef): Promise<Erased> {
+  // Read again under the lock, the last moment they are readable: what the receipt counts and the claims to release.
+  const events = await eventsOfSubject(store, caller.orgId, input)
+  const content = personalContent(events, store.personal)
+  await store.subjectKeys.destroy(subjectOf(input))
+  await releaseClaims(session, caller.orgId, input, events, store.personal)
+  const files = attachedFiles(events)
+  for (const key of files) await deps.files.remove(key)
+  const holders = deps.projections.projectors.filter((projector) => erasesSubjects(projector) && projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
+  return { fields: content.fields, events: content.events, read_models: holders.map((projector) => projector.name), files_deleted: files.length }
 }

@@ -3,7 +3,7 @@ import type { Decider } from '../decider.ts'
 /**
  * An erasure (issue 31): stream `erasure-<kind>-<id>`, one per person, whose one event is the
  * receipt. It holds no personal data: the person's kind and id, what kinds of fields were erased
- * and from how many events, the read models rebuilt without them, who erased and when.
+ * and from how many events, the read models that blank them on reading it, who erased and when.
  */
 export type SubjectErasedData = {
   receipt_id: string
@@ -14,7 +14,7 @@ export type SubjectErasedData = {
   fields: string[]
   /** How many of the person's events held personal data (now unreadable). */
   events: number
-  /** The read models rebuilt without the person's data. */
+  /** The read models that held the person's data and blanked it on this event (projections/privacy/erasing.ts). */
   read_models: string[]
   /** How many files attached to the person's record were deleted from the file store. */
   files_deleted: number

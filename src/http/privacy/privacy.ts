@@ -3,9 +3,11 @@ import { z } from 'zod'
 import { eraseSubject } from '../../commands/privacy/erase-subject.ts'
 import { exportSubject } from '../../commands/privacy/export-subject.ts'
 import type { SubjectErasedData } from '../../commands/privacy/erasure.ts'
+import { MEMBER_KIND } from '../../commands/privacy/erase-member.ts'
 import type { Deps } from '../../deps.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { orNotFound } from '../../errors.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { ERASED } from '../../privacy/seal.ts'
 import { erasureOf, listErasures } from '../../projections/privacy/erasures.ts'
 import { callerOf, settle } from '../kernel/commands.ts'
@@ -20,9 +22,16 @@ const KEPT = [
 
 /** The copies every erasure handles besides the read models it rebuilds. */
 const LOG_COPIES = [
-  { copy: 'event log', handling: 'The personal fields were sealed under the person\'s key, now destroyed: they read "[erased]" in every read of the log (history, as_of, the event feed, SSE, exports, rebuilds)' },
-  { copy: 'webhook delivery logs', handling: 'Hold event ids and types only; payloads are read from the log when sent, so redeliveries carry "[erased]"' },
-  { copy: 'NDJSON exports made from now on', handling: 'Read from the log: "[erased]"' },
+  { copy: 'event log', handling: 'The personal fields were sealed under the person\'s key, now destroyed: they read {"erased": true} in every read of the log (history, as_of, the event feed, SSE, exports, rebuilds)' },
+  { copy: 'webhook delivery logs', handling: 'Hold event ids and types only; payloads are read from the log when sent, so redeliveries carry {"erased": true}' },
+  { copy: 'NDJSON exports made from now on', handling: 'Read from the log: {"erased": true}' },
+]
+
+/** The copies a member's erasure handles: identity is kept in tables, not in the log (docs/personal-data.md). */
+const MEMBER_COPIES = [
+  { copy: 'member profile', handling: 'Deactivated, its phone blanked, its personal access tokens and sessions revoked' },
+  { copy: 'user account', handling: 'Email and name blanked when the account belongs to no other organization; otherwise kept for the organizations it still belongs to (not listed under erased fields)' },
+  { copy: 'event log', handling: 'Holds the member\'s profile id only (who acted), never their name or email' },
 ]
 
 const Receipt = z.object({
@@ -34,7 +43,7 @@ const Receipt = z.object({
   erased: z.object({
     fields: z.array(z.string()).describe('The kinds of personal fields the person\'s events held (names, never values)'),
     events: z.number().int().describe('How many of the person\'s events held personal data, now unreadable'),
-    reads_as: z.literal(ERASED).describe('What every erased field reads as from now on'),
+    reads_as: z.object({ erased: z.literal(true) }).describe('What every erased field reads as in the log from now on (history, the event feed, SSE, webhooks, exports); the read models show it blank'),
   }),
   kept: z.array(z.object({ what: z.string(), ground: z.string() })).describe('What was kept, and on which ground'),
   copies: z.array(z.object({ copy: z.string(), handling: z.string() })).describe('Each copy of the data and what became of it'),
@@ -65,12 +74,12 @@ const receiptBody = (receipt: SubjectErasedData): z.infer<typeof Receipt> => ({
   subject_id: receipt.subject_id,
   erased_at: receipt.at,
   erased_by: receipt.by,
-  erased: { fields: receipt.fields, events: receipt.events, reads_as: ERASED },
+  erased: { fields: receipt.fields, events: receipt.events, reads_as: { ...ERASED } },
   kept: KEPT,
-  copies: [
+  copies: receipt.kind === MEMBER_KIND ? MEMBER_COPIES : [
     ...LOG_COPIES,
     { copy: 'attached files', handling: `${receipt.files_deleted} file(s) attached to the person's record deleted from the file store` },
-    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: 'Rebuilt from the log, so it holds "[erased]" where the person\'s data was' })),
+    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: 'Blanked at once by its erasure handler: an empty string where the person\'s data was, as a rebuild from the log leaves it' })),
   ],
   key_backups_expire_at: receipt.key_backups_expire_at,
 })
@@ -82,7 +91,10 @@ const receiptBody = (receipt: SubjectErasedData): z.infer<typeof Receipt> => ({
  */
 export function privacyRoutes(deps: Deps, files: FileStore, subjectKinds: readonly [string, ...string[]]): FastifyPluginAsyncZod {
   const { db } = deps
-  const ErasureBody = z.object({ kind: z.enum(subjectKinds).describe('The kind of person: the record kinds whose modules declare them'), id: z.uuid() })
+  const ErasureBody = z.object({
+    kind: z.enum([...subjectKinds, MEMBER_KIND]).describe(`The kind of person: the record kinds whose modules declare them, or \`${MEMBER_KIND}\` for a member's profile (its id: the profile id)`),
+    id: z.uuid(),
+  })
   return async (app) => {
     app.post(
       '/api/privacy/erasures/',
@@ -90,14 +102,16 @@ export function privacyRoutes(deps: Deps, files: FileStore, subjectKinds: readon
         schema: {
           tags: ['privacy'],
           summary: 'Erase a person (admins): destroys their key, rebuilds the read models that held their data, answers the receipt',
-          description: 'Answers once the erasure is complete: 201 with the receipt; 200 with the same receipt when the person was erased before. 404 when the organization has no such person.',
+          description: `Answers once the erasure is complete: 201 with the receipt; 200 with the same receipt when the person was erased before. 404 when the organization has no such person. A member (\`${MEMBER_KIND}\`): their profile deactivated and blanked, their tokens revoked, their account's email and name blanked when it belongs to no other organization; 400 for the caller's own profile or the last active admin.`,
           body: ErasureBody,
-          response: { 200: Receipt, 201: Receipt, 404: ErrorBody, ...authErrors },
+          response: { 200: Receipt, 201: Receipt, 400: ErrorBody, 404: ErrorBody, ...authErrors },
         },
       },
       async (request, reply) => {
         requireAdmin(request)
         const { receipt, created, position } = await eraseSubject({ ...deps, files }, callerOf(request), request.body)
+        // A member's profile is cached by every process (src/lookups/): its deactivation must show at once.
+        if (created && receipt.kind === MEMBER_KIND) lookupsOf(deps).changed()
         await settle(deps, reply, position)
         return reply.code(created ? 201 : 200).send(receiptBody(receipt))
       },

@@ -3,8 +3,10 @@ import type { FreshTables } from '../../db/copy-rows.ts'
 import { insertRowsOnce } from '../../db/insert-rows.ts'
 import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import type { Viewer } from '../opportunity/queries.ts'
-import type { Projector } from '../kernel/projector.ts'
-import { ACTIVITY_ACTIONS } from '../record/record-kinds.ts'
+import { READ_MODEL_ERASED } from '../../privacy/seal.ts'
+import { withErasure } from '../privacy/erasing.ts'
+import type { ErasedSubject, ErasingProjector } from '../privacy/erasing.ts'
+import { ACTIVITY_ACTIONS, ATTACHED, attachedDescription } from '../record/record-kinds.ts'
 import type { ActivityAction, Reading, RecordKinds } from '../record/record-kinds.ts'
 import type { DashboardActivityTable } from './tables.ts'
 import type { Db } from '../../db/database.ts'
@@ -90,20 +92,25 @@ async function applyEvents(db: Db, readings: ReadonlyMap<string, Known>, events:
   await flush()
 }
 
+/** An erased person's entries (issue 31): of those, only an attachment's names a personal field, its file. */
+async function eraseEntries(db: Db, subject: ErasedSubject): Promise<void> {
+  await sql`UPDATE dashboard_activity SET description = ${attachedDescription(READ_MODEL_ERASED)} WHERE entity_id = ${subject.id} AND starts_with(description, ${ATTACHED})`.execute(db)
+}
+
 /** The feed over the record kinds the manifests declare (modules/activity.ts). */
-export function dashboardActivityProjector(kinds: RecordKinds): Projector {
+export function dashboardActivityProjector(kinds: RecordKinds): ErasingProjector {
   const readings = readingsOf(kinds)
-  return {
+  return withErasure({
     name: 'dashboard_activity',
-    // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19). Plus the kinds' own versions.
-    version: 2 + kinds.version,
+    // 2: attachments, comment edits and removals, line items, lead board moves, account emails and tasks are activity too (issue 19). 3: erasures (issue 31). Plus the kinds' own versions.
+    version: 3 + kinds.version,
     eventTypes: [...readings.keys()],
     tables: ['dashboard_activity'],
     createTables,
     createIndexes,
     apply: (trx, event) => applyEvents(trx, readings, [event]),
     applyBatch: (trx, events, fresh) => applyEvents(trx, readings, events, fresh),
-  }
+  }, eraseEntries)
 }
 
 export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }

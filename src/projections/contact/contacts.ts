@@ -1,10 +1,11 @@
 import { sql } from 'kysely'
-import { contactNames, contactStreams } from '../../commands/contact/contact.ts'
+import { CONTACT_PERSONAL_FIELDS, contactNames, contactStreams } from '../../commands/contact/contact.ts'
 import { containsPattern } from '../../db/like.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { idsAmong } from '../../db/ids-among.ts'
 import { anyOf, fetchPage, liveRecordsTagged, recordProjector } from '../kernel/records.ts'
 import { noteTables } from '../kernel/notes.ts'
+import { personRecordEraser, withErasure } from '../privacy/erasing.ts'
 import type { ContactRow } from './tables.ts'
 import type { Db } from '../../db/database.ts'
 
@@ -13,10 +14,11 @@ export type { ContactRow } from './tables.ts'
 /** The contact's comments and attachments (projections/kernel/notes.ts), kept by the same projector. */
 export const CONTACT_NOTES = noteTables('contact')
 
-export const contactsProjector = recordProjector({
+/** Erasing a contact blanks their row's personal fields and their notes (issue 31). */
+export const contactsProjector = withErasure(recordProjector({
   name: 'contacts',
-  // 2: the contact's comments and attachments. 3: the original's professional and address fields, do_not_call, is_active (issue 22).
-  version: 3,
+  // 2: the contact's comments and attachments. 3: the original's professional and address fields, do_not_call, is_active (issue 22). 4: erasures blank, '' not "[erased]" (issue 31).
+  version: 4,
   table: 'contacts',
   streams: contactStreams,
   events: contactNames.events,
@@ -33,7 +35,7 @@ export const contactsProjector = recordProjector({
     await sql`CREATE INDEX contacts_org_name ON contacts (org_id, lower(first_name), lower(last_name))`.execute(db)
     await sql`CREATE INDEX contacts_account ON contacts (account)`.execute(db)
   },
-})
+}), personRecordEraser({ kind: 'contact', table: 'contacts', columns: CONTACT_PERSONAL_FIELDS, notes: CONTACT_NOTES }))
 
 
 export type ContactListFilter = {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
-import { CLOSED_LEAD_STATUSES, convertedFields, leadStreams } from '../../commands/lead/lead.ts'
+import { CLOSED_LEAD_STATUSES, LEAD_PERSONAL_FIELDS, convertedFields, leadStreams } from '../../commands/lead/lead.ts'
 import type { LeadEvent, LeadFields } from '../../commands/lead/lead.ts'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
 import { noteEventTypes, isNoteEvent } from '../../commands/notes.ts'
@@ -11,7 +11,7 @@ import type { NoteAttachmentRow, NoteCommentRow } from '../kernel/notes.ts'
 import type { Viewer } from '../opportunity/queries.ts'
 import { visibleSql } from '../../visibility/policy.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import type { Projector } from '../kernel/projector.ts'
+import { personRecordEraser, withErasure } from '../privacy/erasing.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 import type { LeadRow } from './tables.ts'
 export type { LeadRow } from './tables.ts'
@@ -97,15 +97,19 @@ async function apply(db: Db, id: string, event: LeadEvent): Promise<void> {
   }
 }
 
-export const leadsProjector: Projector = {
-  name: 'leads',
-  // 2: the board placement (LeadMoved). 3: industry. 4: currency. 5: linkedin_url, last_contacted, next_follow_up.
-  version: 5,
-  eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
-  tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
-  createTables,
-  apply: (trx, recorded) => apply(trx, leadStreams.idOf(recorded.streamName), domainEventOf<LeadEvent>(recorded)),
-}
+/** Erasing a lead blanks their row's personal fields and their notes (issue 31). */
+export const leadsProjector = withErasure(
+  {
+    name: 'leads',
+    // 2: the board placement (LeadMoved). 3: industry. 4: currency. 5: linkedin_url, last_contacted, next_follow_up. 6: erasures blank, '' not "[erased]" (issue 31).
+    version: 6,
+    eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
+    tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
+    createTables,
+    apply: (trx, recorded) => apply(trx, leadStreams.idOf(recorded.streamName), domainEventOf<LeadEvent>(recorded)),
+  },
+  personRecordEraser({ kind: 'lead', table: 'leads', columns: LEAD_PERSONAL_FIELDS, notes: LEAD_NOTES }),
+)
 
 // Reads.
 

@@ -5,7 +5,9 @@ import { NOTIFICATION_EVENT_TYPES, notificationStreams } from '../../commands/no
 import type { NotificationEvent } from '../../commands/notification/notification.ts'
 import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import type { Projector } from '../kernel/projector.ts'
+import { READ_MODEL_ERASED } from '../../privacy/seal.ts'
+import { withErasure } from '../privacy/erasing.ts'
+import type { ErasedSubject, ErasingProjector } from '../privacy/erasing.ts'
 import type { RecordKinds } from '../record/record-kinds.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import type { NotificationRow } from './tables.ts'
@@ -109,13 +111,18 @@ async function applyNotificationEvent(db: Db, recorded: RecordedEvent): Promise<
 
 export const NOTIFICATIONS = 'notifications'
 
+/** An erased person's notifications (issue 31): a mention's excerpt quotes a comment on their record. */
+async function eraseExcerpts(db: Db, subject: ErasedSubject): Promise<void> {
+  await sql`UPDATE notifications SET data = jsonb_set(data, '{comment_excerpt}', to_jsonb(${READ_MODEL_ERASED}::text)) WHERE entity_id = ${subject.id} AND data ? 'comment_excerpt'`.execute(db)
+}
+
 /** The notifications over the record kinds the manifests declare (modules/notification.ts). */
-export function notificationsProjector(kinds: RecordKinds): Projector {
+export function notificationsProjector(kinds: RecordKinds): ErasingProjector {
   const causes = causesOf(kinds)
-  return {
+  return withErasure({
     name: NOTIFICATIONS,
-    // 1, plus the kinds' own versions.
-    version: 1 + kinds.version,
+    // 2: erasures (issue 31). Plus the kinds' own versions.
+    version: 2 + kinds.version,
     eventTypes: notificationEventTypes(kinds),
     tables: ['notifications', 'notification_assignees'],
     createTables,
@@ -123,7 +130,7 @@ export function notificationsProjector(kinds: RecordKinds): Projector {
       const cause = causes.get(event.type)
       await (cause ? applyRecordEvent(db, event, cause) : applyNotificationEvent(db, event))
     },
-  }
+  }, eraseExcerpts)
 }
 
 export type NotificationView = NotificationRow & { entity_name: string | null; link: string }

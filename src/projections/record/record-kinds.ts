@@ -49,7 +49,10 @@ export const deleted: Reading = { action: 'DELETE', describe: (_, noun) => `Dele
 const commented: Reading = { action: 'COMMENT', describe: () => 'Added a comment' }
 const commentEdited: Reading = { action: 'COMMENT', describe: () => 'Edited a comment' }
 const commentDeleted: Reading = { action: 'COMMENT', describe: () => 'Removed a comment' }
-const attached: Reading = { action: 'UPDATE', describe: (data) => `Attached ${String(data.file_name ?? 'a file')}` }
+/** An attachment's entry names its file: the one entry of a person's record that reads a personal field (an erased one reads "a file"). */
+export const ATTACHED = 'Attached '
+export const attachedDescription = (fileName: unknown) => `${ATTACHED}${typeof fileName === 'string' && fileName ? fileName : 'a file'}`
+const attached: Reading = { action: 'UPDATE', describe: (data) => attachedDescription(data.file_name) }
 const detached: Reading = { action: 'UPDATE', describe: () => 'Removed an attachment' }
 /** The comment and attachment events every record module shares (commands/notes.ts). */
 export const noteReadings = (prefix: string): Record<string, Reading> => ({

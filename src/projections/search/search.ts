@@ -5,7 +5,9 @@ import type { FreshTables } from '../../db/copy-rows.ts'
 import { insertRowsOnce, updateRows } from '../../db/insert-rows.ts'
 import { BATCH_FROM } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import type { Projector } from '../kernel/projector.ts'
+import { READ_MODEL_ERASED } from '../../privacy/seal.ts'
+import { withErasure } from '../privacy/erasing.ts'
+import type { ErasedSubject, ErasingProjector } from '../privacy/erasing.ts'
 import { changesOf, pick } from './search-documents.ts'
 import { isRestricted } from '../../visibility/policy.ts'
 import type { Fields, SearchKindSpec } from './search-documents.ts'
@@ -176,6 +178,21 @@ async function apply(trx: Db, actions: ReadonlyMap<string, Action>, recorded: Re
   if (spec.kind === 'account' && 'name' in changed) await renameAccountOfDeals(trx, id, String(fields.name))
 }
 
+/**
+ * An erased person's document (issue 31): the personal fields it was derived from blanked, and its
+ * text derived again from them, as a rebuild derives it from the person's erased events.
+ */
+async function eraseDocument(trx: Db, kinds: readonly KindSpec[], subject: ErasedSubject): Promise<void> {
+  for (const spec of kinds.filter((candidate) => candidate.kind === subject.kind)) {
+    const table = partitionOf(spec.kind)
+    const row = await trx.selectFrom(table).select(['fields', 'created_by']).where('id', '=', subject.id).executeTakeFirst()
+    if (!row) continue
+    const fields = { ...(row.fields as Fields) }
+    for (const key of subject.fields) if (typeof fields[key] === 'string') fields[key] = READ_MODEL_ERASED
+    await trx.updateTable(table).set({ ...documentColumns(spec, fields, row.created_by as string | null), fields: JSON.stringify(fields) }).where('id', '=', subject.id).execute()
+  }
+}
+
 type Run = { spec: KindSpec; action: 'created' | 'updated'; type: string; events: RecordedEvent[] }
 
 /**
@@ -207,14 +224,14 @@ async function applyBatch(trx: Transaction<Database>, actions: ReadonlyMap<strin
 }
 
 /** The logic's own version; the projector's adds each kind's (search-documents.ts `version`). */
-const LOGIC_VERSION = 2
+const LOGIC_VERSION = 3
 
 /** Search over the kinds the manifests declare (modules/search.ts), in the palette's order. */
-export function searchProjector(kinds: readonly KindSpec[]): Projector {
+export function searchProjector(kinds: readonly KindSpec[]): ErasingProjector {
   const actions = actionsOf(kinds)
-  return {
+  return withErasure({
     name: 'search',
-    // 2: viewers, in tsv and the trigram index (members' searches intersect them in the index).
+    // 2: viewers, in tsv and the trigram index (members' searches intersect them in the index). 3: erasures blank, '' not "[erased]" (issue 31).
     version: LOGIC_VERSION + kinds.reduce((sum, spec) => sum + spec.version, 0),
     eventTypes: [...actions.keys()],
     // The parent first: the rebuild's swap drops the live parent (its partitions with it), then moves each table.
@@ -223,5 +240,5 @@ export function searchProjector(kinds: readonly KindSpec[]): Projector {
     createIndexes,
     apply: (trx, event) => apply(trx, actions, event),
     applyBatch: (trx, events, fresh) => applyBatch(trx, actions, events, fresh),
-  }
+  }, (trx, subject) => eraseDocument(trx, kinds, subject))
 }

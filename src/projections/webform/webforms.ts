@@ -6,16 +6,22 @@ import type { WebFormEvent } from '../../commands/webform/webform.ts'
 import type { Db } from '../../db/database.ts'
 import { insertRowsOnce, updateRows } from '../../db/insert-rows.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import type { Projector } from '../kernel/projector.ts'
+import { READ_MODEL_ERASED } from '../../privacy/seal.ts'
+import { withErasure } from '../privacy/erasing.ts'
 import { fetchPage } from '../kernel/records.ts'
 import type { WebFormRow, WebFormSubmissionRow } from './tables.ts'
 
 export type { WebFormRow, WebFormSubmissionRow } from './tables.ts'
 
-/** The web forms and their submissions (docs/web-forms.md): what the admin routes list and the public routes serve. */
-export const webFormsProjector: Projector = {
+/**
+ * The web forms and their submissions (docs/web-forms.md): what the admin routes list and the public
+ * routes serve. Erasing a lead blanks the answers of the submissions that made or matched it: they
+ * were sealed under the lead's key (issue 31).
+ */
+export const webFormsProjector = withErasure({
   name: 'webforms',
-  version: 1,
+  // 2: erasures blank answers, '' not "[erased]" (issue 31).
+  version: 2,
   eventTypes: ['WebFormCreated', 'WebFormUpdated', 'WebFormPublished', 'WebFormUnpublished', 'WebFormDeleted', 'WebFormSubmitted', 'WebFormSubmissionQuarantined'],
   tables: ['webforms', 'webform_submissions'],
   async createTables(db) {
@@ -61,7 +67,11 @@ export const webFormsProjector: Projector = {
         return
     }
   },
-}
+}, async (trx, subject) => {
+  if (subject.kind !== 'lead') return
+  await sql`UPDATE webform_submissions SET answers = (SELECT jsonb_object_agg(key, CASE WHEN jsonb_typeof(value) = 'string' THEN to_jsonb(${READ_MODEL_ERASED}::text) ELSE value END) FROM jsonb_each(answers))
+    WHERE lead_id = ${subject.id} AND answers <> '{}'::jsonb`.execute(trx)
+})
 
 function applySubmission(db: Db, id: string, event: SubmissionEvent): Promise<void> {
   const { form_id, org_id, answers, source_page, at } = event.data
