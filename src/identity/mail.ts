@@ -2,7 +2,8 @@ import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 
-export type MailMessage = Readonly<{ to: string; subject: string; text: string }>
+/** `messageId` and `headers`: a mail about a case threads replies and says it is automatic (RFC 3834). */
+export type MailMessage = Readonly<{ to: string; subject: string; text: string; messageId?: string; headers?: Readonly<Record<string, string>> }>
 
 /** Where sign-in mail goes. `send` rejects when the message could not be handed over. */
 export type MailTransport = Readonly<{ kind: 'log' | 'smtp'; send(message: MailMessage): Promise<void> }>
@@ -36,7 +37,7 @@ export function smtpTransport(url: string, from: string): MailTransport {
   return {
     kind: 'smtp',
     async send(message) {
-      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text })
+      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text, ...(message.messageId && { messageId: `<${message.messageId}>` }), ...(message.headers && { headers: { ...message.headers } }) })
     },
   }
 }
