@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { receiveMail } from '../../commands/case-mail/receive-mail.ts'
 import type { Deps } from '../../deps.ts'
-import { ValidationError } from '../../errors.ts'
+import { NotFoundError } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { mailTransportFor } from '../../identity/mail.ts'
 import { settle } from '../kernel/commands.ts'
@@ -14,7 +14,7 @@ const MEDIA_TYPE = 'message/rfc822'
 
 const description = [
   `The raw RFC 5322 message as the body, \`Content-Type: ${MEDIA_TYPE}\`, at most ${MAX_INBOUND_BYTES / 1024 / 1024} MiB (413 above).`,
-  "Signed with the mailbox's secret: `X-Inbound-Signature: sha256=<hex HMAC-SHA256(secret, body)>`; an unsigned or wrongly signed delivery, or one to a mailbox that is off, answers 404 as for no mailbox.",
+  "Signed with the mailbox's secret: `X-Inbound-Signature: sha256=<hex HMAC-SHA256(secret, body)>`; an unsigned or wrongly signed delivery, a body not sent raw, or one to a mailbox that is off, answers 404 as for no mailbox.",
   'A message that cannot be parsed, or has no From address or Message-ID, answers 400 and writes nothing.',
   'Once per Message-ID: a repeat answers the first outcome (`duplicate`). Auto-replies, bounces and list mail (RFC 3834) are dropped and recorded.',
   'Threading: our signed token in In-Reply-To or References, then a stored message they name; otherwise the mail opens a case with the mailbox defaults.',
@@ -35,7 +35,8 @@ export function inboundRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZ
       },
       async (request, reply) => {
         const raw = request.body
-        if (!Buffer.isBuffer(raw)) throw new ValidationError({ message: [`Expected the raw message as the body, Content-Type: ${MEDIA_TYPE}.`] })
+        // No signature can be checked over a body that was not sent raw: refused as an unsigned delivery.
+        if (!Buffer.isBuffer(raw)) throw new NotFoundError('Mailbox not found')
         const signature = request.headers['x-inbound-signature']
         const received = await receiveMail(deps, files, { mailboxId: request.params.mailbox_id, raw, signature: Array.isArray(signature) ? signature[0] : signature })
         await settle(deps, reply, received.position)
