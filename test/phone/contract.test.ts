@@ -229,7 +229,7 @@ t.test("the original phone app's calls against this API", async (t) => {
     'POST /api/cases/solutions/{id}/unpublish/': async () => check('POST /api/cases/solutions/{id}/unpublish/', await send('POST', `/api/cases/solutions/${ids.solution}/unpublish/`, {})),
     'DELETE /api/cases/solutions/{id}/': async () => check('DELETE /api/cases/solutions/{id}/', await send('DELETE', `/api/cases/solutions/${ids.solution}/`)),
     'POST /api/cases/mailboxes/': async () => {
-      ids.mailbox = created(await check('POST /api/cases/mailboxes/', await send('POST', '/api/cases/mailboxes/', { address: 'help@acme.test', provider: 'ses', default_priority: 'High', default_case_type: null, default_assignee_id: null, is_active: true }), [['Mailbox']]))
+      ids.mailbox = created(await check('POST /api/cases/mailboxes/', await send('POST', '/api/cases/mailboxes/', { address: 'help@acme.test', provider: 'ses', default_priority: 'High', default_case_type: 'Question', default_assignee_id: null, is_active: true }), [['Mailbox']]))
     },
     'GET /api/cases/mailboxes/': async () => check('GET /api/cases/mailboxes/', await send('GET', '/api/cases/mailboxes/'), [['Mailbox', 'mailboxes']]),
     'PUT /api/cases/mailboxes/{id}/': async () => check('PUT /api/cases/mailboxes/{id}/', await send('PUT', `/api/cases/mailboxes/${ids.mailbox}/`, { is_active: false }), [['Mailbox']]),
