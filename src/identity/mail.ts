@@ -5,7 +5,8 @@ import type { Config } from '../config.ts'
 /** A file sent with a message (an invoice's PDF). */
 export type MailAttachment = Readonly<{ filename: string; contentType: string; content: Buffer }>
 
-export type MailMessage = Readonly<{ to: string; subject: string; text: string; attachments?: readonly MailAttachment[] }>
+/** `messageId` and `headers`: a mail about a case threads replies and says it is automatic (RFC 3834). */
+export type MailMessage = Readonly<{ to: string; subject: string; text: string; attachments?: readonly MailAttachment[]; messageId?: string; headers?: Readonly<Record<string, string>> }>
 
 /** Where sign-in mail goes. `send` rejects when the message could not be handed over. */
 export type MailTransport = Readonly<{ kind: 'log' | 'smtp'; send(message: MailMessage): Promise<void> }>
@@ -41,7 +42,14 @@ export function smtpTransport(url: string, from: string): MailTransport {
   return {
     kind: 'smtp',
     async send(message) {
-      await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text, attachments: message.attachments?.map((file) => ({ ...file })) })
+      await transporter.sendMail({
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        attachments: message.attachments?.map((file) => ({ ...file })),
+        ...(message.messageId && { messageId: `<${message.messageId}>` }),
+        ...(message.headers && { headers: { ...message.headers } }),
+      })
     },
   }
 }

@@ -10,6 +10,7 @@ import { createCaseEscalator } from '../processes/case-escalator.ts'
 import { casesProjector } from '../projections/case/cases.ts'
 import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import { str } from '../projections/search/search-documents.ts'
+import { caseEmailReceived } from './case-mail-events.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Cases (case-<id>).
@@ -42,8 +43,8 @@ const SlaTarget = {
 /** Support cases: tickets with assignees, a problem → incident tree, watchers, comments, internal notes and attachments, and their SLA instances on the one business-hours clock. */
 export const caseModule: ModuleManifest = {
   name: 'case',
-  // A case is the organization's record of work; the people in it are contacts, by id. Requesters
-  // who are no contact (inbound mail, the portal) will declare their fields when those land.
+  // A case is the organization's record of work; the people in it are contacts, by id. An inbound
+  // email's sender fields are declared personal (case-mail-events.ts); the portal's will be.
   events: noPersonalData(eventsOf<CaseEvent>()({
     // case-<id>
     CaseCreated: { stream: 'case', description: "A case was opened: its fields, and its SLA targets in hours (first response and resolution), set by its priority when it opened (the original's defaults).", data: z.strictObject({ case_id: Id, org_id: Id, ...caseShape, sla_first_response_hours: Hours, sla_resolution_hours: Hours, created_by: By, ...at }) },
@@ -60,6 +61,7 @@ export const caseModule: ModuleManifest = {
     CaseSlaRetargeted: { stream: 'case', description: 'An open SLA instance took the target of the priority the case changed to, from this instant on: time already used stays used.', data: z.strictObject({ ...Sla, ...SlaTarget, ...at }) },
     CaseEscalated: { stream: 'case', description: 'The escalator found the case open and breached (`breached`: which SLA instances, by the clock): escalation `level` 1 to 3, at least an hour after the last; its id derived from the case and the level.', data: z.strictObject({ escalation_id: Id, level: z.number().int().min(1).max(MAX_ESCALATIONS), breached: z.array(z.enum(SLA_KINDS)).min(1), ...at }) },
     ...noteDefinitions('Case', 'case', 'case'),
+    ...caseEmailReceived,
   })),
   routes: async (deps, files) => {
     const { caseRoutes } = await import('../http/cases/cases.ts')

@@ -9,6 +9,7 @@ import { businessHoursModule } from './business-hours.ts'
 import { caseModule } from './case.ts'
 import { caseAnalyticsModule } from './case-analytics.ts'
 import { caseCsatModule } from './case-csat.ts'
+import { caseMailModule } from './case-mail.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -58,6 +59,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   caseModule,
   caseAnalyticsModule,
   caseCsatModule,
+  caseMailModule,
   macroModule,
   timeEntryModule,
   portalModule,

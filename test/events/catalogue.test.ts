@@ -31,6 +31,9 @@ import { taskDecider } from '../../src/commands/task/task.ts'
 import { caseDecider } from '../../src/commands/case/case.ts'
 import { csatDecider } from '../../src/commands/case/csat.ts'
 import type { CaseCommand } from '../../src/commands/case/case.ts'
+import { inboundRecordDecider } from '../../src/commands/case-mail/inbound-record.ts'
+import { mailboxDecider } from '../../src/commands/case-mail/mailbox.ts'
+import { reopenPolicyDecider } from '../../src/commands/case-mail/reopen-policy.ts'
 import type { TaskCommand } from '../../src/commands/task/task.ts'
 import type { LeadCommand } from '../../src/commands/lead/lead.ts'
 import { nameClaimDecider } from '../../src/commands/name-claim.ts'
@@ -230,6 +233,8 @@ function decidedEvents(): DomainEvent[] {
     { type: 'WatchCase', orgId: org, actor: admin, at },
     { type: 'UnwatchCase', orgId: org, actor: admin, at },
     { type: 'MoveCase', orgId: org, actor: admin, at, day: '2026-11-22', stage: { id: casePipeline.state.stages[1]!.id, pipeline: casePipeline }, kanbanOrder: 500 },
+    // A customer's reply within the reopen window: the message, and the reopen in its append.
+    { type: 'ReceiveCaseEmail', orgId: org, at, today: '2026-11-22', reopen: { is_enabled: true, reopen_window_days: 7, reopen_to_status: 'New' }, autoReply: { allowed: true, messageId: 'case-x.y@z' }, attachments: [], message: { message_id: 'm@customer.test', mailbox_id: randomUUID(), from_email: 'dana@customer.test', from_name: 'Dana', subject: 'Re: x', text: 'Thanks', in_reply_to: null, references: [], sent_at: null, contact_id: null, requester_id: randomUUID(), threaded_by: 'headers' } },
     { type: 'DeleteCase', orgId: org, actor: admin, at },
   ]
   const accountCommands: AccountCommand[] = [
@@ -393,6 +398,13 @@ function decidedEvents(): DomainEvent[] {
     ]),
     ...decided(caseDecider, caseCommands),
     ...decided(csatDecider, [{ type: 'SendCsatSurvey', orgId: org, caseId: randomUUID(), contactId: randomUUID(), at }, { type: 'AnswerCsatSurvey', rating: 5, comment: 'Quick', at }]),
+    ...decided(mailboxDecider, [
+      { type: 'CreateMailbox', mailboxId: randomUUID(), orgId: org, fields: { address: 'support@acme.test', provider: 'ses', default_priority: 'Normal', default_case_type: null, default_assignee: null, is_active: true }, actorId: admin.profileId, at },
+      { type: 'UpdateMailbox', orgId: org, changes: { is_active: false }, at },
+      { type: 'DeleteMailbox', orgId: org, at },
+    ]),
+    ...decided(reopenPolicyDecider, [{ type: 'SetReopenPolicy', orgId: org, changes: { reopen_window_days: 3 }, actorId: admin.profileId, at }]),
+    ...(['accepted', 'dropped'] as const).flatMap((kind) => decided(inboundRecordDecider, [{ type: 'RecordInbound', event: kind === 'accepted' ? { type: 'InboundMailAccepted', data: { org_id: org, mailbox_id: randomUUID(), message_id: 'a@b', case_id: randomUUID(), created_case: true, at } } : { type: 'InboundMailDropped', data: { org_id: org, mailbox_id: randomUUID(), message_id: 'c@d', reason: 'bounce', from_email: 'x@y', subject: 's', at } } }])),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

@@ -249,6 +249,7 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken
   const casePipeline = await created('POST', '/api/cases/pipelines/', A, { name: 'Acme secret case pipeline' })
   ids.casePipeline = casePipeline.id
+  ids.caseMailbox = (await created('POST', '/api/cases/mailboxes/', A, { address: 'acme-secret@acme.test', webhook_secret: 'acme-secret-mailbox-signing-key-0123456789' })).id
   ids.caseStage = casePipeline.stages[1].id
   const aSecrets = [...Object.values(ids), tag2, 'acme', '12345.67']
   const declared = new Set([...KIND_BY_PREFIX.map(([, kind]) => kind), ...Object.values(KIND_BY_PARAM)])

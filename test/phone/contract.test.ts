@@ -228,6 +228,14 @@ t.test("the original phone app's calls against this API", async (t) => {
     'POST /api/cases/solutions/{id}/publish/': async () => check('POST /api/cases/solutions/{id}/publish/', await send('POST', `/api/cases/solutions/${ids.solution}/publish/`, {})),
     'POST /api/cases/solutions/{id}/unpublish/': async () => check('POST /api/cases/solutions/{id}/unpublish/', await send('POST', `/api/cases/solutions/${ids.solution}/unpublish/`, {})),
     'DELETE /api/cases/solutions/{id}/': async () => check('DELETE /api/cases/solutions/{id}/', await send('DELETE', `/api/cases/solutions/${ids.solution}/`)),
+    'POST /api/cases/mailboxes/': async () => {
+      ids.mailbox = created(await check('POST /api/cases/mailboxes/', await send('POST', '/api/cases/mailboxes/', { address: 'help@acme.test', provider: 'ses', default_priority: 'High', default_case_type: 'Question', default_assignee_id: null, is_active: true }), [['Mailbox']]))
+    },
+    'GET /api/cases/mailboxes/': async () => check('GET /api/cases/mailboxes/', await send('GET', '/api/cases/mailboxes/'), [['Mailbox', 'mailboxes']]),
+    'PUT /api/cases/mailboxes/{id}/': async () => check('PUT /api/cases/mailboxes/{id}/', await send('PUT', `/api/cases/mailboxes/${ids.mailbox}/`, { is_active: false }), [['Mailbox']]),
+    'DELETE /api/cases/mailboxes/{id}/': async () => check('DELETE /api/cases/mailboxes/{id}/', await send('DELETE', `/api/cases/mailboxes/${ids.mailbox}/`)),
+    'GET /api/cases/reopen-policy/': async () => check('GET /api/cases/reopen-policy/', await send('GET', '/api/cases/reopen-policy/'), [['ReopenPolicy']]),
+    'PUT /api/cases/reopen-policy/': async () => check('PUT /api/cases/reopen-policy/', await send('PUT', '/api/cases/reopen-policy/', { is_enabled: true, reopen_window_days: 5, reopen_to_status: 'New', notify_assigned: true }), [['ReopenPolicy']]),
     'GET /api/business-hours/calendar/': async () => {
       ids.calendar = created(await check('GET /api/business-hours/calendar/', await send('GET', '/api/business-hours/calendar/'), [['BusinessCalendar'], ['BusinessHoliday', 'holidays']]))
     },

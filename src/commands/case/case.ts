@@ -14,6 +14,8 @@ import { decideEscalation, evolveEscalations, noEscalations } from './escalation
 import type { CaseEscalated, EscalateCase, Escalations } from './escalation.ts'
 import { decideCaseMove } from './move.ts'
 import type { CaseMoved, CasePlacement, MoveCase } from './move.ts'
+import { decideReceivedEmail } from './inbound.ts'
+import type { CaseEmailReceived, ReceiveCaseEmail } from './inbound.ts'
 import { checkParent } from './parent.ts'
 import type { ParentFacts } from './parent.ts'
 import { evolveSlaClocks, firstResponseFulfilled, isSlaEvent, noSlaClocks, slaEventsOf, slaTargetsOf } from './sla.ts'
@@ -44,6 +46,7 @@ export type CaseEvent =
   | CaseMoved
   | CaseSlaEvent
   | CaseEscalated
+  | CaseEmailReceived
   | NoteEvent<'Case'>
 
 /** `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). `sla`: its SLA instances' events (sla.ts). */
@@ -71,6 +74,8 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
       return { ...state, watchers: state.watchers.filter((id) => id !== event.data.profile_id) }
     case 'CaseEscalated':
       return { ...state, escalations: evolveEscalations(state.escalations, event) }
+    case 'CaseEmailReceived':
+      return state
     case 'CaseMoved': {
       const { to, status, closed_on, kanban_order } = event.data
       return { ...state, placement: to, kanbanOrder: kanban_order, fields: { ...state.fields, ...(status && { status: status.to }), ...(closed_on && { closed_on: closed_on.to }) } }
@@ -105,6 +110,8 @@ export type CaseCommand =
   | { type: 'UnwatchCase'; orgId: string; actor: Actor; at: string }
   | MoveCase
   | EscalateCase
+  /** A customer's email (inbound mail); `open`: it opens the case in the same append (no thread found). */
+  | (ReceiveCaseEmail & { open?: Omit<Extract<CaseCommand, { type: 'CreateCase' }>, 'type'> })
   | NoteCommand
 
 function visible(state: CaseState, orgId: string): void {
@@ -216,6 +223,11 @@ export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] 
       visible(state, command.orgId)
       assertMayWrite(state, command.actor)
       return decideMove(command, state)
+    case 'ReceiveCaseEmail': {
+      const opened = command.open ? decideCreate({ ...command.open, type: 'CreateCase' }, state) : []
+      const now = opened.reduce(evolveCase, state)
+      return [...opened, ...decideReceivedEmail(command, { ...now, attachmentIds: now.notes.attachments.map((a) => a.id) }, opened.length > 0)]
+    }
   }
 }
 
