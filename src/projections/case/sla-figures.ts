@@ -51,6 +51,8 @@ const figureColumns = (kind: SlaKind, figure: SlaFigure) => {
  */
 async function applyEvents(db: Db, events: readonly { id: string; event: CaseEvent }[]): Promise<void> {
   const ids = [...new Set(events.map(({ id }) => id))]
+  // A page may hold none of this read model's events (the runner saves an idle checkpoint with an empty one).
+  if (!ids.length) return
   const stored = await db.selectFrom('case_sla_figures').select(['case_id', 'org_id', 'sla_clocks']).where('case_id', 'in', ids).execute()
   const rows = new Map<string, Touched>(stored.map((row) => [row.case_id, { orgId: row.org_id, clocks: { ...noSlaClocks(), ...row.sla_clocks } }]))
   const touched = new Set<string>()
