@@ -21,6 +21,8 @@ import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
 import { caseBoardRoutes } from './case-board.ts'
+import { caseBulkRoutes } from './case-bulk.ts'
+import { caseImportRoutes } from './case-import.ts'
 import { MergedRedirect, caseMergeRoutes, mergedRedirect } from './case-merge.ts'
 import { filterOf } from './case-filter.ts'
 import { caseNoteRoutes, caseNotesView } from './case-notes.ts'
@@ -140,6 +142,8 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
     await app.register(caseTreeRoutes(deps))
     await app.register(caseBoardRoutes(deps))
     await app.register(caseMergeRoutes(deps))
+    await app.register(caseBulkRoutes(deps))
+    await app.register(caseImportRoutes(deps))
   }
 }
 
