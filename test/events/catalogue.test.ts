@@ -229,6 +229,14 @@ function decidedEvents(): DomainEvent[] {
     { type: 'MoveCase', orgId: org, actor: admin, at, day: '2026-11-22', stage: { id: casePipeline.state.stages[1]!.id, pipeline: casePipeline }, kanbanOrder: 500 },
     { type: 'DeleteCase', orgId: org, actor: admin, at },
   ]
+  // Merge and unmerge: the duplicate's decisions and the survivor's (each on its own stream).
+  const survivor = { id: randomUUID(), orgId: org, createdBy: admin.profileId, live: true, mergedInto: null }
+  const duplicate = { ...survivor, id: randomUUID() }
+  const opened = (caseId: string): CaseCommand => ({ type: 'CreateCase', caseId, orgId: org, actor: admin, input: { name: 'Printer smokes' }, customFields: [], calendarVersion: 0, at })
+  const mergeCommands: CaseCommand[][] = [
+    [opened(duplicate.id), { type: 'MergeCase', orgId: org, actor: admin, at, day: '2026-11-22', into: survivor }, { type: 'UnmergeCase', orgId: org, actor: admin, at: later, from: { ...survivor, notes: { comments: [], attachments: [] } } }],
+    [opened(survivor.id), { type: 'AbsorbDuplicate', orgId: org, actor: admin, at, source: { ...duplicate, notes: { comments: [], attachments: [] }, watchers: [], aliases: [] } }, { type: 'ReleaseDuplicate', orgId: org, actor: admin, at: later, source: duplicate }],
+  ]
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
@@ -388,6 +396,7 @@ function decidedEvents(): DomainEvent[] {
       { type: 'DeleteTemplate', orgId: org, actor: admin, at: later },
     ]),
     ...decided(caseDecider, caseCommands),
+    ...mergeCommands.flatMap((commands) => decided(caseDecider, commands)),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),
