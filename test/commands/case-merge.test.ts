@@ -67,6 +67,7 @@ t.test('merge: refused into itself, across organizations, into a gone or merged 
   kase.given(source).when(merge(other('t1', []))).thenRejects(NotFoundError)
   kase.given(source).when(merge(other('t1', [...target, caseEvent('CaseDeleted', { by: 'creator', at })]))).thenRejects(NotFoundError)
   kase.given([createdAs('s1', 'creator', otherOrg)]).when(merge(other('t1', target))).thenRejects(NotFoundError)
+  kase.given([createdAs('s1', 'creator', otherOrg)]).when(merge(other('s1', [createdAs('s1', 'creator', otherOrg)]))).thenRejects(NotFoundError, undefined)
   kase.given(source).when(merge(other('t1', [createdAs('t1', 'admin')]))).thenRejects(ForbiddenError, { message: /creator of both/ })
   kase.given(source).when(merge(other('t1', target), stranger)).thenRejects(ForbiddenError)
   kase.given(mergedSource).when(merge(other('t2', [createdAs('t2')]))).thenRejects(ValidationError, { errors: 'Source ticket is already merged into a different ticket.' })

@@ -88,8 +88,10 @@ function statusChange(state: Mergeable, to: { status: CaseStatus; closed_on: str
 
 function decideMerge(command: Extract<CaseMergeCommand, { type: 'MergeCase' }>, state: Mergeable): Decided {
   const { into, actor, at } = command
+  // Another organization's case is no case, whichever else it names.
+  if (!isLive(state, command.orgId)) throw notFound()
   if (into.id === state.id) throw new ValidationError('Cannot merge a ticket into itself.')
-  if (!isLive(state, command.orgId) || !into.live || into.orgId !== command.orgId) throw notFound()
+  if (!into.live || into.orgId !== command.orgId) throw notFound()
   assertMayMerge(actor, state.createdBy, into.createdBy, 'merge')
   if (state.merges.into) {
     if (state.merges.into.caseId === into.id) return []
