@@ -5,9 +5,10 @@ import type { CaseEvent } from '../commands/case/case.ts'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../commands/case/fields.ts'
 import { MAX_ESCALATIONS } from '../commands/case/escalation.ts'
 import { PRIORITY_POLICY, SLA_KINDS } from '../commands/case/sla.ts'
-import { By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
+import { At, By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
 import { createCaseEscalator } from '../processes/case-escalator.ts'
 import { casesProjector } from '../projections/case/cases.ts'
+import { caseMergesProjector } from '../projections/case/merges.ts'
 import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import { str } from '../projections/search/search-documents.ts'
 import { caseEmailReceived } from './case-mail-events.ts'
@@ -33,6 +34,8 @@ const caseShape = {
 const Hours = z.number().int().min(0)
 const CaseSummary = z.strictObject({ name: caseShape.name, status: caseShape.status, priority: caseShape.priority, assigned_to: Ids, account: caseShape.account, parent: caseShape.parent }).describe('The case after the event: name, state, assignees, account and parent')
 const Watcher = { profile_id: Id, by: By, ...at }
+const WatchOf = z.strictObject({ profile_id: Id, subscribed_via: z.enum(['manual', 'mention', 'auto_assignee', 'auto_team']), since: At })
+const MovedNote = z.strictObject({ id: Id, by: Id.nullable(), text: z.string().optional(), removed: z.boolean() }).describe('A comment or attachment that moved: its author, text (comments) and whether it was removed')
 const Sla = { sla: z.enum(SLA_KINDS).describe('Which SLA instance of the case: its first response or its resolution') }
 const SlaTarget = {
   target_minutes: z.number().int().min(0).describe('The target in business minutes of the calendar'),
@@ -60,6 +63,10 @@ export const caseModule: ModuleManifest = {
     CaseSlaFulfilled: { stream: 'case', description: "An SLA instance was met or ended late: the first public comment of a member (first response), closing (resolution).", data: z.strictObject({ ...Sla, ...at }) },
     CaseSlaRetargeted: { stream: 'case', description: 'An open SLA instance took the target of the priority the case changed to, from this instant on: time already used stays used.', data: z.strictObject({ ...Sla, ...SlaTarget, ...at }) },
     CaseEscalated: { stream: 'case', description: 'The escalator found the case open and breached (`breached`: which SLA instances, by the clock): escalation `level` 1 to 3, at least an hour after the last; its id derived from the case and the level.', data: z.strictObject({ escalation_id: Id, level: z.number().int().min(1).max(MAX_ESCALATIONS), breached: z.array(z.enum(SLA_KINDS)).min(1), ...at }) },
+    CaseMerged: { stream: 'case', description: 'A case was merged into another as its duplicate (`into_case_id`): every comment, attachment and watcher left it (ids; watchers with how and since when they watched), and the case ids that reached it (`aliases`: duplicates merged into it before) now reach the other. A CaseUpdated to Duplicate, closed on the day, follows.', data: z.strictObject({ into_case_id: Id, comment_ids: Ids, attachment_ids: Ids, watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
+    CaseDuplicateAbsorbed: { stream: 'case', description: 'A duplicate case was merged into this one (`source_case_id`): its comments and attachments (as they were: author, text, removed), the watchers this case did not have, and the case ids that now reach this one (`aliases`: the duplicate and its own).', data: z.strictObject({ source_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
+    CaseUnmerged: { stream: 'case', description: 'A merged duplicate was unmerged from `from_case_id`: what the merge moved comes back (comments and attachments as they are now, watchers as they watched, its aliases). A CaseUpdated back to its status and closing date before the merge follows.', data: z.strictObject({ from_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
+    CaseDuplicateReleased: { stream: 'case', description: 'A duplicate merged into this case was unmerged (`source_case_id`): the comments, attachments and aliases it brought leave, and the watchers it brought that still watch.', data: z.strictObject({ source_case_id: Id, comment_ids: Ids, attachment_ids: Ids, watchers: Ids, aliases: Ids, by: By, ...at }) },
     ...noteDefinitions('Case', 'case', 'case'),
     ...caseEmailReceived,
   })),
@@ -67,7 +74,7 @@ export const caseModule: ModuleManifest = {
     const { caseRoutes } = await import('../http/cases/cases.ts')
     return [caseRoutes(deps, files)]
   },
-  projectors: [casesProjector],
+  projectors: [casesProjector, caseMergesProjector],
   // Escalations check once a minute, as the due notifier (DUE_NOTIFY_INTERVAL_MS).
   processes: [({ config, ...deps }) => createCaseEscalator({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   search: {
@@ -104,4 +111,5 @@ export const caseModule: ModuleManifest = {
     [/^\/api\/cases\/attachment\/\{id\}/, 'caseAttachment'],
     [/^\/api\/cases\/\{id\}/, 'case'],
   ],
+  idParams: { into_id: 'case' },
 }

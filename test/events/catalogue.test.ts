@@ -237,6 +237,14 @@ function decidedEvents(): DomainEvent[] {
     { type: 'ReceiveCaseEmail', orgId: org, at, today: '2026-11-22', reopen: { is_enabled: true, reopen_window_days: 7, reopen_to_status: 'New' }, autoReply: { allowed: true, messageId: 'case-x.y@z' }, attachments: [], message: { message_id: 'm@customer.test', mailbox_id: randomUUID(), from_email: 'dana@customer.test', from_name: 'Dana', subject: 'Re: x', text: 'Thanks', in_reply_to: null, references: [], sent_at: null, contact_id: null, requester_id: randomUUID(), threaded_by: 'headers' } },
     { type: 'DeleteCase', orgId: org, actor: admin, at },
   ]
+  // Merge and unmerge: the duplicate's decisions and the survivor's (each on its own stream).
+  const survivor = { id: randomUUID(), orgId: org, createdBy: admin.profileId, live: true, mergedInto: null }
+  const duplicate = { ...survivor, id: randomUUID() }
+  const opened = (caseId: string): CaseCommand => ({ type: 'CreateCase', caseId, orgId: org, actor: admin, input: { name: 'Printer smokes' }, customFields: [], calendarVersion: 0, at })
+  const mergeCommands: CaseCommand[][] = [
+    [opened(duplicate.id), { type: 'MergeCase', orgId: org, actor: admin, at, day: '2026-11-22', into: survivor }, { type: 'UnmergeCase', orgId: org, actor: admin, at: later, from: { ...survivor, notes: { comments: [], attachments: [] } } }],
+    [opened(survivor.id), { type: 'AbsorbDuplicate', orgId: org, actor: admin, at, source: { ...duplicate, notes: { comments: [], attachments: [] }, watchers: [], aliases: [] } }, { type: 'ReleaseDuplicate', orgId: org, actor: admin, at: later, source: duplicate }],
+  ]
   const accountCommands: AccountCommand[] = [
     { type: 'CreateAccount', accountId: randomUUID(), orgId: org, fields: { ...emptyAccount(), name: 'Acme', tags: [randomUUID()] }, actorId: admin.profileId, at },
     { type: 'UpdateAccount', orgId: org, changes: { city: 'Lyon', is_active: false }, at },
@@ -405,6 +413,7 @@ function decidedEvents(): DomainEvent[] {
     ]),
     ...decided(reopenPolicyDecider, [{ type: 'SetReopenPolicy', orgId: org, changes: { reopen_window_days: 3 }, actorId: admin.profileId, at }]),
     ...(['accepted', 'dropped'] as const).flatMap((kind) => decided(inboundRecordDecider, [{ type: 'RecordInbound', event: kind === 'accepted' ? { type: 'InboundMailAccepted', data: { org_id: org, mailbox_id: randomUUID(), message_id: 'a@b', case_id: randomUUID(), created_case: true, at } } : { type: 'InboundMailDropped', data: { org_id: org, mailbox_id: randomUUID(), message_id: 'c@d', reason: 'bounce', from_email: 'x@y', subject: 's', at } } }])),
+    ...mergeCommands.flatMap((commands) => decided(caseDecider, commands)),
     ...decided(accountDecider, accountCommands),
     ...accountMail,
     ...decided(contactDecider, contactCommands),

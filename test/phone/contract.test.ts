@@ -354,6 +354,15 @@ t.test("the original phone app's calls against this API", async (t) => {
       const body = await check('POST /api/cases/{id}/close-with-children/', await send('POST', `/api/cases/${ids.case}/close-with-children/`, { cascade: true, resolution_comment: 'Fixed upstream' }))
       if (JSON.stringify(body.cascaded_case_ids) !== JSON.stringify([ids.childCase])) fail('POST /api/cases/{id}/close-with-children/', ': the open child is closed with its parent')
     },
+    // ticket_detail_screen.dart: a duplicate merged into the ticket (which then lists it), and unmerged.
+    'POST /api/cases/{id}/merge/{id}/': async () => {
+      ids.duplicateCase = created(await check('POST /api/cases/', await send('POST', '/api/cases/', { name: 'Printer smokes', priority: 'High' })))
+      const body = await check('POST /api/cases/{id}/merge/{id}/', await send('POST', `/api/cases/${ids.duplicateCase}/merge/${ids.case}/`, {}), [['Ticket', 'target_case']])
+      if (body.redirected_url !== `/tickets/${ids.case}`) fail('POST /api/cases/{id}/merge/{id}/', ': the answer names where the duplicate went')
+      const detail = await check('GET /api/cases/{id}/', await send('GET', `/api/cases/${ids.case}/`), [['Ticket', 'cases_obj']])
+      if (at(detail, 'merged_from_cases.0.id') !== ids.duplicateCase) fail('GET /api/cases/{id}/', ': merged_from_cases lists the duplicate')
+    },
+    'POST /api/cases/{id}/unmerge/': async () => check('POST /api/cases/{id}/unmerge/', await send('POST', `/api/cases/${ids.duplicateCase}/unmerge/`, {}), [['Ticket', 'source_case']]),
     // ticket_time_panel.dart and timesheet_screen.dart: a timer started and stopped, time logged by hand, the ticket's entries and summary, the week.
     'POST /api/cases/{id}/time-entries/start/': async () => {
       ids.timer = created(await check('POST /api/cases/{id}/time-entries/start/', await send('POST', `/api/cases/${ids.case}/time-entries/start/`, { billable: true, description: 'On site' }), [['TimeEntry']]))

@@ -17,6 +17,8 @@ import type { CaseMoved, CasePlacement, MoveCase } from './move.ts'
 import { decideReceivedEmail } from './inbound.ts'
 import type { CaseEmailReceived, ReceiveCaseEmail } from './inbound.ts'
 import { checkParent } from './parent.ts'
+import { decideCaseMerge, evolveCaseMerge, isMergeCommand, isMergeEvent, noMerges } from './merge.ts'
+import type { CaseMergeCommand, CaseMergeEvent, CaseMerges, Watch } from './merge.ts'
 import type { ParentFacts } from './parent.ts'
 import { evolveSlaClocks, firstResponseFulfilled, isSlaEvent, noSlaClocks, slaEventsOf, slaTargetsOf } from './sla.ts'
 import type { CaseSlaEvent, SlaClocks, SlaTargets } from './sla.ts'
@@ -47,16 +49,21 @@ export type CaseEvent =
   | CaseSlaEvent
   | CaseEscalated
   | CaseEmailReceived
+  | CaseMergeEvent
   | NoteEvent<'Case'>
 
-/** `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). `sla`: its SLA instances' events (sla.ts). */
-export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; placement: CasePlacement | null; kanbanOrder: number; sla: SlaClocks; escalations: Escalations }
+/**
+ * `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). `sla`: its SLA instances' events (sla.ts).
+ * `watches`: each watcher's way and time of watching (what a merge moves and an unmerge restores); `merges`: where it was merged, and what it absorbed (merge.ts).
+ */
+export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; watches: Record<string, Watch>; placement: CasePlacement | null; kanbanOrder: number; sla: SlaClocks; escalations: Escalations; merges: CaseMerges }
 
-export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], placement: null, kanbanOrder: 0, sla: noSlaClocks(), escalations: noEscalations() })
+export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], watches: {}, placement: null, kanbanOrder: 0, sla: noSlaClocks(), escalations: noEscalations(), merges: noMerges() })
 
 export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
   if (isNoteEvent('Case', event)) return { ...state, notes: evolveNotes('Case', state.notes, event) }
   if (isSlaEvent(event)) return { ...state, sla: evolveSlaClocks(state.sla, event) }
+  if (isMergeEvent(event)) return evolveCaseMerge(state, event)
   switch (event.type) {
     case 'CaseCreated': {
       const { case_id, org_id, created_by, at, sla_first_response_hours: _f, sla_resolution_hours: _r, ...fields } = event.data
@@ -69,9 +76,11 @@ export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
     case 'CaseFirstResponded':
       return { ...state, firstResponseAt: event.data.at }
     case 'CaseWatched':
-      return { ...state, watchers: [...state.watchers, event.data.profile_id] }
-    case 'CaseUnwatched':
-      return { ...state, watchers: state.watchers.filter((id) => id !== event.data.profile_id) }
+      return { ...state, watchers: [...state.watchers, event.data.profile_id], watches: { ...state.watches, [event.data.profile_id]: { profile_id: event.data.profile_id, subscribed_via: event.data.subscribed_via, since: event.data.at } } }
+    case 'CaseUnwatched': {
+      const { [event.data.profile_id]: _gone, ...watches } = state.watches
+      return { ...state, watchers: state.watchers.filter((id) => id !== event.data.profile_id), watches }
+    }
     case 'CaseEscalated':
       return { ...state, escalations: evolveEscalations(state.escalations, event) }
     case 'CaseEmailReceived':
@@ -112,6 +121,7 @@ export type CaseCommand =
   | EscalateCase
   /** A customer's email (inbound mail); `open`: it opens the case in the same append (no thread found). */
   | (ReceiveCaseEmail & { open?: Omit<Extract<CaseCommand, { type: 'CreateCase' }>, 'type'> })
+  | CaseMergeCommand
   | NoteCommand
 
 function visible(state: CaseState, orgId: string): void {
@@ -204,7 +214,16 @@ function decideMove(command: MoveCase, state: CaseState): CaseEvent[] {
   return status ? [...moved, ...slaEventsOf(state.sla, state.fields, { ...state.fields, status }, command.at)] : moved
 }
 
+/** A merged duplicate is read-only until unmerged: what happens to the ticket happens on the case it was merged into. */
+function assertNotMerged(command: CaseCommand, state: CaseState): void {
+  if (!state.merges.into || command.type === 'EscalateCase') return
+  visible(state, command.orgId)
+  throw new ValidationError('This ticket has been merged into another: unmerge it first.')
+}
+
 export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] {
+  if (isMergeCommand(command)) return decideCaseMerge(command, state)
+  assertNotMerged(command, state)
   if (isNoteCommand(command)) return decideCaseNote(command, state)
   switch (command.type) {
     case 'CreateCase':

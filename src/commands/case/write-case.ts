@@ -37,7 +37,7 @@ async function checkLinks(db: Deps['db'], caller: Caller, input: CaseInput, curr
 }
 
 /** The organization's custom field definitions for cases, inactive ones included: what the decider checks values against. */
-const caseDefinitions = (db: Deps['db'], orgId: string) => definitionsOf(db, orgId, 'cases', { activeOnly: false })
+export const caseDefinitions = (db: Deps['db'], orgId: string) => definitionsOf(db, orgId, 'cases', { activeOnly: false })
 
 /**
  * The facts of a new parent the input names (none when it names none or the one it has); none too
@@ -50,10 +50,12 @@ async function newParent(db: Deps['db'], caller: Caller, parent: string | null |
   return parentFacts(db, caller.orgId, parent, caseId)
 }
 
-/** Creates a case: its links and parent checked, then one command with the custom field definitions and the business calendar version its SLA instances measure in. POST /api/cases/ comes here. */
-export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string } & Written> {
+/**
+ * Creates a case: its links and parent checked, then one command with the custom field definitions and the business calendar version its SLA instances measure in. POST /api/cases/ comes here.
+ * A given `id` (an import row's) makes it idempotent: the same id again creates nothing.
+ */
+export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller), id: string = randomUUID()): Promise<{ id: string } & Written> {
   const [customFields, parent, calendar] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), currentBusinessCalendar(deps.db, caller.orgId), checkLinks(deps.db, caller, input)])
-  const id = randomUUID()
   await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, calendarVersion: calendar.version, at: deps.clock().toISOString() })
   return { id, position: session.position() }
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { z } from 'zod'
+import { z } from 'zod'
 import { mayWriteCase } from '../../commands/case/case.ts'
 import type { CaseInput } from '../../commands/case/case.ts'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
@@ -11,6 +11,7 @@ import type { FileStore } from '../../files/file-store.ts'
 import { activeMembers } from '../../identity/users.ts'
 import { liveAccounts } from '../../projections/account/accounts.ts'
 import { caseConditions, caseTotals, listCases } from '../../projections/case/queries.ts'
+import { mergedFromCases } from '../../projections/case/merges.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { viewerOfIdentity } from '../../visibility/policy.ts'
 import { assignableChoices } from '../accounts/schemas.ts'
@@ -20,6 +21,9 @@ import { callerOf, requestCommands } from '../kernel/commands.ts'
 import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
 import { caseBoardRoutes } from './case-board.ts'
+import { caseBulkRoutes } from './case-bulk.ts'
+import { caseImportRoutes } from './case-import.ts'
+import { MergedRedirect, caseMergeRoutes, mergedRedirect } from './case-merge.ts'
 import { filterOf } from './case-filter.ts'
 import { caseNoteRoutes, caseNotesView } from './case-notes.ts'
 import { caseTreeRoutes } from './case-tree.ts'
@@ -31,6 +35,8 @@ const TAGS = ['cases']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
 const CHOICES = { status: pairs(CASE_STATUSES), priority: pairs(CASE_PRIORITIES), type_of_case: pairs(CASE_TYPES) }
+
+const ShowMerged = z.object({ show_merged: z.string().optional().describe('true: a merged duplicate answers its own detail, not where it went') })
 
 const WRITABLE = Object.keys(CaseBodySchema.shape).filter((key) => key !== 'custom_fields')
 
@@ -96,14 +102,17 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       return { error: false as const, message: 'Case Created Successfully', id }
     })
 
-    app.get('/api/cases/:id/', { schema: { tags: TAGS, summary: 'One case under cases_obj, with its comments, internal notes and attachments (admin, creator, assignee or watcher)', params: IdParams, response: { 200: CaseDetail, ...errors } } }, async (request) => {
+    app.get('/api/cases/:id/', { schema: { tags: TAGS, summary: 'One case under cases_obj, with its comments, internal notes and attachments (admin, creator, assignee or watcher)', description: 'A merged duplicate answers where it went (`redirect_to`) instead, unless show_merged=true.', params: IdParams, querystring: ShowMerged, response: { 200: z.union([CaseDetail, MergedRedirect]), ...errors } } }, async (request) => {
       const identity = identityOf(request)
       const caller = callerOf(request)
       const viewer = viewerOfIdentity(identity)
+      const redirect = request.query.show_merged === 'true' ? undefined : await mergedRedirect(db, caller, request.params.id)
+      if (redirect) return redirect
       const row = await visibleCase(db, caller, request.params.id)
-      const [[body], notes, definitions, mentions] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by)])
+      const [[body], notes, definitions, mentions, mergedFrom] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by), mergedFromCases(db, identity.orgId, row.id)])
       return {
         cases_obj: body!,
+        merged_from_cases: mergedFrom.map((m) => ({ ...m, merged_at: m.merged_at.toISOString() })),
         ...notes,
         contacts: body!.contacts,
         comment_permission: mayWriteCase({ createdBy: row.created_by, fields: row }, actorOfCaller(caller)),
@@ -132,6 +141,9 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
     await app.register(caseWatcherRoutes(deps))
     await app.register(caseTreeRoutes(deps))
     await app.register(caseBoardRoutes(deps))
+    await app.register(caseMergeRoutes(deps))
+    await app.register(caseBulkRoutes(deps))
+    await app.register(caseImportRoutes(deps))
   }
 }
 

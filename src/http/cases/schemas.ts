@@ -90,6 +90,7 @@ const NoteLists = {
 }
 export const CaseDetail = z.object({
   cases_obj: Case,
+  merged_from_cases: z.array(z.object({ id: z.uuid(), name: z.string(), merged_at: z.string() })).describe('The duplicates merged into this case, latest first'),
   ...NoteLists,
   contacts: z.array(Case.shape.contacts.element),
   comment_permission: z.boolean().describe('Whether the caller may reply (admin, creator or assignee)'),

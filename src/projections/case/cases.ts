@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { caseStreams } from '../../commands/case/case.ts'
 import type { CaseEvent } from '../../commands/case/case.ts'
 import { MAX_ESCALATIONS } from '../../commands/case/escalation.ts'
+import { MERGE_EVENT_TYPES, isMergeEvent } from '../../commands/case/merge.ts'
 import { SLA_EVENT_TYPES, evolveSlaClocks, isSlaEvent, noSlaClocks, slaColumns } from '../../commands/case/sla.ts'
 import type { CaseSlaEvent, SlaClocks } from '../../commands/case/sla.ts'
 import type { CustomValues } from '../../commands/custom-field/values.ts'
@@ -11,6 +12,7 @@ import { domainEventOf } from '../../events/versions.ts'
 import { businessCalendarVersions } from '../business-hours/queries.ts'
 import { applyNoteEvent, createNoteTables, noteTables } from '../kernel/notes.ts'
 import type { Projector } from '../kernel/projector.ts'
+import { applyMergeMove, refreshWatchers } from './merge-moves.ts'
 
 /** The cases read model (tables.ts): the rows the list, the detail, the tree and the watchers read (queries.ts). */
 export const CASE_NOTES = noteTables('case')
@@ -98,10 +100,6 @@ async function applySla(db: Db, id: string, event: CaseSlaEvent): Promise<void> 
   await db.updateTable('cases').set({ ...set, sla_clocks: JSON.stringify(clocks) as unknown as SlaClocks, sla_paused_at: pausedSince(clocks) }).where('id', '=', id).execute()
 }
 
-async function setWatchers(db: Db, id: string): Promise<void> {
-  await sql`UPDATE cases SET watchers = COALESCE((SELECT array_agg(profile_id ORDER BY created_at, profile_id) FROM case_watchers WHERE case_id = ${id}), '{}') WHERE id = ${id}`.execute(db)
-}
-
 async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
   const at = new Date(event.data.at)
   const row = db.updateTable('cases').where('id', '=', id)
@@ -113,6 +111,7 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
     return
   }
   if (isSlaEvent(event)) return applySla(db, id, event)
+  if (isMergeEvent(event)) return applyMergeMove(db, id, event)
   switch (event.type) {
     case 'CaseCreated': {
       const { case_id: _id, at: _at, custom_fields, ...fields } = event.data
@@ -141,7 +140,7 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
       const owner = await db.selectFrom('cases').select('org_id').where('id', '=', id).executeTakeFirst()
       if (!owner) return
       await db.insertInto('case_watchers').values({ case_id: id, profile_id: event.data.profile_id, org_id: owner.org_id, subscribed_via: event.data.subscribed_via, created_at: at }).onConflict((oc) => oc.columns(['case_id', 'profile_id']).doNothing()).execute()
-      await setWatchers(db, id)
+      await refreshWatchers(db, id)
       return
     }
     case 'CaseMoved': {
@@ -155,15 +154,15 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
     }
     case 'CaseUnwatched':
       await db.deleteFrom('case_watchers').where('case_id', '=', id).where('profile_id', '=', event.data.profile_id).execute()
-      await setWatchers(db, id)
+      await refreshWatchers(db, id)
   }
 }
 
 export const casesProjector: Projector = {
   name: 'cases',
-  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations.
-  version: 2,
-  eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...SLA_EVENT_TYPES, 'CaseEscalated', ...noteEventTypes('Case')],
+  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations. 3: merges move notes and watchers.
+  version: 3,
+  eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...SLA_EVENT_TYPES, 'CaseEscalated', ...MERGE_EVENT_TYPES, ...noteEventTypes('Case')],
   tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments],
   createTables,
   createIndexes,
