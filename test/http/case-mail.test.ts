@@ -170,4 +170,12 @@ t.test('inbound mail: /api/cases/mailboxes/, /api/cases/inbound/{mailbox_id}/, /
     await rebuildEqualsLive(t, { db: database.db, store }, caseMailMessagesProjector, { oneByOne: true })
     await rebuildEqualsLive(t, { db: database.db, store }, caseMailSettingsProjector, { oneByOne: true })
   })
+
+  t.test('threading follows a merge: a reply to a duplicate lands on the case that absorbed it', async (t) => {
+    const duplicate = (await deliver(mailbox.id, mail({ 'Message-ID': '<dup-1@customer.test>', From: 'fox@customer.test', Subject: 'Same printer again' }))).json().case_id as string
+    const merged = await call('POST', `/api/cases/${duplicate}/merge/${caseId}/`, admin)
+    t.equal(merged.statusCode, 200, merged.body)
+    const reply = await deliver(mailbox.id, mail({ 'Message-ID': '<dup-2@customer.test>', From: 'fox@customer.test', Subject: 'Re: Same printer again', 'In-Reply-To': '<dup-1@customer.test>' }))
+    t.match(reply.json(), { case_id: caseId, created_case: false })
+  })
 })
