@@ -7,6 +7,7 @@ import { apiSettingModule } from './api-setting.ts'
 import { boardModule } from './board.ts'
 import { businessHoursModule } from './business-hours.ts'
 import { caseModule } from './case.ts'
+import { caseApprovalModule } from './case-approval.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -54,6 +55,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   solutionModule,
   businessHoursModule,
   caseModule,
+  caseApprovalModule,
   macroModule,
   timeEntryModule,
   portalModule,
