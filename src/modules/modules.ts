@@ -8,6 +8,7 @@ import { boardModule } from './board.ts'
 import { businessHoursModule } from './business-hours.ts'
 import { caseModule } from './case.ts'
 import { caseApprovalModule } from './case-approval.ts'
+import { caseRoutingModule } from './case-routing.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -56,6 +57,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   businessHoursModule,
   caseModule,
   caseApprovalModule,
+  caseRoutingModule,
   macroModule,
   timeEntryModule,
   portalModule,

@@ -1,17 +1,16 @@
 import type { Deps } from '../../deps.ts'
-import { ForbiddenError, ValidationError } from '../../errors.ts'
+import { ValidationError } from '../../errors.ts'
 import { membersByIds } from '../../identity/users.ts'
 import { teamIds } from '../../projections/team/teams.ts'
 import type { Caller } from '../caller.ts'
+import { adminOnly } from './settings-record.ts'
 
 /**
  * What the case settings (approval rules, routing rules, escalation policies) share: admins write
  * them, and the people and team they name must be of the caller's organization (400 naming the
  * field otherwise; another organization's id reads as no such id).
  */
-export function requireAdmin(caller: Caller): void {
-  if (!caller.isAdmin) throw new ForbiddenError('Admin access required')
-}
+export const requireAdmin = (caller: Caller): void => adminOnly(caller)
 
 type Refs = Record<string, { profiles: readonly string[] } | { team: string | null | undefined }>
 

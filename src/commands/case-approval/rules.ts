@@ -1,7 +1,9 @@
-import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts'
+import { ValidationError } from '../../errors.ts'
 import type { Decider } from '../decider.ts'
 import { streamCategory } from '../streams.ts'
 import type { CasePriority, CaseType } from '../case/fields.ts'
+import { adminOnly, changedFields, liveIn } from './settings-record.ts'
+import type { SettingsActor } from './settings-record.ts'
 
 /**
  * Approval rules (the original's cases/approvals.py ApprovalRule): an admin's predicate on a case's
@@ -51,15 +53,14 @@ function evolve(state: ApprovalRuleState, event: ApprovalRuleEvent): ApprovalRul
   }
 }
 
-type Admin = { profileId: string | null; isAdmin: boolean }
 export type ApprovalRuleCommand =
-  | { type: 'CreateApprovalRule'; ruleId: string; orgId: string; fields: ApprovalRuleFields; actor: Admin; at: string }
-  | { type: 'ChangeApprovalRule'; orgId: string; changes: Partial<ApprovalRuleFields>; actor: Admin; at: string }
+  | { type: 'CreateApprovalRule'; ruleId: string; orgId: string; fields: ApprovalRuleFields; actor: SettingsActor; at: string }
+  | { type: 'ChangeApprovalRule'; orgId: string; changes: Partial<ApprovalRuleFields>; actor: SettingsActor; at: string }
   /** `hasRequests`: whether any approval was ever requested under the rule (looked up): then it is turned off, not deleted. */
-  | { type: 'DeleteApprovalRule'; orgId: string; hasRequests: boolean; actor: Admin; at: string }
+  | { type: 'DeleteApprovalRule'; orgId: string; hasRequests: boolean; actor: SettingsActor; at: string }
 
 function decide(command: ApprovalRuleCommand, state: ApprovalRuleState): ApprovalRuleEvent[] {
-  if (!command.actor.isAdmin) throw new ForbiddenError('Admin access required')
+  adminOnly(command.actor)
   const by = command.actor.profileId
   if (command.type === 'CreateApprovalRule') {
     if (state.exists) return []
@@ -67,14 +68,14 @@ function decide(command: ApprovalRuleCommand, state: ApprovalRuleState): Approva
     return [{ type: 'CaseApprovalRuleCreated', data: { rule_id: command.ruleId, org_id: command.orgId, ...command.fields, created_by: by, at: command.at } }]
   }
   if (state.exists && state.deleted && state.orgId === command.orgId && command.type === 'DeleteApprovalRule') return []
-  if (!state.exists || state.deleted || state.orgId !== command.orgId) throw new NotFoundError('Rule not found')
+  liveIn(state, command.orgId, 'Rule not found')
   const fields = state.fields!
   if (command.type === 'DeleteApprovalRule') {
     if (!command.hasRequests) return [{ type: 'CaseApprovalRuleDeleted', data: { by, at: command.at } }]
     return fields.is_active ? [{ type: 'CaseApprovalRuleUpdated', data: { is_active: false, by, at: command.at } }] : []
   }
   if (command.changes.name !== undefined && !command.changes.name.trim()) throw new ValidationError({ name: ['This field may not be blank.'] })
-  const changes = Object.fromEntries(Object.entries(command.changes).filter(([key, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(fields[key as keyof ApprovalRuleFields])))
+  const changes = changedFields(fields, command.changes)
   return Object.keys(changes).length ? [{ type: 'CaseApprovalRuleUpdated', data: { ...changes, by, at: command.at } }] : []
 }
 

@@ -13,6 +13,8 @@ import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
+import { routeCase } from '../case-routing/route-case.ts'
+import type { RoutingContext } from '../case-routing/route-case.ts'
 import { caseDecider, caseStream, mayReadCase } from './case.ts'
 import type { CaseCommand, CaseInput } from './case.ts'
 import type { ParentFacts } from './parent.ts'
@@ -54,11 +56,16 @@ async function newParent(db: Deps['db'], caller: Caller, parent: string | null |
 /** The approval gate's facts when the input closes the case (case-approval/gate.ts), none otherwise. */
 export const approvalGateIfClosing = (db: Deps['db'], orgId: string, caseId: string, input: CaseInput) => (input.status === 'Closed' ? approvalGateOf(db, orgId, caseId) : undefined)
 
-/** Creates a case: its links and parent checked, then one command with the custom field definitions and the business calendar version its SLA instances measure in. POST /api/cases/ comes here. */
-export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller)): Promise<{ id: string } & Written> {
+/**
+ * Creates a case: its links and parent checked, then one command with the custom field definitions
+ * and the business calendar version its SLA instances measure in; a case created unassigned is then
+ * routed by the organization's routing rules (`routing`: what inbound mail adds). POST /api/cases/ comes here.
+ */
+export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller), routing: RoutingContext = {}): Promise<{ id: string } & Written> {
   const id = randomUUID()
   const [customFields, parent, calendar, approvalGate] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), currentBusinessCalendar(deps.db, caller.orgId), approvalGateIfClosing(deps.db, caller.orgId, id, input), checkLinks(deps.db, caller, input)])
   await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, calendarVersion: calendar.version, approvalGate, at: deps.clock().toISOString() })
+  if (!input.assigned_to?.length) await routeCase(deps, caller, id, routing, session)
   return { id, position: session.position() }
 }
 
