@@ -9,6 +9,7 @@ import { businessHoursModule } from './business-hours.ts'
 import { caseModule } from './case.ts'
 import { caseApprovalModule } from './case-approval.ts'
 import { caseRoutingModule } from './case-routing.ts'
+import { caseEscalationModule } from './case-escalation.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -58,6 +59,7 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   caseModule,
   caseApprovalModule,
   caseRoutingModule,
+  caseEscalationModule,
   macroModule,
   timeEntryModule,
   portalModule,

@@ -236,3 +236,12 @@ export async function casesCreatedSince(db: Db, orgId: string, since: Date): Pro
   const row = await db.selectFrom('cases').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).where('is_deleted', '=', false).where('created_at', '>=', since).executeTakeFirstOrThrow()
   return Number(row.n)
 }
+
+/** Per priority, the live cases created since `since` whose first response or resolution breached by `now` (late, or still open past the deadline). */
+export async function breachCountsSince(db: Db, orgId: string, since: Date, now: Date): Promise<Map<string, { first_response: number; resolution: number }>> {
+  const { rows } = await sql<{ priority: string; first_response: string; resolution: string }>`SELECT c.priority,
+      count(*) FILTER (WHERE c.sla_first_response_breached_at IS NOT NULL OR c.sla_first_response_deadline < ${now}) AS first_response,
+      count(*) FILTER (WHERE c.sla_resolution_breached_at IS NOT NULL OR c.sla_resolution_deadline < ${now}) AS resolution
+    FROM cases c WHERE c.org_id = ${orgId} AND NOT c.is_deleted AND c.created_at >= ${since} GROUP BY c.priority`.execute(db)
+  return new Map(rows.map((row) => [row.priority, { first_response: Number(row.first_response), resolution: Number(row.resolution) }]))
+}
