@@ -18,15 +18,15 @@ const rule = {
   target_team: Id.nullable(),
 }
 
-/** Routing of new cases: each rule's definition and every case it routed (routing-rule-<id>), its round-robin cursor the fold of them. */
+/** Routing of new cases: each rule's definition and every case it routed (routing_rule-<id>), its round-robin cursor the fold of them. */
 export const caseRoutingModule: ModuleManifest = {
   name: 'case-routing',
   // Rules name members and teams by id; a condition's value is the organization's criterion (a priority, a domain), not a person's data.
   events: noPersonalData(eventsOf<RoutingRuleEvent>()({
-    RoutingRuleCreated: { stream: 'routing-rule', description: 'An admin wrote a routing rule: the conditions a new case must meet (all of them), and whom it gives it to (strategy, people, team), in the order of `priority_order`.', data: z.strictObject({ rule_id: Id, org_id: Id, ...rule, created_by: By, ...at }) },
-    RoutingRuleUpdated: { stream: 'routing-rule', description: "A routing rule's fields changed: only those, with their new values.", data: z.strictObject({ ...z.object(rule).partial().shape, by: By, ...at }) },
-    RoutingRuleDeleted: { stream: 'routing-rule', description: 'A routing rule was deleted.', data: z.strictObject({ by: By, ...at }) },
-    CaseRouted: { stream: 'routing-rule', description: "The rule matched a new case and picked its assignee (or team), or none (`reason`: empty_pool, missing_team); `next_index`: the round-robin cursor after the pick (null for the other strategies). Appended with the case's assignment.", data: z.strictObject({ case_id: Id, strategy: z.enum(STRATEGIES), assigned_to: Id.nullable(), team: Id.nullable(), reason: z.enum(['', 'empty_pool', 'missing_team']), next_index: z.number().int().min(0).nullable(), ...at }) },
+    RoutingRuleCreated: { stream: 'routing_rule', description: 'An admin wrote a routing rule: the conditions a new case must meet (all of them), and whom it gives it to (strategy, people, team), in the order of `priority_order`.', data: z.strictObject({ rule_id: Id, org_id: Id, ...rule, created_by: By, ...at }) },
+    RoutingRuleUpdated: { stream: 'routing_rule', description: "A routing rule's fields changed: only those, with their new values.", data: z.strictObject({ ...z.object(rule).partial().shape, by: By, ...at }) },
+    RoutingRuleDeleted: { stream: 'routing_rule', description: 'A routing rule was deleted.', data: z.strictObject({ by: By, ...at }) },
+    CaseRouted: { stream: 'routing_rule', description: "The rule matched a new case and picked its assignee (or team), or none (`reason`: empty_pool, missing_team); `next_index`: the round-robin cursor after the pick (null for the other strategies). Appended with the case's assignment.", data: z.strictObject({ case_id: Id, strategy: z.enum(STRATEGIES), assigned_to: Id.nullable(), team: Id.nullable(), reason: z.enum(['', 'empty_pool', 'missing_team']), next_index: z.number().int().min(0).nullable(), ...at }) },
   })),
   routes: async (deps) => {
     const { caseRoutingRoutes } = await import('../http/case-routing/routing-rules.ts')

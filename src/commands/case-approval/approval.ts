@@ -108,5 +108,5 @@ function decide(command: CaseApprovalCommand, state: CaseApprovals): CaseApprova
 }
 
 export const caseApprovalDecider: Decider<CaseApprovalCommand, CaseApprovals, CaseApprovalEvent> = { initialState, evolve, decide }
-/** case-approval-<case id>: every request of one case. */
-export const caseApprovalStreams = streamCategory('case-approval')
+/** case_approval-<case id>: every request of one case. */
+export const caseApprovalStreams = streamCategory('case_approval')

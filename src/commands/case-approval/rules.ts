@@ -80,7 +80,7 @@ function decide(command: ApprovalRuleCommand, state: ApprovalRuleState): Approva
 }
 
 export const approvalRuleDecider: Decider<ApprovalRuleCommand, ApprovalRuleState, ApprovalRuleEvent> = { initialState, evolve, decide }
-export const approvalRuleStreams = streamCategory('approval-rule')
+export const approvalRuleStreams = streamCategory('approval_rule')
 
 /** What matching reads of a rule, and of a case. */
 export type RuleMatch = Pick<ApprovalRuleFields, 'match_priority' | 'match_case_type' | 'match_team'> & { id: string; name: string }

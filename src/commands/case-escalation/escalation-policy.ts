@@ -76,4 +76,4 @@ function decide(command: EscalationPolicyCommand, state: EscalationPolicyState):
 }
 
 export const escalationPolicyDecider: Decider<EscalationPolicyCommand, EscalationPolicyState, EscalationPolicyEvent> = { initialState, evolve, decide }
-export const escalationPolicyStreams = streamCategory('escalation-policy')
+export const escalationPolicyStreams = streamCategory('escalation_policy')

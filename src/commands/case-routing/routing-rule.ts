@@ -115,4 +115,4 @@ function decide(command: RoutingRuleCommand, state: RoutingRuleState): RoutingRu
 }
 
 export const routingRuleDecider: Decider<RoutingRuleCommand, RoutingRuleState, RoutingRuleEvent> = { initialState, evolve, decide }
-export const routingRuleStreams = streamCategory('routing-rule')
+export const routingRuleStreams = streamCategory('routing_rule')

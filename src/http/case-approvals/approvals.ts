@@ -95,7 +95,7 @@ export function caseApprovalRoutes(deps: Deps): FastifyPluginAsyncZod {
       case: z.string().optional().describe("One case's requests (a case id)"),
       mine: z.string().optional().describe('true: only the requests the caller may decide now'),
     })
-    app.get('/api/cases/approvals/', { schema: { tags: TAGS, summary: 'The approval queue: the requests the caller may see (admins, whoever sees the case, the rule\'s approvers, the requester), newest first; at most 500', querystring: QueueQuery, response: { 200: z.object({ approvals: z.array(Approval) }), ...errors } } }, async (request) => {
+    app.get('/api/cases/approvals/', { schema: { tags: TAGS, summary: 'The approval queue: the requests the caller may see (every one for an admin; else those of a case they see, under a rule naming them, or filed by them), newest first; at most 500', querystring: QueueQuery, response: { 200: z.object({ approvals: z.array(Approval) }), ...errors } } }, async (request) => {
       const caller = callerOf(request)
       const state = (request.query.state || 'pending').toLowerCase()
       if (state !== 'all' && !(APPROVAL_STATES as readonly string[]).includes(state)) return { approvals: [] }
