@@ -10,6 +10,9 @@ import { caseModule } from './case.ts'
 import { caseAnalyticsModule } from './case-analytics.ts'
 import { caseCsatModule } from './case-csat.ts'
 import { caseMailModule } from './case-mail.ts'
+import { caseApprovalModule } from './case-approval.ts'
+import { caseRoutingModule } from './case-routing.ts'
+import { caseEscalationModule } from './case-escalation.ts'
 import { contactModule } from './contact.ts'
 import { customFieldModule } from './custom-field.ts'
 import { dashboardModule } from './dashboard.ts'
@@ -60,6 +63,9 @@ const LISTED: readonly (ModuleManifest | ModuleOverModules)[] = [
   caseAnalyticsModule,
   caseCsatModule,
   caseMailModule,
+  caseApprovalModule,
+  caseRoutingModule,
+  caseEscalationModule,
   macroModule,
   timeEntryModule,
   portalModule,

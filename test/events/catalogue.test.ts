@@ -53,6 +53,14 @@ import type { DocumentCommand } from '../../src/commands/document/document.ts'
 import { apiSettingDecider } from '../../src/commands/api-setting/api-setting.ts'
 import type { ApiSettingCommand } from '../../src/commands/api-setting/api-setting.ts'
 import { macroDecider } from '../../src/commands/macro/macro.ts'
+import { caseApprovalDecider } from '../../src/commands/case-approval/approval.ts'
+import type { CaseApprovalCommand } from '../../src/commands/case-approval/approval.ts'
+import { approvalRuleDecider } from '../../src/commands/case-approval/rules.ts'
+import type { ApprovalRuleCommand } from '../../src/commands/case-approval/rules.ts'
+import { routingRuleDecider } from '../../src/commands/case-routing/routing-rule.ts'
+import type { RoutingRuleCommand } from '../../src/commands/case-routing/routing-rule.ts'
+import { escalationPolicyDecider } from '../../src/commands/case-escalation/escalation-policy.ts'
+import type { EscalationPolicyCommand } from '../../src/commands/case-escalation/escalation-policy.ts'
 import type { MacroCommand } from '../../src/commands/macro/macro.ts'
 import { timesheetDecider } from '../../src/commands/time-entry/time-entry.ts'
 import type { TimeEntryCommand } from '../../src/commands/time-entry/time-entry.ts'
@@ -105,6 +113,44 @@ function decided<Command, State, Event extends DomainEvent>(decider: Decider<Com
   const events: Event[] = []
   for (const command of commands) events.push(...decider.decide(command, fold(decider, events)))
   return events
+}
+
+/** The case settings' deciders (approvals, routing, escalation policies): each event type once. */
+function caseSettingsEvents(): DomainEvent[] {
+  const actor = { profileId: admin.profileId, isAdmin: true }
+  const rule = { id: randomUUID(), name: 'Urgent', match_priority: 'Urgent' as const, match_case_type: null, match_team: null }
+  const ruleFields = { name: 'Urgent', trigger_event: 'pre_close' as const, match_priority: 'Urgent' as const, match_case_type: null, match_team: null, approver_role: 'ADMIN' as const, approvers: [], is_active: true }
+  const ruleCommands: ApprovalRuleCommand[] = [
+    { type: 'CreateApprovalRule', ruleId: rule.id, orgId: org, fields: ruleFields, actor, at },
+    { type: 'ChangeApprovalRule', orgId: org, changes: { name: 'Urgent cases' }, actor, at },
+    { type: 'DeleteApprovalRule', orgId: org, hasRequests: false, actor, at },
+  ]
+  const member = { profileId: randomUUID(), isAdmin: false }
+  const caseNow = { priority: 'Urgent' as const, case_type: null, teams: [] }
+  const [first, second, third] = ids(3) as [string, string, string]
+  const request = (approvalId: string): CaseApprovalCommand => ({ type: 'RequestApproval', approvalId, orgId: org, caseId: randomUUID(), rule, note: '', actor: member, at })
+  const ruleNow = { ...ruleFields, ...rule }
+  const approvalCommands: CaseApprovalCommand[] = [
+    request(first),
+    { type: 'ApproveApproval', approvalId: first, orgId: org, rule: ruleNow, caseNow, actor, at },
+    request(second),
+    { type: 'RejectApproval', approvalId: second, orgId: org, rule: ruleNow, reason: 'Not yet', actor, at },
+    request(third),
+    { type: 'CancelApproval', approvalId: third, orgId: org, actor: member, at },
+  ]
+  const person = randomUUID()
+  const routingCommands: RoutingRuleCommand[] = [
+    { type: 'CreateRoutingRule', ruleId: randomUUID(), orgId: org, fields: { name: 'All', priority_order: 1, is_active: true, conditions: [], strategy: 'round_robin', stop_processing: true, target_assignees: [person], target_team: null }, actor, at },
+    { type: 'RouteCase', orgId: org, caseId: randomUUID(), case: { priority: 'Low', case_type: null, account: null, tags: [], custom_fields: {}, from_email_domain: '', mailbox_id: null }, activePeople: [person], openCases: {}, at },
+    { type: 'ChangeRoutingRule', orgId: org, changes: { name: 'Everything' }, actor, at },
+    { type: 'DeleteRoutingRule', orgId: org, actor, at },
+  ]
+  const policyCommands: EscalationPolicyCommand[] = [
+    { type: 'CreateEscalationPolicy', orgId: org, priority: 'High', fields: { first_response_action: 'notify', resolution_action: 'reassign', first_response_target: person, resolution_target: person, notify_team: null, is_active: true }, actor, at },
+    { type: 'ChangeEscalationPolicy', orgId: org, changes: { is_active: false }, actor, at },
+    { type: 'DeleteEscalationPolicy', orgId: org, actor, at },
+  ]
+  return [...decided(approvalRuleDecider, ruleCommands), ...decided(caseApprovalDecider, approvalCommands), ...decided(routingRuleDecider, routingCommands), ...decided(escalationPolicyDecider, policyCommands)]
 }
 
 /** A representative command set per decider: every event type is decided at least once. */
@@ -432,6 +478,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(documentDecider, documentCommands),
     ...decided(apiSettingDecider, apiSettingCommands),
     ...decided(macroDecider, macroCommands),
+    ...caseSettingsEvents(),
     ...decided(timesheetDecider, timeCommands),
     ...decided(sampleDataDecider, sampleDataCommands),
     ...decided(erasureDecider, erasureCommands),

@@ -244,6 +244,11 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.estimate = (await created('POST', '/api/invoices/estimates/', A, { title: 'Acme secret estimate', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret estimate line', unit_price: '8.00' }] })).estimate.id
   ids.macro = (await created('POST', '/api/macros/', A, { title: 'Acme secret macro', body: 'acme secret reply', scope: 'org' })).id
   ids.timeEntry = (await created('POST', `/api/cases/${ids.case}/time-entries/`, A, { started_at: '2026-11-20T09:00:00Z', ended_at: '2026-11-20T10:00:00Z', description: 'acme secret time', billable: true })).id
+  ids.approvalRule = (await created('POST', '/api/cases/approval-rules/', A, { name: 'Acme secret approval rule', match_priority: 'Urgent' })).id
+  const urgentCase = (await created('POST', '/api/cases/', A, { name: 'Acme secret urgent case', priority: 'Urgent' })).id
+  ids.approval = (await created('POST', `/api/cases/${urgentCase}/request-approval/`, A, { note: 'acme secret approval note' })).id
+  ids.routingRule = (await created('POST', '/api/cases/routing-rules/', A, { name: 'Acme secret routing rule', conditions: [{ field: 'priority', op: 'eq', value: 'Low' }], target_assignee_ids: [alice.profileId] })).id
+  ids.escalationPolicy = (await created('POST', '/api/cases/escalation-policies/', A, { priority: 'Urgent', first_response_target_id: alice.profileId })).id
   ids.recurringInvoice = (await created('POST', '/api/invoices/recurring/', A, { title: 'Acme secret schedule', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret schedule line', unit_price: '7.00' }] })).recurring_invoice.id
   ids.invoiceTemplate = (await created('POST', '/api/invoices/templates/', A, { name: 'Acme secret template', footer_text: 'acme secret footer' })).template.id
   await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken

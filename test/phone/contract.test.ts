@@ -514,6 +514,47 @@ t.test("the original phone app's calls against this API", async (t) => {
     // The deletes last, each with the app's Content-Type: application/json and no body.
     'DELETE /api/custom-fields/{id}/': async () => check('DELETE /api/custom-fields/{id}/', await send('DELETE', `/api/custom-fields/${ids.field}/`)),
     'DELETE /api/opportunities/goals/{id}/': async () => check('DELETE /api/opportunities/goals/{id}/', await send('DELETE', `/api/opportunities/goals/${ids.goal}/`)),
+    // Case settings and approvals (settings_provider.dart, approvals_provider.dart), as their payload builders send them.
+    'GET /api/cases/routing-rules/': async () => check('GET /api/cases/routing-rules/', await send('GET', '/api/cases/routing-rules/'), [['RoutingRule', 'rules']]),
+    'POST /api/cases/routing-rules/': async () => {
+      ids.routingRule = created(await check('POST /api/cases/routing-rules/', await send('POST', '/api/cases/routing-rules/', { name: 'Low tickets', priority_order: 5, strategy: 'round_robin', stop_processing: true, conditions: [{ field: 'priority', op: 'eq', value: 'Low' }], is_active: true, target_assignee_ids: [bob.profileId] }), [['RoutingRule']]))
+    },
+    'PUT /api/cases/routing-rules/{id}/': async () => check('PUT /api/cases/routing-rules/{id}/', await send('PUT', `/api/cases/routing-rules/${ids.routingRule}/`, { is_active: true }), [['RoutingRule']]),
+    'DELETE /api/cases/routing-rules/{id}/': async () => check('DELETE /api/cases/routing-rules/{id}/', await send('DELETE', `/api/cases/routing-rules/${ids.routingRule}/`)),
+    'GET /api/cases/escalation-policies/': async () => check('GET /api/cases/escalation-policies/', await send('GET', '/api/cases/escalation-policies/'), [['EscalationPolicy', 'policies']]),
+    'POST /api/cases/escalation-policies/': async () => {
+      const body = { priority: 'High', first_response_action: 'notify', resolution_action: 'reassign', first_response_target_id: bob.profileId, resolution_target_id: null, notify_team_id: null, is_active: true }
+      ids.escalationPolicy = created(await check('POST /api/cases/escalation-policies/', await send('POST', '/api/cases/escalation-policies/', body), [['EscalationPolicy']]))
+    },
+    'PUT /api/cases/escalation-policies/{id}/': async () => check('PUT /api/cases/escalation-policies/{id}/', await send('PUT', `/api/cases/escalation-policies/${ids.escalationPolicy}/`, { first_response_action: 'notify_and_reassign', resolution_action: 'notify', first_response_target_id: bob.profileId, resolution_target_id: null, notify_team_id: null }), [['EscalationPolicy']]),
+    'DELETE /api/cases/escalation-policies/{id}/': async () => check('DELETE /api/cases/escalation-policies/{id}/', await send('DELETE', `/api/cases/escalation-policies/${ids.escalationPolicy}/`)),
+    'GET /api/cases/approval-rules/': async () => check('GET /api/cases/approval-rules/', await send('GET', '/api/cases/approval-rules/'), [['ApprovalRule', 'rules']]),
+    'POST /api/cases/approval-rules/': async () => {
+      const body = { name: 'Low tickets', approver_role: 'ADMIN', approver_ids: [], trigger_event: 'pre_close', match_priority: 'Low', match_case_type: null, match_team_id: null, is_active: true }
+      ids.approvalRule = created(await check('POST /api/cases/approval-rules/', await send('POST', '/api/cases/approval-rules/', body), [['ApprovalRule']]))
+    },
+    'PUT /api/cases/approval-rules/{id}/': async () => check('PUT /api/cases/approval-rules/{id}/', await send('PUT', `/api/cases/approval-rules/${ids.approvalRule}/`, { is_active: true }), [['ApprovalRule']]),
+    'POST /api/cases/{id}/request-approval/': async () => {
+      // A ticket of bob's that the rule gates: the app's user (an admin) asks, and later withdraws it.
+      ids.gatedCase = created(await check('POST /api/cases/', await send('POST', '/api/cases/', { name: 'Refund', status: 'New', priority: 'Low', assigned_to: [bob.profileId], tags: [], contacts: [], custom_fields: {} })))
+      ids.ownApproval = created(await check('POST /api/cases/{id}/request-approval/', await send('POST', `/api/cases/${ids.gatedCase}/request-approval/`, { note: 'Refund approved by finance' }), [['Approval']]))
+    },
+    'POST /api/cases/approvals/{id}/cancel/': async () => check('POST /api/cases/approvals/{id}/cancel/', await send('POST', `/api/cases/approvals/${ids.ownApproval}/cancel/`, {}), [['Approval']]),
+    'GET /api/cases/approvals/': async () => {
+      const asked = await app.inject({ method: 'POST', url: `/api/cases/${ids.gatedCase}/request-approval/`, headers: bob.headers, payload: { note: 'Please' } })
+      ids.bobsApproval = String(asked.json().id)
+      await check('GET /api/cases/approvals/', await send('GET', '/api/cases/approvals/?mine=true&state=pending'), [['Approval', 'approvals']])
+      await check('GET /api/cases/approvals/', await send('GET', `/api/cases/approvals/?state=all&case=${ids.gatedCase}`), [['Approval', 'approvals']])
+    },
+    'POST /api/cases/approvals/{id}/reject/': async () => {
+      await check('POST /api/cases/approvals/{id}/reject/', await send('POST', `/api/cases/approvals/${ids.bobsApproval}/reject/`, { reason: 'Not yet' }), [['Approval']])
+      ids.bobsApproval = String((await app.inject({ method: 'POST', url: `/api/cases/${ids.gatedCase}/request-approval/`, headers: bob.headers, payload: {} })).json().id)
+    },
+    'POST /api/cases/approvals/{id}/approve/': async () => check('POST /api/cases/approvals/{id}/approve/', await send('POST', `/api/cases/approvals/${ids.bobsApproval}/approve/`, {}), [['Approval']]),
+    'DELETE /api/cases/approval-rules/{id}/': async () => {
+      const body = await check('DELETE /api/cases/approval-rules/{id}/', await send('DELETE', `/api/cases/approval-rules/${ids.approvalRule}/`))
+      if (body.is_active !== false) fail('DELETE /api/cases/approval-rules/{id}/', ': a rule with requests is turned off, and the answer says so')
+    },
     'DELETE /api/cases/{id}/': async () => check('DELETE /api/cases/{id}/', await send('DELETE', `/api/cases/${ids.childCase}/`)),
     'DELETE /api/tasks/{id}/': async () => check('DELETE /api/tasks/{id}/', await send('DELETE', `/api/tasks/${ids.task}/`)),
     'DELETE /api/opportunities/{id}/': async () => check('DELETE /api/opportunities/{id}/', await send('DELETE', `/api/opportunities/${ids.deal}/`)),

@@ -12,6 +12,8 @@ import { emptyCase, summaryOf } from './fields.ts'
 import type { CaseFields, CaseSummary } from './fields.ts'
 import { decideEscalation, evolveEscalations, noEscalations } from './escalation.ts'
 import type { CaseEscalated, EscalateCase, Escalations } from './escalation.ts'
+import { checkApprovalGate } from '../case-approval/gate.ts'
+import type { ApprovalGate } from '../case-approval/gate.ts'
 import { decideCaseMove } from './move.ts'
 import type { CaseMoved, CasePlacement, MoveCase } from './move.ts'
 import { decideReceivedEmail } from './inbound.ts'
@@ -107,7 +109,9 @@ export type CaseInput = Partial<Omit<CaseFields, 'custom_fields'>> & { custom?: 
  * input names when it names a new one (the use case looks them up); `parentField`: the body field a
  * refusal names (`parent`, or `parent_id` on link/).
  */
-type WriteFacts = { orgId: string; actor: Actor; input: CaseInput; customFields: readonly Definition[]; parent?: ParentFacts; parentField?: string; at: string }
+type WriteFacts = { orgId: string; actor: Actor; input: CaseInput; customFields: readonly Definition[]; parent?: ParentFacts; parentField?: string; at: string } & Gated
+/** `approvalGate`: the approval rules and approvals a close is checked against (case-approval/gate.ts), given by every use case that may close. */
+type Gated = { approvalGate?: ApprovalGate }
 
 export type CaseCommand =
   /** `calendarVersion`: the organization's business calendar version now in force, the one its SLA instances measure in. */
@@ -117,7 +121,7 @@ export type CaseCommand =
   | { type: 'DeleteCase'; orgId: string; actor: Actor; at: string }
   | { type: 'WatchCase'; orgId: string; actor: Actor; at: string }
   | { type: 'UnwatchCase'; orgId: string; actor: Actor; at: string }
-  | MoveCase
+  | (MoveCase & Gated)
   | EscalateCase
   /** A customer's email (inbound mail); `open`: it opens the case in the same append (no thread found). */
   | (ReceiveCaseEmail & { open?: Omit<Extract<CaseCommand, { type: 'CreateCase' }>, 'type'> })
@@ -221,9 +225,19 @@ function assertNotMerged(command: CaseCommand, state: CaseState): void {
   throw new ValidationError('This ticket has been merged into another: unmerge it first.')
 }
 
+/** The decision, and the approval gate on a case it closes (judged on the case as closed). */
 export function decideCase(command: CaseCommand, state: CaseState): CaseEvent[] {
   if (isMergeCommand(command)) return decideCaseMerge(command, state)
   assertNotMerged(command, state)
+  const events = decideCaseCommand(command, state)
+  if ('approvalGate' in command && command.approvalGate && state.fields.status !== 'Closed') {
+    const after = events.reduce(evolveCase, state)
+    if (after.fields.status === 'Closed') checkApprovalGate(command.approvalGate, after.fields)
+  }
+  return events
+}
+
+function decideCaseCommand(command: Exclude<CaseCommand, CaseMergeCommand>, state: CaseState): CaseEvent[] {
   if (isNoteCommand(command)) return decideCaseNote(command, state)
   switch (command.type) {
     case 'CreateCase':

@@ -10,7 +10,7 @@ import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
 import { caseDecider, caseStream, mayWriteCase } from './case.ts'
 import type { CaseCommand, CaseInput } from './case.ts'
-import { visibleCase } from './write-case.ts'
+import { approvalGateIfClosing, visibleCase } from './write-case.ts'
 
 /**
  * Closing a case and, optionally, every open case under it (the original's close-with-children):
@@ -32,13 +32,14 @@ export async function closeWithChildren(deps: Pick<Deps, 'db' | 'store' | 'clock
   if (barred.length) throw new ForbiddenError(`Only an admin, the creator or an assignee may close these cases: ${barred.map((node) => node.name).join(', ')}`)
   const now = clock()
   const at = now.toISOString()
-  const closing = (closedOn: string | null): CaseCommand => {
+  // Each case closed is checked against its own approval gate.
+  const closing = async (caseId: string, closedOn: string | null): Promise<CaseCommand> => {
     const close: CaseInput = { status: 'Closed', closed_on: closedOn ?? at.slice(0, 10) }
-    return { type: 'UpdateCase', orgId: caller.orgId, actor, input: close, replace: false, customFields: [], at }
+    return { type: 'UpdateCase', orgId: caller.orgId, actor, input: close, replace: false, customFields: [], approvalGate: await approvalGateIfClosing(db, caller.orgId, caseId, close), at }
   }
-  if (current.status !== 'Closed') await session.run(caseDecider, caseStream(id), closing(current.closed_on))
+  if (current.status !== 'Closed') await session.run(caseDecider, caseStream(id), await closing(id, current.closed_on))
   for (const node of open) {
-    await session.run(caseDecider, caseStream(node.id), closing(null))
+    await session.run(caseDecider, caseStream(node.id), await closing(node.id, null))
     if (input.resolutionComment) await session.run(caseDecider, caseStream(node.id), { type: 'AddComment', orgId: caller.orgId, actor, commentId: randomUUID(), comment: input.resolutionComment, internal: true, at })
   }
   return { cascaded: open.map((node) => node.id), position: session.position() }

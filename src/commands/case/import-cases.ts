@@ -146,7 +146,7 @@ export async function commitCaseImport(deps: ImportDeps, caller: Caller, importI
       unique: (input) => input.name,
       create: async (input, row) => {
         if (await caseNameTaken(deps.db, caller.orgId, input.name ?? '', rowId(row))) throw new ValidationError({ name: [TAKEN] })
-        await createCase(deps, caller, input, session, rowId(row))
+        await createCase(deps, caller, input, session, { id: rowId(row) })
       },
       settle: () => readModelsAt(deps, session.position()),
     }),

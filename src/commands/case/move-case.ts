@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.ts'
 import { ValidationError } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
+import { approvalGateOf } from '../../projections/case-approval/queries.ts'
 import { CASE_BOARD, caseStageColumn, caseStatusColumn } from '../../projections/case/queries.ts'
 import { casePipelineModel } from '../../projections/pipeline/pipelines.ts'
 import type { Caller } from '../caller.ts'
@@ -35,7 +36,9 @@ export async function moveCase(deps: Pick<Deps, 'db' | 'store' | 'clock'>, calle
   const column: Column = stage ? { expression: caseStageColumn, key: stage.id } : { expression: caseStatusColumn, key: move.status ?? current.status }
   const kanbanOrder = await columnPlacement(db, CASE_BOARD, orgId, id, column, move, { above: 'above_case_id', below: 'below_case_id' })
   const now = clock()
-  const command = (target: MoveCase['stage']): MoveCase => ({ type: 'MoveCase', orgId, actor: actorOfCaller(caller), at: now.toISOString(), day: now.toISOString().slice(0, 10), stage: target, status: move.status, kanbanOrder })
+  // A stage may stand for Closed: the approval gate's facts go with every move.
+  const approvalGate = await approvalGateOf(db, orgId, id)
+  const command = (target: MoveCase['stage']) => ({ type: 'MoveCase' as const, orgId, actor: actorOfCaller(caller), at: now.toISOString(), day: now.toISOString().slice(0, 10), stage: target, status: move.status, kanbanOrder, approvalGate })
   if (stage) await session.run(caseDecider, caseStream(id), () => withPipelineOf(store, casePipelines, stage.pipeline_id, (pipeline) => command({ id: stage.id, pipeline })))
   else await session.run(caseDecider, caseStream(id), command(move.stageId === null ? null : undefined))
   return { position: session.position() }

@@ -4,6 +4,7 @@ import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
 import { accountOf } from '../../projections/account/accounts.ts'
 import { currentBusinessCalendar } from '../../projections/business-hours/queries.ts'
+import { approvalGateOf } from '../../projections/case-approval/queries.ts'
 import { caseOf, parentFacts } from '../../projections/case/queries.ts'
 import type { CaseRecord } from '../../projections/case/queries.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
@@ -12,6 +13,8 @@ import type { Caller } from '../caller.ts'
 import { actorOfCaller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
+import { routeCase } from '../case-routing/route-case.ts'
+import type { RoutingContext } from '../case-routing/route-case.ts'
 import { caseDecider, caseStream, mayReadCase } from './case.ts'
 import type { CaseCommand, CaseInput } from './case.ts'
 import type { ParentFacts } from './parent.ts'
@@ -50,13 +53,19 @@ async function newParent(db: Deps['db'], caller: Caller, parent: string | null |
   return parentFacts(db, caller.orgId, parent, caseId)
 }
 
+/** The approval gate's facts when the input closes the case (case-approval/gate.ts), none otherwise. */
+export const approvalGateIfClosing = (db: Deps['db'], orgId: string, caseId: string, input: CaseInput) => (input.status === 'Closed' ? approvalGateOf(db, orgId, caseId) : undefined)
+
 /**
- * Creates a case: its links and parent checked, then one command with the custom field definitions and the business calendar version its SLA instances measure in. POST /api/cases/ comes here.
+ * Creates a case: its links and parent checked, then one command with the custom field definitions
+ * and the business calendar version its SLA instances measure in; a case created unassigned is then
+ * routed by the organization's routing rules (`routing`: what inbound mail adds). POST /api/cases/ comes here.
  * A given `id` (an import row's) makes it idempotent: the same id again creates nothing.
  */
-export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller), id: string = randomUUID()): Promise<{ id: string } & Written> {
-  const [customFields, parent, calendar] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), currentBusinessCalendar(deps.db, caller.orgId), checkLinks(deps.db, caller, input)])
-  await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, calendarVersion: calendar.version, at: deps.clock().toISOString() })
+export async function createCase(deps: CaseDeps, caller: Caller, input: CaseInput, session: CommandSession = commandSession(deps.store, caller), { id = randomUUID(), routing = {} }: { id?: string; routing?: RoutingContext } = {}): Promise<{ id: string } & Written> {
+  const [customFields, parent, calendar, approvalGate] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, undefined), currentBusinessCalendar(deps.db, caller.orgId), approvalGateIfClosing(deps.db, caller.orgId, id, input), checkLinks(deps.db, caller, input)])
+  await session.run(caseDecider, caseStream(id), { type: 'CreateCase', caseId: id, orgId: caller.orgId, actor: actorOfCaller(caller), input, customFields, parent, calendarVersion: calendar.version, approvalGate, at: deps.clock().toISOString() })
+  if (!input.assigned_to?.length) await routeCase(deps, caller, id, routing, session)
   return { id, position: session.position() }
 }
 
@@ -68,8 +77,8 @@ export async function changeCase(deps: CaseDeps, caller: Caller, id: string, cha
   const current = await visibleCase(deps.db, caller, id)
   // The account is set on creation only: an update's is ignored, not checked (the original's read-only field).
   const { account: _fixed, ...input } = change.input
-  const [customFields, parent] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, id, current.parent), checkLinks(deps.db, caller, input, current)])
-  await session.run(caseDecider, caseStream(id), { type: 'UpdateCase', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, input, customFields, parent, at: deps.clock().toISOString() })
+  const [customFields, parent, approvalGate] = await Promise.all([caseDefinitions(deps.db, caller.orgId), newParent(deps.db, caller, input.parent, id, current.parent), approvalGateIfClosing(deps.db, caller.orgId, id, input), checkLinks(deps.db, caller, input, current)])
+  await session.run(caseDecider, caseStream(id), { type: 'UpdateCase', orgId: caller.orgId, actor: actorOfCaller(caller), ...change, input, customFields, parent, approvalGate, at: deps.clock().toISOString() })
   return { position: session.position() }
 }
 

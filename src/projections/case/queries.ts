@@ -222,3 +222,26 @@ export async function caseIdsOfAccount(db: Db, orgId: string, accountId: string)
   const rows = await db.selectFrom('cases').select('id').where('org_id', '=', orgId).where('account', '=', accountId).execute()
   return rows.map((row) => row.id)
 }
+
+/** Open cases assigned to each of these members (routing's least busy). */
+export async function openCaseCounts(db: Db, orgId: string, profileIds: readonly string[]): Promise<Record<string, number>> {
+  if (!profileIds.length) return {}
+  const { rows } = await sql<{ profile_id: string; n: string }>`SELECT p AS profile_id, count(*) AS n FROM cases c, unnest(c.assigned_to) p
+    WHERE c.org_id = ${orgId} AND NOT c.is_deleted AND c.status = ANY(${[...OPEN_STATUSES]}::text[]) AND p = ANY(${[...profileIds]}::uuid[]) GROUP BY p`.execute(db)
+  return Object.fromEntries(rows.map((row) => [row.profile_id, Number(row.n)]))
+}
+
+/** Live cases of the organization created since `since` (routing's unrouted count). */
+export async function casesCreatedSince(db: Db, orgId: string, since: Date): Promise<number> {
+  const row = await db.selectFrom('cases').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).where('is_deleted', '=', false).where('created_at', '>=', since).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Per priority, the live cases created since `since` whose first response or resolution breached by `now` (late, or still open past the deadline). */
+export async function breachCountsSince(db: Db, orgId: string, since: Date, now: Date): Promise<Map<string, { first_response: number; resolution: number }>> {
+  const { rows } = await sql<{ priority: string; first_response: string; resolution: string }>`SELECT c.priority,
+      count(*) FILTER (WHERE c.sla_first_response_breached_at IS NOT NULL OR c.sla_first_response_deadline < ${now}) AS first_response,
+      count(*) FILTER (WHERE c.sla_resolution_breached_at IS NOT NULL OR c.sla_resolution_deadline < ${now}) AS resolution
+    FROM cases c WHERE c.org_id = ${orgId} AND NOT c.is_deleted AND c.created_at >= ${since} GROUP BY c.priority`.execute(db)
+  return new Map(rows.map((row) => [row.priority, { first_response: Number(row.first_response), resolution: Number(row.resolution) }]))
+}
