@@ -3,7 +3,7 @@ import { csatStreams } from '../../commands/case/csat.ts'
 import type { CsatEvent } from '../../commands/case/csat.ts'
 import type { Db } from '../../db/database.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import type { Projector } from '../kernel/projector.ts'
+import { blankColumns, withErasure } from '../privacy/erasing.ts'
 
 /**
  * Satisfaction surveys (commands/case/csat.ts): one row per case surveyed, its answer once given.
@@ -38,14 +38,20 @@ async function apply(db: Db, caseId: string, event: CsatEvent): Promise<void> {
   await sql`UPDATE case_csat SET rating = ${event.data.rating}, comment = ${event.data.comment}, answered_at = ${at}, first_answered_at = COALESCE(first_answered_at, ${at}) WHERE case_id = ${caseId}`.execute(db)
 }
 
-export const caseCsatProjector: Projector = {
-  name: 'case_csat',
-  version: 1,
-  eventTypes: ['CsatSurveySent', 'CsatSurveyAnswered'],
-  tables: ['case_csat'],
-  createTables,
-  apply: (trx, recorded) => apply(trx, csatStreams.idOf(recorded.streamName), domainEventOf<CsatEvent>(recorded)),
-}
+/** An erased contact's survey keeps its rating (no personal data) and loses its comment, sealed under them. */
+export const caseCsatProjector = withErasure(
+  {
+    name: 'case_csat',
+    version: 1,
+    eventTypes: ['CsatSurveySent', 'CsatSurveyAnswered'],
+    tables: ['case_csat'],
+    createTables,
+    apply: (trx, recorded) => apply(trx, csatStreams.idOf(recorded.streamName), domainEventOf<CsatEvent>(recorded)),
+  },
+  async (trx, subject) => {
+    if (subject.kind === 'contact') await blankColumns(trx, 'case_csat', ['comment'], { column: 'contact_id', value: subject.id })
+  },
+)
 
 /** A case's survey, whatever its organization (the public link names the case; its token was checked). */
 export const csatSurveyOf = (db: Db, caseId: string): Promise<CaseCsatRow | undefined> => db.selectFrom('case_csat').selectAll().where('case_id', '=', caseId).executeTakeFirst()
