@@ -46,6 +46,7 @@ t.test('every route of the index is served and documented; the ones not built an
   const stubbed = indexPairs.filter(({ key }) => operations.get(key)?.operation.tags?.includes('not-built'))
   t.comment(`route index: ${ROUTE_INDEX.length} paths, ${indexPairs.length} path+method pairs; built ${indexPairs.length - stubbed.length}, stubbed ${stubbed.length}`)
   for (const { key } of stubbed) t.equal(operations.get(key)!.operation.summary, 'Not implemented yet')
+  for (const { method, path } of stubbed) t.comment(`  not built: ${method} ${path}`)
 
   const indexKeys = new Set(indexPairs.map(({ key }) => key))
   const extra = [...operations].filter(([key]) => !indexKeys.has(key)).map(([key, { path }]) => `${key.split(' ')[0]} ${path}`)
