@@ -85,10 +85,13 @@ const READS_AROUND_QUERIES = [
   'projections/record/relations.ts → projections/team/teams.ts',
 ]
 
+/** The erasure wrapper every read model holding personal data uses (issue 31): shared machinery, as the kernel, not another module's rows. */
+const ERASING = 'projections/privacy/erasing.ts'
+
 t.test("a projection module reads another module only through its queries.ts", async (t) => {
   const around = edges((file, dep) => {
     const [from, to] = [projectionModule(file), projectionModule(dep)]
-    return from !== undefined && to !== undefined && from !== to && dep !== `projections/${to}/queries.ts`
+    return from !== undefined && to !== undefined && from !== to && dep !== `projections/${to}/queries.ts` && dep !== ERASING
   })
   t.same(around.sort(), [...READS_AROUND_QUERIES].sort(), 'reads around queries.ts: only the listed ones (a fixed one leaves the list too)')
 })
