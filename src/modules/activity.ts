@@ -9,7 +9,8 @@ export const activityModule: ModuleOverModules = (modules) => {
     name: 'activity',
     routes: async (deps) => {
       const { activityRoutes } = await import('../http/activities/activities.ts')
-      return [activityRoutes(deps, kinds)]
+      const { caseActivityRoutes } = await import('../http/activities/case-activities.ts')
+      return [activityRoutes(deps, kinds), caseActivityRoutes(deps, kinds)]
     },
     projectors: [dashboardActivityProjector(kinds)],
   }

@@ -45,6 +45,16 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
   const outage = await made(admin, { name: 'Outage', priority: 'High', case_type: 'Incident', is_problem: true })
   await made(globex.admin.headers, { name: 'Not yours' })
 
+  t.test("a case's activity: its timeline from the feed, newest first, counted whole; 403 for a member who may not read it, 404 for another organization's", async (t) => {
+    await ok('PATCH', `${BASE}${printer}/`, admin, { description: 'Smoke, then flames' })
+    const first = await inject('GET', `${BASE}${printer}/activities/?limit=1`, admin)
+    t.equal(first.statusCode, 200, first.body)
+    t.match(first.json(), { count: 2, offset: 1, activities: [{ action: 'UPDATE', entity_id: printer }] })
+    t.match((await inject('GET', `${BASE}${printer}/activities/?offset=1`, admin)).json(), { count: 2, offset: null, activities: [{ action: 'CREATE', entity_id: printer }] })
+    t.equal((await inject('GET', `${BASE}${login}/activities/`, alice.headers)).statusCode, 403)
+    t.equal((await inject('GET', `${BASE}${printer}/activities/`, globex.admin.headers)).statusCode, 404)
+  })
+
   t.test('create: 400 naming the field for a blank name, another organization\'s account, a close without a date, an unknown key', async (t) => {
     t.match((await create(admin, { name: ' ' })).json(), { error: true, errors: { name: [String] } })
     t.match((await create(admin, { name: 'X', account: theirAccount })).json(), { errors: { account: [String] } })

@@ -127,10 +127,7 @@ export type ActivityFilter = { entityType?: string; entityId?: string; actorId?:
  * each with the record's current name, its page and the actor.
  */
 export async function listActivities(db: Db, kinds: RecordKinds, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
-  const conditions = [sql`a.org_id = ${viewer.orgId}`, kinds.mayReadSql('a', viewer)]
-  if (filter.entityType) conditions.push(sql`a.entity_type = ${filter.entityType}`)
-  if (filter.entityId) conditions.push(sql`a.entity_id = ${filter.entityId}`)
-  if (filter.actorId) conditions.push(sql`a.actor_id = ${filter.actorId}`)
+  const conditions = activityConditions(kinds, viewer, filter)
   const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${kinds.nameSql('a')} AS entity_name,
       u.email AS actor_email, CASE WHEN u.id IS NULL THEN NULL ELSE ${displayName} END AS actor_name
     FROM dashboard_activity a
@@ -140,6 +137,26 @@ export async function listActivities(db: Db, kinds: RecordKinds, viewer: Viewer,
     ORDER BY a.at DESC, a.position_commit DESC, a.position_prepare DESC
     LIMIT ${filter.limit} OFFSET ${filter.offset}`.execute(db)
   return rows.map((row) => ({ ...row, link: kinds.link(row.entity_type, row.entity_id) }))
+}
+
+function activityConditions(kinds: RecordKinds, viewer: Viewer, filter: Omit<ActivityFilter, 'limit' | 'offset'>) {
+  const conditions = [sql`a.org_id = ${viewer.orgId}`, kinds.mayReadSql('a', viewer)]
+  if (filter.entityType) conditions.push(sql`a.entity_type = ${filter.entityType}`)
+  if (filter.entityId) conditions.push(sql`a.entity_id = ${filter.entityId}`)
+  if (filter.actorId) conditions.push(sql`a.actor_id = ${filter.actorId}`)
+  return conditions
+}
+
+/** How many entries `listActivities` pages through (a record's feed counts its whole history, as the original's paginator). */
+export async function countActivities(db: Db, kinds: RecordKinds, viewer: Viewer, filter: Omit<ActivityFilter, 'limit' | 'offset'>): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM dashboard_activity a WHERE ${sql.join(activityConditions(kinds, viewer, filter), sql` AND `)}`.execute(db)
+  return Number(rows[0]!.n)
+}
+
+/** Whether the viewer may read the record `entityType`/`entityId` of their organization, by its kind's list rule. */
+export async function mayReadRecord(db: Db, kinds: RecordKinds, viewer: Viewer, entityType: string, entityId: string): Promise<boolean> {
+  const { rows } = await sql<{ ok: boolean }>`SELECT ${kinds.mayReadSql('a', viewer)} AS ok FROM (SELECT ${entityType}::text AS entity_type, ${entityId}::uuid AS entity_id, ${viewer.orgId}::uuid AS org_id) a`.execute(db)
+  return rows[0]!.ok
 }
 
 /** The dashboard's latest activity: the feed's first `limit` entries. */
