@@ -17,6 +17,8 @@ const notDeleted = sql<boolean>`NOT is_deleted`
 
 export const CLAIM_SCOPES: ReadonlyMap<string, ScopeModel> = new Map<string, ScopeModel>([
   ['account', { projector: 'accounts', table: 'accounts', column: 'name', live: notDeleted }],
+  // An inbound mailbox's address (case-mail); a deleted one freed it.
+  ['case_mailbox', { projector: 'case_mail_settings', table: 'case_mailboxes', column: 'address', live: notDeleted }],
   ['contact_email', { projector: 'contacts', table: 'contacts', column: 'email', live: notDeleted }],
   // A deleted document leaves no row.
   ['document_title', { projector: 'documents', table: 'documents', column: 'title', live: sql<boolean>`true` }],
