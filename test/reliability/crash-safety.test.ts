@@ -12,6 +12,9 @@ import { onTeardown, orphansNow, assertLedgerInLog, errorBodies, assertReadModel
 const CLIENTS = 8
 const KILLS = 2
 
+// Two server starts and a full rebuild of every read model: past the default 120 s on a loaded CI pass, now that ~40 projectors start.
+t.setTimeout(300_000)
+
 t.test('SIGKILL under load loses no acknowledged write and the read models converge to a rebuild', async (t) => {
   const { url, db, pool } = await freshDatabase(t)
   const admin = await givenAdmin(db)
