@@ -25,6 +25,20 @@ export function succeeding(t: Test, app: FastifyInstance) {
   }
 }
 
+/**
+ * `call`: a request as `headers` (by default `defaults`); `ok`: one that must answer 2xx, or it
+ * throws naming the answer, with its JSON body ({} for a 204).
+ */
+export function jsonClient(app: FastifyInstance, defaults: Headers) {
+  const call = (method: Method, url: string, headers: Headers = defaults, payload?: object) => app.inject({ method, url, headers, ...(payload && { payload }) })
+  const ok = async (method: Method, url: string, headers: Headers = defaults, payload?: object): Promise<Record<string, any>> => {
+    const res = await call(method, url, headers, payload)
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+    return res.statusCode === 204 ? {} : res.json()
+  }
+  return { call, ok }
+}
+
 /** Shorthands for one collection route, e.g. `/api/accounts/`. */
 export function collectionClient(app: FastifyInstance, base: string) {
   const inject = (method: Method, url: string, headers: Headers, payload?: object) => app.inject({ method, url, headers, payload })

@@ -4,9 +4,9 @@ import { caseRoutingProjector } from '../../src/projections/case-routing/routing
 import { escalationPoliciesProjector } from '../../src/projections/case-escalation/escalation-policies.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { jsonClient } from '../helpers/fixtures.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
-type Headers = Record<string, string>
 type Json = Record<string, any>
 
 t.test('case approvals, routing rules and escalation policies (issue 32)', async (t) => {
@@ -16,12 +16,7 @@ t.test('case approvals, routing rules and escalation policies (issue 32)', async
   const ann = await acme.addMember('ann@acme.test')
   const bob = await acme.addMember('bob@acme.test')
   const admin = acme.admin.headers
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = admin, payload?: object) => app.inject({ method, url, headers, ...(payload && { payload }) })
-  const ok = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = admin, payload?: object): Promise<Json> => {
-    const res = await call(method, url, headers, payload)
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
-    return res.statusCode === 204 ? {} : res.json()
-  }
+  const { call, ok } = jsonClient(app, admin)
 
   t.test('routing: round-robin among active people by id, by team, test/ writes nothing', async (t) => {
     const team = (await ok('POST', '/api/teams/', admin, { name: 'Billing', users: [] })).id

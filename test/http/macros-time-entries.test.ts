@@ -4,6 +4,7 @@ import { timeEntriesProjector } from '../../src/projections/time-entry/time-entr
 import { createTimerAutoStop } from '../../src/processes/timer-auto-stop.ts'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { jsonClient } from '../helpers/fixtures.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
@@ -18,12 +19,7 @@ t.test('/api/macros/ and time tracking (issue 32)', async (t) => {
   const alice = await acme.addMember('alice@acme.test')
   const bob = await acme.addMember('bob@acme.test')
   const admin = acme.admin.headers
-  const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = admin, payload?: object) => app.inject({ method, url, headers, ...(payload && { payload }) })
-  const ok = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = admin, payload?: object): Promise<Json> => {
-    const res = await call(method, url, headers, payload)
-    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
-    return res.statusCode === 204 ? {} : res.json()
-  }
+  const { call, ok } = jsonClient(app, admin)
   const account = (await ok('POST', '/api/accounts/', admin, { name: 'Initech' })).id
   const contact = (await ok('POST', '/api/contacts/', admin, { first_name: 'Peter', last_name: 'Gibbons', email: 'peter@initech.test', account })).id
   const printer = (await ok('POST', '/api/cases/', admin, { name: 'Printer on fire', account, contacts: [contact], assigned_to: [alice.profileId] })).id
