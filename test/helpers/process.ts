@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { REPO } from './repo.ts'
 
 export type Finished = { code: number | null; stdout: string; stderr: string }
@@ -13,13 +14,25 @@ export function startFlags(): string[] {
 }
 
 /**
- * Runs a project entry point (`src/main.ts`, `src/cli.ts`) the way npm scripts do: through tsx.
- * With CRM_RUN_BUILT=1, the compiled one instead (`dist/src/main.js` with npm start's flags, as
- * production runs it; `npm run build` first), so the smoke tests can check the build.
+ * Where this suite's own compiled sources are when it runs compiled (test/run.ts emits src/ beside
+ * test/ under .data/js, the layout of dist/), else undefined (a test file run through tsx).
+ */
+const suiteBuild = (): string | undefined => {
+  const here = fileURLToPath(import.meta.url)
+  return extname(here) === '.js' ? join(dirname(here), '..', '..') : undefined
+}
+
+/**
+ * Runs a project entry point (`src/main.ts`, `src/cli.ts`) as JavaScript: the suite's compiled copy
+ * (.data/js) when the suite runs compiled, since a child started through tsx spent about 3 s of CPU
+ * in its loader, and the smoke, CLI and reliability tests start some forty of them; through tsx
+ * otherwise. With CRM_RUN_BUILT=1, the production build instead (`dist/src/main.js` with npm
+ * start's flags; `npm run build` first), so the smoke tests can check the build.
  */
 export function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; finished: Promise<Finished> } {
-  const compiled = `dist/${entry.replace(/\.ts$/, '.js')}`
-  const node = process.env.CRM_RUN_BUILT === '1' ? [...(entry === 'src/main.ts' ? startFlags() : []), compiled] : ['--import', 'tsx', entry]
+  const asJs = entry.replace(/\.ts$/, '.js')
+  const build = suiteBuild()
+  const node = process.env.CRM_RUN_BUILT === '1' ? [...(entry === 'src/main.ts' ? startFlags() : []), `dist/${asJs}`] : build ? [join(build, asJs)] : ['--import', 'tsx', entry]
   const child = spawn(process.execPath, [...node, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
