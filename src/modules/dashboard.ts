@@ -7,8 +7,8 @@ export const dashboardModule: ModuleOverModules = (modules) => {
   return {
     name: 'dashboard',
     routes: async (deps) => {
-      const { dashboardRoutes } = await import('../http/dashboard/dashboard.ts')
-      return [dashboardRoutes(deps, kinds)]
+      const [{ dashboardRoutes }, { todayRoutes }] = await Promise.all([import('../http/dashboard/dashboard.ts'), import('../http/dashboard/today.ts')])
+      return [dashboardRoutes(deps, kinds), todayRoutes(deps)]
     },
   }
 }

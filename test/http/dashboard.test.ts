@@ -6,7 +6,7 @@ import type { Headers } from '../helpers/fixtures.ts'
 import { projectorNamed, rebuildEqualsLive } from '../helpers/read-models.ts'
 
 const DAY = 86_400_000
-const NOT_COVERED = ['cases', 'invoices']
+const NOT_COVERED: string[] = []
 
 t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models, visibility, isolation, aging by the clock', async (t) => {
   // FIXED_NOW is Sunday 2026-11-22, 09:00 UTC; the organizations keep the default time zone (UTC) and currency (USD).
@@ -220,6 +220,54 @@ t.test('/api/dashboard/ and /api/dashboard/today/: numbers from the read models,
     t.equal(day.summary.cleared_yesterday, 1)
     t.match(day.later.find((l: { id: string }) => l.id === `task-${thisWeek}`), { day: 'Wed', title: 'Wednesday call', meta: 'Task · Low' })
     t.same((await today(alice.headers)).summary.sources.filter((s: { label: string }) => s.label === 'tasks due'), [], "another organization's tasks never show")
+  })
+
+  t.test("cases and invoices in Today: ranked into the queue, counted as their lists count them, due later, cleared yesterday", async (t) => {
+    const account = (await ok('POST', '/api/accounts/', admin, { name: 'Cyberdyne' })).id as string
+    // No address: an invoice sent to nobody is issued without a mail.
+    const contact = (await ok('POST', '/api/contacts/', admin, { first_name: 'Miles', last_name: 'Dyson', account })).id as string
+    const ticket = async (headers: Headers, payload: object) => (await ok('POST', '/api/cases/', headers, payload)).id as string
+    // Ten days unanswered: past any first-response target.
+    const breached = await at(new Date(FIXED_NOW.getTime() - 10 * DAY), () => ticket(alice.headers, { name: 'Line down', priority: 'Normal', account }))
+    const invoice = async (headers: Headers, payload: object, send = true) => {
+      const { id } = (await ok('POST', '/api/invoices/', headers, { account_id: account, contact_id: contact, issue_date: '2026-11-01', line_items: [{ name: 'Support', quantity: 2, unit_price: '1500.25' }], ...payload })).invoice
+      if (send) await ok('POST', `/api/invoices/${id}/send/`, headers, {})
+      return id as string
+    }
+    const [fresh, overdue, dueFriday] = await Promise.all([
+      ticket(admin, { name: 'Fresh question', priority: 'High', assigned_to: [bob.profileId] }),
+      invoice(alice.headers, { invoice_title: 'October retainer', due_date: '2026-11-16' }),
+      invoice(admin, { invoice_title: 'Friday support', due_date: '2026-11-27', currency: 'EUR' }),
+      invoice(admin, { invoice_title: 'Draft past due', due_date: '2026-11-10' }, false),
+      ticket(bob.headers, { name: 'Closed yesterday', status: 'Closed', closed_on: '2026-11-21' }),
+      ticket(admin, { name: 'Closed today', status: 'Closed', closed_on: '2026-11-22' }),
+    ])
+
+    const day = await today(admin)
+    t.same(day.not_covered, [], 'every part is computed')
+    t.same(day.queue.map((q: { id: string }) => q.id), [`case-${breached}`, `invoice-${overdue}`, `case-${fresh}`, `deal-${aging}`], 'breached tickets, overdue invoices, tickets in SLA, then aging deals')
+    t.same(day.queue[0], { id: `case-${breached}`, tone: 'rust', due: 'Overdue', title: 'Line down', detail: 'Normal · Cyberdyne · awaiting first reply', action: 'Reply', href: `/tickets/${breached}` })
+    t.same(day.queue[1], { id: `invoice-${overdue}`, tone: 'clay', due: 'Overdue', title: 'October retainer', detail: '$3,001 · Cyberdyne · due 2026-11-16', action: 'Send a reminder', href: `/invoices/${overdue}` })
+    t.match(day.queue[2], { tone: 'rust', due: 'Today', detail: 'High · No account · awaiting first reply' }, 'High priority reads hot before its target')
+    t.same(day.summary.sources.slice(0, 2), [{ label: 'tickets awaiting a reply', count: 2, href: '/tickets' }, { label: 'overdue invoices', count: 1, href: '/invoices' }])
+    t.equal(day.summary.cleared_yesterday, 1, 'the case closed yesterday (no task of Acme was)')
+    t.same(day.later.find((l: { id: string }) => l.id === `invoice-${dueFriday}`), { id: `invoice-${dueFriday}`, day: 'Fri', title: 'Friday support due', meta: '€3,001' }, 'unpaid and due this week, in its own currency')
+
+    // Each member sees what their case and invoice lists show; another organization none of them.
+    const viewers = [['admin', admin, 2, 1], ['alice', alice.headers, 1, 1], ['bob', bob.headers, 1, 0], ['globex', globex.admin.headers, 0, 0]] as const
+    const answers = await Promise.all(viewers.map(([, headers]) => Promise.all([today(headers), ok('GET', '/api/cases/?slim=true&limit=1', headers), ok('GET', '/api/invoices/?status=Overdue&limit=1', headers)])))
+    viewers.forEach(([who, , cases, invoices], i) => {
+      const [mine, caseList, invoiceList] = answers[i]!
+      const count = (label: string) => mine.summary.sources.find((s: { label: string }) => s.label === label)?.count ?? 0
+      t.equal(count('tickets awaiting a reply'), caseList.awaiting_first_reply, `${who}: the case list's awaiting_first_reply`)
+      t.equal(count('overdue invoices'), invoiceList.count, `${who}: the invoice list's Overdue`)
+      t.same([count('tickets awaiting a reply'), count('overdue invoices')], [cases, invoices], who)
+    })
+
+    // The first public reply takes a ticket off the queue.
+    await ok('POST', `/api/cases/${breached}/`, admin, { comment: 'Looking', is_internal: false })
+    t.same((await today(admin)).queue.filter((q: { id: string }) => q.id.startsWith('case-')).map((q: { id: string }) => q.id), [`case-${fresh}`])
+    t.ok((await home(admin)).activities.some((a: { entity_type: string }) => a.entity_type === 'Case'), 'the recent activity speaks of cases too')
   })
 
   t.test('money as JSON numbers: rounded exactly to the currency\'s decimals', async (t) => {

@@ -2,33 +2,23 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { GOAL_TYPES, goalStatus } from '../../commands/goal/goal.ts'
 import { organizationById } from '../../identity/organizations.ts'
-import { daysSince } from '../../projections/opportunity/aging.ts'
 import { recentActivity } from '../../projections/activity/dashboard-activity.ts'
 import type { RecordKinds } from '../../projections/record/record-kinds.ts'
-import { currentGoals, dealsClosingSoon, followUpsOn, hotLeads, pipelineByStage, quietDeals, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
-import { openTasksDue, taskConditions, taskTotals, tasksClearedOn } from '../../projections/task/tasks.ts'
+import { currentGoals, followUpsOn, hotLeads, pipelineByStage, recordCounts, revenue } from '../../projections/dashboard/dashboard.ts'
+import { openTasksDue, taskConditions, taskTotals } from '../../projections/task/tasks.ts'
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { activityBody, activitySchema } from '../activities/activity-views.ts'
-import { addDays, dateIn, monthOf, moneyLine, moneyNumber, weekday } from './dashboard-views.ts'
+import { dateIn, monthOf, moneyNumber } from './dashboard-views.ts'
+import { Coverage, Money, coverage } from './schemas.ts'
 
 const TAGS = ['dashboard']
-const Money = z.string().describe('Decimal string, summed in SQL numeric (no floating point); "0" when nothing is priced')
 const MoneyNumber = z.number().describe("Summed in SQL numeric, rounded exactly to the currency's decimals and written as a JSON number (the original's clients parse numbers here); 0 when nothing is priced")
 
-/** What the dashboard reads today, and what it cannot yet: those parts answer empty or zero. */
-const COVERS = ['accounts', 'contacts', 'leads', 'opportunities', 'tasks', 'goals', 'activities'] as const
-const NOT_COVERED = ['cases', 'invoices'] as const
-const Coverage = {
-  covers: z.array(z.enum(COVERS)).describe('The modules this answer is computed from'),
-  not_covered: z.array(z.enum(NOT_COVERED)).describe('Modules not built yet: their parts answer empty lists and zero counts'),
-}
-const coverage = { covers: [...COVERS], not_covered: [...NOT_COVERED] }
-const NOT_BUILT_NOTE = 'Cases (tickets) and invoices are not built yet: their parts answer empty lists and zero counts, and `not_covered` names them.'
 const VISIBILITY_NOTE =
-  'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to).'
+  'Every member may call it. Visibility follows each list: accounts and contacts count the whole organization (every member reads them); leads, deals and tasks count what the caller\'s own lists show (an admin sees all, a member the ones they created or are assigned to). Cases and invoices have no figures here, as in the original: they are in /api/dashboard/today/ and in the recent activity.'
 
 const StageEntry = z.object({ count: z.number().int().describe('Every deal of the stage, any currency'), value: MoneyNumber.describe("Sum of the amounts in the organization's currency (a JSON number)"), label: z.string(), kind: z.enum(['open', 'won', 'lost']) })
 
@@ -67,40 +57,20 @@ const homeOf = (kinds: RecordKinds) => z.object({
     .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
     .describe('The ten newest hot leads the caller may see'),
   tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
-  activities: z.array(activitySchema(kinds)).describe("The organization's ten latest changes of accounts, contacts, leads and deals the caller may see (creations, changes, stage moves, conversions, deletions, comments), newest first"),
+  activities: z.array(activitySchema(kinds)).describe("The organization's ten latest changes of the records the caller may see, of every kind the modules declare (accounts, contacts, leads, deals, tasks, cases, invoices: creations, changes, stage moves, conversions, deletions, comments), newest first: /api/activities/'s first ten"),
   goal_summary: z.array(GoalSummary).describe("Up to three of the caller's active goals whose period holds today (the organization's time zone): assigned to them or to a team of theirs, and for an admin the whole organization's goals; ending soonest first"),
   ...Coverage,
 })
 
-const Tone = z.enum(['rust', 'clay', 'slate', 'moss'])
-const Today = z.object({
-  queue: z
-    .array(z.object({ id: z.string().describe('`deal-<id>` or `task-<id>`'), tone: Tone, due: z.string().describe('Deals: "Stalled" (red aging) or "Aging" (past the warning threshold); tasks: "Overdue" or "Today"'), title: z.string(), detail: z.string().describe('One prebuilt line: for a deal days without a stage move, amount, stage; for a task its due date and priority'), action: z.string(), href: z.string().describe('An internal path of the web app') }))
-    .describe('The most urgent eight: quiet deals (stalled first, then the longest unmoved), then open tasks overdue, then due today'),
-  summary: z.object({
-    count: z.number().int().describe('Everything that wants the caller now (the sum of the sources), not only what the queue shows'),
-    shown: z.number().int().describe('The queue length'),
-    sources: z.array(z.object({ label: z.string(), count: z.number().int(), href: z.string() })).describe('Each non-empty source with its full count and its list'),
-    quiet_deals: z.number().int().describe('Open deals past their stage warning threshold (warning_days, else expected_days) or stalled'),
-    quiet_value: Money.describe("Their amounts in the organization's currency"),
-    cleared_yesterday: z.number().int().describe('Tasks marked Completed whose last change was yesterday (the original\'s proxy: tasks record no completion time); cases are not built yet'),
-  }),
-  later: z.array(z.object({ id: z.string().describe('`deal-<id>` or `task-<id>`'), day: z.string().describe('Short weekday'), title: z.string(), meta: z.string() })).describe("Open deals expected to close (closed_on) and open tasks due from tomorrow to seven days ahead, in the organization's time zone; at most six, soonest first"),
-  ...Coverage,
-})
-
-const QUEUE_LIMIT = 8
-const SOURCE_LIMIT = 25
-
 /**
- * The dashboard (the original's home and Today views) over the deals, leads, accounts, contacts
- * tasks and goals read models and the recent-activity read model (over the record `kinds` the
- * manifests declare, modules/dashboard.ts). Read-only; every member may call it.
+ * The home dashboard (the original's home view; its Today view is today.ts) over the deals, leads,
+ * accounts, contacts, tasks and goals read models and the recent-activity read model (over the
+ * record `kinds` the manifests declare, modules/dashboard.ts). Read-only; every member may call it.
  */
 export function dashboardRoutes(deps: Deps, kinds: RecordKinds): FastifyPluginAsyncZod {
   const { db, clock } = deps
   return async (app) => {
-    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings. ${NOT_BUILT_NOTE}`, response: { 200: homeOf(kinds), ...authErrors } } }, async (request) => {
+    app.get('/api/dashboard/', { schema: { tags: TAGS, summary: 'The home dashboard: counts, pipeline by stage, revenue, hot leads, goals and recent activity', description: `${VISIBILITY_NOTE} Money is in the organization's default currency: pipeline_by_stage values and the revenue_metrics sums are JSON numbers rounded exactly to its decimals (the original's clients parse numbers there), goal figures decimal strings.`, response: { 200: homeOf(kinds), ...authErrors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
       const org = await organizationById(db, viewer.orgId)
@@ -150,51 +120,5 @@ export function dashboardRoutes(deps: Deps, kinds: RecordKinds): FastifyPluginAs
       }
     })
 
-    app.get('/api/dashboard/today/', { schema: { tags: TAGS, summary: "Today: one prioritised queue of what wants the caller now, and what is due later this week", description: `The web app's home page reads it as is. Today is the organization's calendar day (its time zone). Deals follow the deal list's visibility (an admin sees all, a member the ones they created or are assigned to) and its aging rule (§3.2). ${NOT_BUILT_NOTE}`, response: { 200: Today, ...authErrors } } }, async (request) => {
-      const viewer = viewerOf(request)
-      const now = clock()
-      const org = await organizationById(db, viewer.orgId)
-      const today = dateIn(org.timezone, now)
-      const tasks = taskConditions(viewer, {})
-      const [quiet, closing, dueTasks, laterTasks, cleared] = await Promise.all([
-        quietDeals(db, viewer, now, org.default_currency, SOURCE_LIMIT),
-        dealsClosingSoon(db, viewer, now, { today, until: addDays(today, 7) }, 10),
-        openTasksDue(db, tasks, { until: today }, SOURCE_LIMIT),
-        openTasksDue(db, tasks, { after: today, until: addDays(today, 7) }, 10),
-        tasksClearedOn(db, tasks, addDays(today, -1), org.timezone),
-      ])
-      const dealItems = quiet.rows.map((deal) => ({
-        id: `deal-${deal.id}`,
-        tone: deal.rotten ? ('rust' as const) : ('clay' as const),
-        due: deal.rotten ? 'Stalled' : 'Aging',
-        title: deal.name,
-        detail: `No movement for ${daysSince(deal.stage_changed_at, now) ?? 0} days · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)} · ${deal.stage_label ?? deal.stage}`,
-        action: 'Open the deal',
-        href: `/pipeline/${deal.id}`,
-      }))
-      // Overdue tasks before those due today, each soonest first (openTasksDue's order).
-      const taskItems = [...dueTasks.rows].sort((x, y) => Number(y.due_date! < today) - Number(x.due_date! < today)).map((task) => {
-        const overdue = task.due_date! < today
-        return { id: `task-${task.id}`, tone: overdue ? ('clay' as const) : ('slate' as const), due: overdue ? 'Overdue' : 'Today', title: task.title, detail: `Due ${task.due_date} · ${task.priority}`, action: 'Open the task', href: `/tasks/${task.id}` }
-      })
-      const queue = [...dealItems, ...taskItems].slice(0, QUEUE_LIMIT)
-      const sources = [
-        { label: 'quiet deals', count: quiet.count, href: '/pipeline' },
-        { label: 'tasks due', count: dueTasks.count, href: '/tasks' },
-      ].filter((source) => source.count > 0)
-      const later = [
-        ...closing.map((deal) => ({ date: deal.closed_on, id: `deal-${deal.id}`, day: weekday(deal.closed_on), title: `${deal.name} expected to close`, meta: `${deal.stage_label ?? deal.stage} · ${moneyLine(deal.amount, deal.currency ?? org.default_currency)}` })),
-        ...laterTasks.rows.map((task) => ({ date: task.due_date!, id: `task-${task.id}`, day: weekday(task.due_date!), title: task.title, meta: `Task · ${task.priority}` })),
-      ]
-        .sort((x, y) => x.date.localeCompare(y.date))
-        .slice(0, 6)
-        .map(({ date: _date, ...item }) => item)
-      return {
-        queue,
-        summary: { count: sources.reduce((n, s) => n + s.count, 0), shown: queue.length, sources, quiet_deals: quiet.count, quiet_value: quiet.value, cleared_yesterday: cleared },
-        later,
-        ...coverage,
-      }
-    })
   }
 }

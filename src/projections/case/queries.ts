@@ -60,6 +60,8 @@ export type CaseFilter = {
  */
 const SLA_DUE = sql`LEAST(c.sla_first_response_deadline, c.sla_resolution_deadline, c.sla_first_response_breached_at, c.sla_resolution_breached_at)`
 const breached = (now: Date) => sql<boolean>`${SLA_DUE} < ${now}::timestamptz`
+/** The first-response target alone missed at `now`: a breach recorded while open, or its running deadline passed. */
+export const firstResponseBreached = (now: Date) => sql<boolean>`(c.sla_first_response_breached_at IS NOT NULL OR c.sla_first_response_deadline < ${now}::timestamptz)`
 
 const isInstant = (value: string | undefined): value is string => value !== undefined && z.iso.datetime({ offset: true }).safeParse(value.trim()).success
 
@@ -240,7 +242,7 @@ export async function casesCreatedSince(db: Db, orgId: string, since: Date): Pro
 /** Per priority, the live cases created since `since` whose first response or resolution breached by `now` (late, or still open past the deadline). */
 export async function breachCountsSince(db: Db, orgId: string, since: Date, now: Date): Promise<Map<string, { first_response: number; resolution: number }>> {
   const { rows } = await sql<{ priority: string; first_response: string; resolution: string }>`SELECT c.priority,
-      count(*) FILTER (WHERE c.sla_first_response_breached_at IS NOT NULL OR c.sla_first_response_deadline < ${now}) AS first_response,
+      count(*) FILTER (WHERE ${firstResponseBreached(now)}) AS first_response,
       count(*) FILTER (WHERE c.sla_resolution_breached_at IS NOT NULL OR c.sla_resolution_deadline < ${now}) AS resolution
     FROM cases c WHERE c.org_id = ${orgId} AND NOT c.is_deleted AND c.created_at >= ${since} GROUP BY c.priority`.execute(db)
   return new Map(rows.map((row) => [row.priority, { first_response: Number(row.first_response), resolution: Number(row.resolution) }]))

@@ -24,8 +24,11 @@ export type InvoiceView = InvoiceRow & {
   opportunity_currency: string | null
 }
 
+/** Issued and still owing: neither a draft nor paid nor cancelled (the original's UNPAID_STATUSES, Overdue being one of these past its date). */
+export const unpaidSql = sql<boolean>`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
+
 /** Issued, unpaid and past its due date on `today`: Overdue, read from the clock. */
-export const overdueSql = (today: string) => sql<boolean>`(i.status IN ('Sent', 'Viewed', 'Partially_Paid') AND i.due_date < ${today}::date)`
+export const overdueSql = (today: string) => sql<boolean>`(${unpaidSql} AND i.due_date < ${today}::date)`
 
 function columns(viewer: Viewer, today: string) {
   return sql`i.*, i.issue_date::text AS issue_date, i.due_date::text AS due_date,
@@ -98,11 +101,10 @@ export type InvoiceTotals = { count: number; outstanding: string; overdue: strin
  * and the invoices waiting on someone (drafts to send, overdue ones to chase).
  */
 export async function invoiceTotals(db: Db, viewer: Viewer, today: string): Promise<InvoiceTotals> {
-  const unpaid = sql`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
   const { rows } = await sql<Record<keyof InvoiceTotals, string>>`SELECT count(*) AS count,
-      coalesce(sum(i.amount_due) FILTER (WHERE ${unpaid}), 0)::numeric(30, 2)::text AS outstanding,
+      coalesce(sum(i.amount_due) FILTER (WHERE ${unpaidSql}), 0)::numeric(30, 2)::text AS outstanding,
       coalesce(sum(i.amount_due) FILTER (WHERE ${overdueSql(today)}), 0)::numeric(30, 2)::text AS overdue,
-      coalesce(sum(i.total_amount) FILTER (WHERE ${unpaid} AND date_trunc('month', i.due_date) = date_trunc('month', ${today}::date)), 0)::numeric(30, 2)::text AS due_this_month,
+      coalesce(sum(i.total_amount) FILTER (WHERE ${unpaidSql} AND date_trunc('month', i.due_date) = date_trunc('month', ${today}::date)), 0)::numeric(30, 2)::text AS due_this_month,
       coalesce(sum(i.amount_paid) FILTER (WHERE i.paid_at >= date_trunc('quarter', ${today}::date)), 0)::numeric(30, 2)::text AS paid_this_quarter,
       coalesce(sum(i.total_amount) FILTER (WHERE i.status = 'Draft'), 0)::numeric(30, 2)::text AS draft,
       count(*) FILTER (WHERE i.status = 'Draft' OR ${overdueSql(today)}) AS action_needed

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
 import { sumMoney } from '../../commands/invoice/money.ts'
 import type { Db } from '../../db/database.ts'
-import { overdueSql } from './queries.ts'
+import { overdueSql, unpaidSql } from './queries.ts'
 
 /**
  * The invoice reports (the original's dashboard, revenue and aging views), read from the invoices
@@ -15,8 +15,6 @@ import { overdueSql } from './queries.ts'
 const money = (sum: RawBuilder<unknown>) => sql<string>`coalesce(${sum}, 0)::numeric(30, 2)::text`
 /** Issued and not void: what counts as invoiced. */
 const issued = sql<boolean>`i.status NOT IN ('Draft', 'Cancelled')`
-/** Issued, not (fully) paid and not void: what is owed. */
-const unpaid = sql<boolean>`i.status IN ('Sent', 'Viewed', 'Partially_Paid')`
 /** Each payment of an invoice `i` (reversed ones too), as `p(amount, payment_date, reversed)`. */
 const payments = sql`jsonb_to_recordset(i.payments) AS p(amount numeric, payment_date date, reversed boolean)`
 
@@ -37,7 +35,7 @@ export async function invoiceDashboard(db: Db, orgId: string, today: string): Pr
     sql<Record<string, string>>`SELECT count(*) AS invoice_count,
         ${money(sql`sum(i.total_amount) FILTER (WHERE ${issued})`)} AS total_invoiced,
         ${money(sql`sum(i.amount_paid)`)} AS total_paid,
-        ${money(sql`sum(i.amount_due) FILTER (WHERE ${unpaid})`)} AS total_due,
+        ${money(sql`sum(i.amount_due) FILTER (WHERE ${unpaidSql})`)} AS total_due,
         count(*) FILTER (WHERE ${overdueSql(today)}) AS overdue_count,
         ${money(sql`sum(i.amount_due) FILTER (WHERE ${overdueSql(today)})`)} AS overdue_amount,
         ${money(sql`sum(i.total_amount) FILTER (WHERE ${issued} AND i.issue_date >= ${since})`)} AS invoiced_30d,
@@ -117,7 +115,7 @@ const LISTED_PER_BUCKET = 10
 export async function agingReport(db: Db, orgId: string, today: string): Promise<AgingReport> {
   const owed = sql`owed AS (SELECT i.id, i.invoice_number, i.client_name, i.due_date::text AS due_date, i.amount_due, i.account, a.name AS account_name,
       greatest(coalesce(${today}::date - i.due_date, 0), 0) AS days_overdue
-    FROM invoices i LEFT JOIN accounts a ON a.id = i.account WHERE i.org_id = ${orgId} AND ${unpaid} AND i.amount_due > 0),
+    FROM invoices i LEFT JOIN accounts a ON a.id = i.account WHERE i.org_id = ${orgId} AND ${unpaidSql} AND i.amount_due > 0),
     bucketed AS (SELECT owed.*, CASE WHEN days_overdue = 0 THEN 'current' WHEN days_overdue <= 30 THEN '1_30_days' WHEN days_overdue <= 60 THEN '31_60_days'
       WHEN days_overdue <= 90 THEN '61_90_days' ELSE 'over_90_days' END AS bucket FROM owed)`
   const [buckets, listed, accounts] = await Promise.all([
