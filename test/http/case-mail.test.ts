@@ -178,4 +178,15 @@ t.test('inbound mail: /api/cases/mailboxes/, /api/cases/inbound/{mailbox_id}/, /
     const reply = await deliver(mailbox.id, mail({ 'Message-ID': '<dup-2@customer.test>', From: 'fox@customer.test', Subject: 'Re: Same printer again', 'In-Reply-To': '<dup-1@customer.test>' }))
     t.match(reply.json(), { case_id: caseId, created_case: false })
   })
+
+  t.test("a case mail opens unassigned is routed by the rules, on its mailbox and its sender's domain", async (t) => {
+    const plain = (await call('POST', '/api/cases/mailboxes/', admin, { address: 'help@acme.test', webhook_secret: SECRET })).json()
+    const rule = await call('POST', '/api/cases/routing-rules/', admin, { name: 'Customer mail', conditions: [{ field: 'mailbox_id', op: 'eq', value: plain.id }, { field: 'from_email_domain', op: 'eq', value: 'customer.test' }], strategy: 'direct', target_assignee_ids: [alice.profileId] })
+    t.equal(rule.statusCode, 201, rule.body)
+    const routed = (await deliver(plain.id, mail({ 'Message-ID': '<route-1@customer.test>', To: 'help@acme.test', Subject: 'Route me' }))).json().case_id as string
+    t.same((await call('GET', `/api/cases/${routed}/`, admin)).json().cases_obj.assigned_to.map((a: { id: string }) => a.id), [alice.profileId])
+    t.ok((await caseEvents(routed)).includes('CaseUpdated'), 'assigned by the system after the opening append')
+    const other = (await deliver(plain.id, mail({ 'Message-ID': '<route-2@elsewhere.test>', From: 'eve@elsewhere.test', To: 'help@acme.test', Subject: 'Not mine' }))).json().case_id as string
+    t.same((await call('GET', `/api/cases/${other}/`, admin)).json().cases_obj.assigned_to, [], 'another domain matches no rule')
+  })
 })

@@ -16,6 +16,7 @@ import type { Caller } from '../caller.ts'
 import { caseDecider, caseStream } from '../case/case.ts'
 import type { CaseCommand } from '../case/case.ts'
 import type { CaseEmailReceived, InboundMessage } from '../case/inbound.ts'
+import { routeCase } from '../case-routing/route-case.ts'
 import { commandSession } from '../command-session.ts'
 import { companion } from '../handle-command.ts'
 import { nameBasedId } from '../name-based-id.ts'
@@ -115,6 +116,8 @@ async function deliver(deps: MailDeps, files: FileStore, { mailbox, mail, sessio
   }
   try {
     const { events } = await session.run(caseDecider, caseStream(caseId), command, { also: [record({ type: 'InboundMailAccepted', data: { org_id: orgId, mailbox_id: mailbox.id, message_id: mail.messageId, case_id: caseId, created_case: !thread, at } })] })
+    // A case the mail opened unassigned goes through the routing rules, as one opened through the API does, with the mail's sender domain and mailbox.
+    if (open && !open.input.assigned_to.length) await routeCase(deps, caller(orgId), caseId, { from_email_domain: domainOf(mail.fromEmail).toLowerCase(), mailbox_id: mailbox.id }, session)
     const received = events.find((e): e is CaseEmailReceived => e.type === 'CaseEmailReceived')
     const acknowledgement = acknowledgementOf(received?.data.auto_reply ?? null, { caseId, caseName: open?.input.name ?? thread?.name ?? '', created: !thread, to: mail.fromEmail, subject: mail.subject, inReplyTo: mail.messageId, references: mail.references })
     return { outcome: { case_id: caseId, created_case: !thread }, duplicate: false, position: session.position(), acknowledgement }
