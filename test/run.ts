@@ -80,12 +80,14 @@ log.info(`tests use PostgreSQL at ${databaseUrls.map((url) => url.replace(/:[^:@
 
 // Each test process appends how many answers it checked against the OpenAPI document (kernel/document-conformance.ts).
 const answerCounts = await mkdtemp(join(tmpdir(), 'crm-answers-'))
+// The OpenAPI document each app's answers are checked against, generated once per set of routes for the whole run (kernel/document-conformance.ts).
+const openapiDocuments = await mkdtemp(join(tmpdir(), 'crm-openapi-'))
 const started = Date.now()
 const { counts, failedFiles } = await runFiles(files, {
   jobs,
   timeoutSeconds: given.timeoutSeconds ?? 120,
   nodeArgs: given.nodeArgs,
-  env: { ...process.env, DATABASE_URL: databaseUrls[0], TEST_DATABASE_URLS: databaseUrls.join(' '), NODE_ENV: 'test', ANSWER_COUNT_DIR: answerCounts },
+  env: { ...process.env, DATABASE_URL: databaseUrls[0], TEST_DATABASE_URLS: databaseUrls.join(' '), NODE_ENV: 'test', ANSWER_COUNT_DIR: answerCounts, OPENAPI_DOCUMENT_DIR: openapiDocuments },
   print: (text) => process.stdout.write(text),
 })
 log.info(`suite wall time ${((Date.now() - started) / 1000).toFixed(1)} s, ${files.length} files`)
@@ -93,6 +95,7 @@ const counted = await Promise.all((await readdir(answerCounts)).map((file) => re
 const validated = counted.flatMap((text) => text.trim().split('\n')).reduce((sum, n) => sum + (Number(n) || 0), 0)
 log.info(`${validated} answers validated against the OpenAPI document`)
 await rm(answerCounts, { recursive: true, force: true })
+await rm(openapiDocuments, { recursive: true, force: true })
 if (failedFiles.length) log.info(`failed files:\n  ${failedFiles.join('\n  ')}`)
 // CI reads this plain line.
 const skipped = counts.skip + counts.todo

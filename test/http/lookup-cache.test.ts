@@ -87,12 +87,12 @@ t.test('cached lookups', async (t) => {
     await other.ready()
     const dave = await acme.addMember('dave@acme.test')
     t.equal(await status('GET', DEALS, dave.headers, undefined, other), 200, 'cached as active over there')
+    // The first 401 an app answers on a route is checked against the OpenAPI document, which a
+    // test app may first have to generate (~0.6 s, seconds on a loaded machine): answered here, so
+    // the bound below times the notice, not that. This was the "missed notice" of the last sessions.
+    t.equal(await status('GET', DEALS, { authorization: 'Bearer not-a-token' }, undefined, other), 401)
     t.equal(await status('DELETE', `/api/user/${dave.profileId}/`, acme.admin.headers), 200, 'deactivated here')
-    // Known failure, open: on this session's machines the member's deactivation reached the other
-    // process only through the cache's age (2-5 s), at 4564693 (before this session's merges) as
-    // after them, while the organization deactivated by SQL below is heard at once. Left visible as a
-    // todo, not loosened, until the notice's path for a member deactivated through the API is found.
-    t.ok((await until(401, () => status('GET', DEALS, dave.headers, undefined, other))) < OTHER_PROCESS_BOUND_MS, 'refused over there within the bound', { todo: 'the API deactivation notice is missed across processes here; the cache age bounds it' })
+    t.ok((await until(401, () => status('GET', DEALS, dave.headers, undefined, other))) < OTHER_PROCESS_BOUND_MS, 'refused over there within the bound')
 
     t.equal(await status('GET', DEALS, alice.headers, undefined, other), 200)
     t.equal(await status('GET', DEALS, alice.headers), 200)
