@@ -9,6 +9,7 @@ import { At, By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf,
 import { createCaseEscalator } from '../processes/case-escalator.ts'
 import { casesProjector } from '../projections/case/cases.ts'
 import { caseMergesProjector } from '../projections/case/merges.ts'
+import { caseSolutionsProjector } from '../projections/case/solution-links.ts'
 import { created, deleted, noteReadings, updatedChanges } from '../projections/record/record-kinds.ts'
 import { str } from '../projections/search/search-documents.ts'
 import { caseEmailReceived } from './case-mail-events.ts'
@@ -67,6 +68,8 @@ export const caseModule: ModuleManifest = {
     CaseDuplicateAbsorbed: { stream: 'case', description: 'A duplicate case was merged into this one (`source_case_id`): its comments and attachments (as they were: author, text, removed), the watchers this case did not have, and the case ids that now reach this one (`aliases`: the duplicate and its own).', data: z.strictObject({ source_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
     CaseUnmerged: { stream: 'case', description: 'A merged duplicate was unmerged from `from_case_id`: what the merge moved comes back (comments and attachments as they are now, watchers as they watched, its aliases). A CaseUpdated back to its status and closing date before the merge follows.', data: z.strictObject({ from_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
     CaseDuplicateReleased: { stream: 'case', description: 'A duplicate merged into this case was unmerged (`source_case_id`): the comments, attachments and aliases it brought leave, and the watchers it brought that still watch.', data: z.strictObject({ source_case_id: Id, comment_ids: Ids, attachment_ids: Ids, watchers: Ids, aliases: Ids, by: By, ...at }) },
+    CaseSolutionLinked: { stream: 'case', description: 'A knowledge-base solution of the organization was linked to the case (`solution_id`), by a member who may change it.', data: z.strictObject({ solution_id: Id, by: By, ...at }) },
+    CaseSolutionUnlinked: { stream: 'case', description: 'A solution linked to the case was unlinked from it (`solution_id`).', data: z.strictObject({ solution_id: Id, by: By, ...at }) },
     ...noteDefinitions('Case', 'case', 'case'),
     ...caseEmailReceived,
   })),
@@ -74,7 +77,7 @@ export const caseModule: ModuleManifest = {
     const { caseRoutes } = await import('../http/cases/cases.ts')
     return [caseRoutes(deps, files)]
   },
-  projectors: [casesProjector, caseMergesProjector],
+  projectors: [casesProjector, caseMergesProjector, caseSolutionsProjector],
   // Escalations check once a minute, as the due notifier (DUE_NOTIFY_INTERVAL_MS).
   processes: [({ config, ...deps }) => createCaseEscalator({ ...deps, intervalMs: config.dueNotifyIntervalMs })],
   search: {
@@ -111,5 +114,5 @@ export const caseModule: ModuleManifest = {
     [/^\/api\/cases\/attachment\/\{id\}/, 'caseAttachment'],
     [/^\/api\/cases\/\{id\}/, 'case'],
   ],
-  idParams: { into_id: 'case' },
+  idParams: { into_id: 'case', solution_pk: 'solution' },
 }

@@ -12,6 +12,7 @@ import type { Actor } from '../../src/commands/caller.ts'
 import { fold } from '../../src/commands/decider.ts'
 import { casePipelines } from '../../src/commands/pipeline/kinds.ts'
 import type { MoveCase } from '../../src/commands/case/move.ts'
+import type { CaseSolutionCommand } from '../../src/commands/case/solution-links.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { eventsOf } from '../helpers/events.ts'
 import { spec } from '../helpers/given-when-then.ts'
@@ -152,6 +153,29 @@ t.test('watching: whoever may read follows and unfollows, once each', async (t) 
   kase.given([created]).when(watch(assignee, 'UnwatchCase')).then([], 'not watching, nothing to stop')
   kase.given([created]).when(watch(stranger)).thenRejects(ForbiddenError)
   kase.given([created]).when({ ...watch(admin), orgId: otherOrg }).thenRejects(NotFoundError)
+})
+
+t.test('solutions: an admin, the creator or an assignee links and unlinks a live solution, once each; a merged duplicate refuses', async (t) => {
+  const kase = spec(t, caseDecider)
+  const solution = { id: 's1', live: true }
+  const link = (actor: Actor, type: CaseSolutionCommand['type'] = 'LinkCaseSolution', extra: Partial<CaseSolutionCommand> = {}): CaseCommand => ({ type, orgId: org, actor, solution, at: later, ...extra })
+  const linked = caseEvent('CaseSolutionLinked', { solution_id: 's1', by: 'assignee', at: later })
+  kase.given([created]).when(link(assignee)).then([linked])
+  kase.given([created, linked]).when(link(admin)).then([], 'already linked')
+  kase.given([created, linked]).when(link(creator, 'UnlinkCaseSolution')).then([caseEvent('CaseSolutionUnlinked', { solution_id: 's1', by: 'creator', at: later })])
+  kase.given([created, linked, caseEvent('CaseSolutionUnlinked', { solution_id: 's1', by: 'creator', at: later })]).when(link(admin, 'UnlinkCaseSolution')).then([], 'not linked any more, nothing to unlink')
+  kase.given([created]).when(link(admin, 'UnlinkCaseSolution')).then([], 'never linked')
+  kase.given([created, linked]).when(link(admin, 'LinkCaseSolution', { solution: { id: 's2', live: true } })).then([caseEvent('CaseSolutionLinked', { solution_id: 's2', by: 'admin', at: later })], 'another solution beside it')
+  const watchedBy = caseEvent('CaseWatched', { profile_id: 'stranger', subscribed_via: 'manual', by: 'stranger', at })
+  // A watcher reads the case but may not change it; refused before the solution is looked at.
+  kase.given([created, watchedBy]).when(link(stranger)).thenRejects(ForbiddenError)
+  kase.given([created]).when(link(admin, 'LinkCaseSolution', { solution: { id: 'gone', live: false } })).thenRejects(NotFoundError, { errors: 'Solution not found' })
+  kase.given([created]).when(link(stranger, 'LinkCaseSolution', { solution: { id: 'gone', live: false } })).thenRejects(ForbiddenError)
+  kase.given([created]).when(link(admin, 'LinkCaseSolution', { orgId: otherOrg })).thenRejects(NotFoundError)
+  kase.given([created, caseEvent('CaseDeleted', { by: 'creator', at })]).when(link(admin)).thenRejects(NotFoundError)
+  const merged = caseEvent('CaseMerged', { into_case_id: 'c2', comment_ids: [], attachment_ids: [], watchers: [], aliases: [], by: 'admin', at })
+  kase.given([created, merged]).when(link(admin)).thenRejects(ValidationError, { errors: 'This ticket has been merged into another: unmerge it first.' })
+  t.same(fold(caseDecider, [created, linked]).solutions, ['s1'], 'the case keeps the ids it links')
 })
 
 t.test('moves on the board: a stage sets the status it stands for; into Closed dates the case, out of it clears the date', async (t) => {

@@ -267,6 +267,7 @@ function decidedEvents(): DomainEvent[] {
   ]
   const casePipelineId = randomUUID()
   const casePipeline = { id: casePipelineId, state: fold(casePipelines.decider, decided(casePipelines.decider, [{ type: 'CreatePipeline', pipelineId: casePipelineId, orgId: org, name: 'Support', isDefault: false, stageIds: ids(4), actorId: null, at }])) }
+  const linkedSolution = { id: randomUUID(), live: true }
   const caseCommands: CaseCommand[] = [
     { type: 'CreateCase', caseId: randomUUID(), orgId: org, actor: admin, input: { name: 'Printer on fire', priority: 'Urgent', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: {} } }, customFields: [], calendarVersion: 0, at },
     // A day later, around the clock (no shifts on any day), the Urgent case is breached: escalated.
@@ -281,6 +282,8 @@ function decidedEvents(): DomainEvent[] {
     { type: 'MoveCase', orgId: org, actor: admin, at, day: '2026-11-22', stage: { id: casePipeline.state.stages[1]!.id, pipeline: casePipeline }, kanbanOrder: 500 },
     // A customer's reply within the reopen window: the message, and the reopen in its append.
     { type: 'ReceiveCaseEmail', orgId: org, at, today: '2026-11-22', reopen: { is_enabled: true, reopen_window_days: 7, reopen_to_status: 'New' }, autoReply: { allowed: true, messageId: 'case-x.y@z' }, attachments: [], message: { message_id: 'm@customer.test', mailbox_id: randomUUID(), from_email: 'dana@customer.test', from_name: 'Dana', subject: 'Re: x', text: 'Thanks', in_reply_to: null, references: [], sent_at: null, contact_id: null, requester_id: randomUUID(), threaded_by: 'headers' } },
+    { type: 'LinkCaseSolution', orgId: org, actor: admin, solution: linkedSolution, at },
+    { type: 'UnlinkCaseSolution', orgId: org, actor: admin, solution: linkedSolution, at },
     { type: 'DeleteCase', orgId: org, actor: admin, at },
   ]
   // Merge and unmerge: the duplicate's decisions and the survivor's (each on its own stream).

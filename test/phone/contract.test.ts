@@ -345,6 +345,16 @@ t.test("the original phone app's calls against this API", async (t) => {
     },
     'GET /api/cases/watching/': async () => check('GET /api/cases/watching/', await send('GET', '/api/cases/watching/?limit=20&offset=0'), [['Ticket', 'cases']]),
     'DELETE /api/cases/{id}/watch/': async () => check('DELETE /api/cases/{id}/watch/', await send('DELETE', `/api/cases/${ids.case}/watch/`)),
+    // ticket_solutions_panel.dart: a solution linked to the ticket (whose detail then lists it), the suggester, and the unlink.
+    'POST /api/cases/{id}/solutions/': async () => {
+      ids.caseSolution = created(await check('POST /api/cases/solutions/', await send('POST', '/api/cases/solutions/', { title: 'Clear a paper jam', description: 'Open the tray.', status: 'approved', is_published: true })))
+      await check('POST /api/cases/{id}/solutions/', await send('POST', `/api/cases/${ids.case}/solutions/`, { solution_id: ids.caseSolution }), [['Solution', 'solution']])
+      const detail = await check('GET /api/cases/{id}/', await send('GET', `/api/cases/${ids.case}/`), [['Solution', 'solutions']])
+      if (at(detail, 'solutions.0.id') !== ids.caseSolution) fail('GET /api/cases/{id}/', ': solutions lists the linked solution')
+    },
+    // The app reads `suggestions` or `solutions`, keys the original never answered (it answers `results`): it shows none, as with the original.
+    'GET /api/cases/{id}/solution-suggestions/': async () => check('GET /api/cases/{id}/solution-suggestions/', await send('GET', `/api/cases/${ids.case}/solution-suggestions/`)),
+    'DELETE /api/cases/{id}/solutions/{id}/': async () => check('DELETE /api/cases/{id}/solutions/{id}/', await send('DELETE', `/api/cases/${ids.case}/solutions/${ids.caseSolution}/`)),
     'POST /api/cases/{id}/link/': async () => check('POST /api/cases/{id}/link/', await send('POST', `/api/cases/${ids.childCase}/link/`, { parent_id: ids.case })),
     'GET /api/cases/{id}/tree/': async () => {
       const body = await check('GET /api/cases/{id}/tree/', await send('GET', `/api/cases/${ids.childCase}/tree/`))

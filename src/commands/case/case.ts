@@ -21,6 +21,8 @@ import type { CaseEmailReceived, ReceiveCaseEmail } from './inbound.ts'
 import { checkParent } from './parent.ts'
 import { decideCaseMerge, evolveCaseMerge, isMergeCommand, isMergeEvent, noMerges } from './merge.ts'
 import type { CaseMergeCommand, CaseMergeEvent, CaseMerges, Watch } from './merge.ts'
+import { decideSolutionLink, evolveSolutionLinks, isSolutionLinkEvent } from './solution-links.ts'
+import type { CaseSolutionCommand, CaseSolutionEvent, SolutionLinks } from './solution-links.ts'
 import type { ParentFacts } from './parent.ts'
 import { evolveSlaClocks, firstResponseFulfilled, isSlaEvent, noSlaClocks, slaEventsOf, slaTargetsOf } from './sla.ts'
 import type { CaseSlaEvent, SlaClocks, SlaTargets } from './sla.ts'
@@ -52,20 +54,23 @@ export type CaseEvent =
   | CaseEscalated
   | CaseEmailReceived
   | CaseMergeEvent
+  | CaseSolutionEvent
   | NoteEvent<'Case'>
 
 /**
  * `kanbanOrder`: the card's position in its column; until a move sets it, the creation time in ms (as tasks). `sla`: its SLA instances' events (sla.ts).
  * `watches`: each watcher's way and time of watching (what a merge moves and an unmerge restores); `merges`: where it was merged, and what it absorbed (merge.ts).
+ * `solutions`: the knowledge-base solutions it links (solution-links.ts).
  */
-export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; watches: Record<string, Watch>; placement: CasePlacement | null; kanbanOrder: number; sla: SlaClocks; escalations: Escalations; merges: CaseMerges }
+export type CaseState = { exists: boolean; id: string | null; orgId: string | null; createdBy: string | null; deleted: boolean; fields: CaseFields; notes: Notes; firstResponseAt: string | null; watchers: string[]; watches: Record<string, Watch>; placement: CasePlacement | null; kanbanOrder: number; sla: SlaClocks; escalations: Escalations; merges: CaseMerges; solutions: SolutionLinks }
 
-export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], watches: {}, placement: null, kanbanOrder: 0, sla: noSlaClocks(), escalations: noEscalations(), merges: noMerges() })
+export const initialCaseState = (): CaseState => ({ exists: false, id: null, orgId: null, createdBy: null, deleted: false, fields: emptyCase(), notes: noNotes(), firstResponseAt: null, watchers: [], watches: {}, placement: null, kanbanOrder: 0, sla: noSlaClocks(), escalations: noEscalations(), merges: noMerges(), solutions: [] })
 
 export function evolveCase(state: CaseState, event: CaseEvent): CaseState {
   if (isNoteEvent('Case', event)) return { ...state, notes: evolveNotes('Case', state.notes, event) }
   if (isSlaEvent(event)) return { ...state, sla: evolveSlaClocks(state.sla, event) }
   if (isMergeEvent(event)) return evolveCaseMerge(state, event)
+  if (isSolutionLinkEvent(event)) return { ...state, solutions: evolveSolutionLinks(state.solutions, event) }
   switch (event.type) {
     case 'CaseCreated': {
       const { case_id, org_id, created_by, at, sla_first_response_hours: _f, sla_resolution_hours: _r, ...fields } = event.data
@@ -126,6 +131,7 @@ export type CaseCommand =
   /** A customer's email (inbound mail); `open`: it opens the case in the same append (no thread found). */
   | (ReceiveCaseEmail & { open?: Omit<Extract<CaseCommand, { type: 'CreateCase' }>, 'type'> })
   | CaseMergeCommand
+  | CaseSolutionCommand
   | NoteCommand
 
 function visible(state: CaseState, orgId: string): void {
@@ -256,6 +262,11 @@ function decideCaseCommand(command: Exclude<CaseCommand, CaseMergeCommand>, stat
       visible(state, command.orgId)
       assertMayWrite(state, command.actor)
       return decideMove(command, state)
+    case 'LinkCaseSolution':
+    case 'UnlinkCaseSolution':
+      visible(state, command.orgId)
+      assertMayWrite(state, command.actor)
+      return decideSolutionLink(command, state.solutions)
     case 'ReceiveCaseEmail': {
       const opened = command.open ? decideCreate({ ...command.open, type: 'CreateCase' }, state) : []
       const now = opened.reduce(evolveCase, state)

@@ -26,6 +26,7 @@ import { caseImportRoutes } from './case-import.ts'
 import { MergedRedirect, caseMergeRoutes, mergedRedirect } from './case-merge.ts'
 import { filterOf } from './case-filter.ts'
 import { caseNoteRoutes, caseNotesView } from './case-notes.ts'
+import { caseSolutionRoutes, caseSolutionsView } from './case-solutions.ts'
 import { caseTreeRoutes } from './case-tree.ts'
 import { activeCaseFields, casesOf } from './case-views.ts'
 import { caseWatcherRoutes } from './case-watchers.ts'
@@ -49,8 +50,9 @@ function inputOf(body: z.infer<typeof CasePatch>): CaseInput {
 /**
  * Cases (the original's CaseListView and CaseDetailView): the queue with its totals and the form's
  * pickers, create, detail, PUT, PATCH, DELETE; comments, internal notes and attachments
- * (case-notes.ts); watchers (case-watchers.ts); the problem → incident tree (case-tree.ts); the board
- * and card moves (case-board.ts). Who:
+ * (case-notes.ts); watchers (case-watchers.ts); linked knowledge-base solutions and suggestions
+ * (case-solutions.ts); the problem → incident tree (case-tree.ts); the board and card moves
+ * (case-board.ts). Who:
  * an admin, the creator, an assignee or a watcher reads a case; an admin, the creator or an
  * assignee changes it; an admin or the creator deletes it.
  */
@@ -109,10 +111,11 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const redirect = request.query.show_merged === 'true' ? undefined : await mergedRedirect(db, caller, request.params.id)
       if (redirect) return redirect
       const row = await visibleCase(db, caller, request.params.id)
-      const [[body], notes, definitions, mentions, mergedFrom] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by), mergedFromCases(db, identity.orgId, row.id)])
+      const [[body], notes, definitions, mentions, mergedFrom, solutions] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by), mergedFromCases(db, identity.orgId, row.id), caseSolutionsView(db, identity.orgId, row.id)])
       return {
         cases_obj: body!,
         merged_from_cases: mergedFrom.map((m) => ({ ...m, merged_at: m.merged_at.toISOString() })),
+        solutions,
         ...notes,
         contacts: body!.contacts,
         comment_permission: mayWriteCase({ createdBy: row.created_by, fields: row }, actorOfCaller(caller)),
@@ -139,6 +142,7 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
 
     await app.register(caseNoteRoutes(deps, files))
     await app.register(caseWatcherRoutes(deps))
+    await app.register(caseSolutionRoutes(deps))
     await app.register(caseTreeRoutes(deps))
     await app.register(caseBoardRoutes(deps))
     await app.register(caseMergeRoutes(deps))

@@ -9,6 +9,7 @@ import { PageQuery } from '../kernel/schemas/common.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { CUSTOM_FIELD_ENTRIES } from '../kernel/unknown-fields.ts'
 import { OpportunityBody } from '../opportunities/schemas.ts'
+import { Solution } from '../solutions/views.ts'
 import { Case } from './case-views.ts'
 
 /** The bodies, filters and answers of /api/cases/ (the original's CaseListView, CaseDetailView). */
@@ -91,6 +92,7 @@ const NoteLists = {
 export const CaseDetail = z.object({
   cases_obj: Case,
   merged_from_cases: z.array(z.object({ id: z.uuid(), name: z.string(), merged_at: z.string() })).describe('The duplicates merged into this case, latest first'),
+  solutions: z.array(Solution).describe('The live knowledge-base solutions linked to this case, newest first, as /api/cases/solutions/ answers them'),
   ...NoteLists,
   contacts: z.array(Case.shape.contacts.element),
   comment_permission: z.boolean().describe('Whether the caller may reply (admin, creator or assignee)'),

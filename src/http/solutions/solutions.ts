@@ -7,41 +7,30 @@ import { SOLUTION_STATUSES, emptySolution, solutionDecider, solutionNames, solut
 import type { SolutionCommand, SolutionFields } from '../../commands/solution/solution.ts'
 import { orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
-import { displayName, membersByIds } from '../../identity/users.ts'
-import type { Db } from '../../db/database.ts'
+import { linkedCases } from '../../projections/case/solution-links.ts'
 import { listSolutions, solutionOf, solutionTotals } from '../../projections/solution/solutions.ts'
 import type { SolutionRow } from '../../projections/solution/solutions.ts'
 import type { Deps } from '../../deps.ts'
 import { requestCommands } from '../kernel/commands.ts'
 import { pageLinks } from '../kernel/page-links.ts'
-import { identityOf, requireAdmin } from '../kernel/auth.ts'
+import { identityOf, requireAdmin, viewerOf } from '../kernel/auth.ts'
 import { optionalText } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, PageQuery, authErrors } from '../kernel/schemas/common.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
+import { Solution, solutionBodies } from './views.ts'
 
 const TAGS = ['solutions']
-const Status = z.enum(SOLUTION_STATUSES)
-const Solution = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  description: z.string().nullable(),
-  status: Status.describe('Review status; independent of publication'),
-  is_published: z.boolean(),
-  created_by: z.uuid().nullable().describe("The creator's profile id"),
-  author: z.string().describe("The creator's name (first and last), or their email when they have none; empty when unknown"),
-  case_count: z.number().int().describe('Cases this solution is linked to (cases are not built yet: 0)'),
-  created_at: z.string(),
-  updated_at: z.string(),
-})
+/** How many linked cases the detail lists at most (the original's). */
+const LINKED_CASES_SHOWN = 10
 const SolutionDetail = Solution.extend({
   linked_cases: z
     .array(z.object({ id: z.uuid(), name: z.string(), status: z.string(), priority: z.string(), created_at: z.string().nullable() }))
-    .describe('The linked cases the caller may open, newest first, at most 10 (cases are not built yet: empty)'),
+    .describe('The linked live cases the caller may read, newest first, at most 10 (case_count counts them all)'),
 })
 const SolutionBody = z.object({
   title: z.string().trim().min(1, 'This field may not be blank.').max(255),
   description: optionalText(20_000),
-  status: Status.optional().describe('Default draft'),
+  status: z.enum(SOLUTION_STATUSES).optional().describe('Default draft'),
   is_published: formBoolean(z.boolean()).optional().describe('Default false'),
 })
 const Totals = z
@@ -62,28 +51,6 @@ const SolutionList = z.object({
 })
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
 
-type Authors = ReadonlyMap<string, string>
-
-const solutionBody = (row: SolutionRow, authors: Authors): z.infer<typeof Solution> => ({
-  id: row.id,
-  title: row.title,
-  description: row.description,
-  status: row.status,
-  is_published: row.is_published,
-  created_by: row.created_by,
-  author: (row.created_by && authors.get(row.created_by)) ?? '',
-  case_count: 0,
-  created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-})
-
-/** The creators' display names by profile id: name, else email (deactivated members included). */
-async function authorsOf(db: Db, orgId: string, rows: readonly SolutionRow[]): Promise<Authors> {
-  const ids = [...new Set(rows.flatMap((row) => (row.created_by ? [row.created_by] : [])))]
-  const members = await membersByIds(db, orgId, ids)
-  return new Map(members.map((m) => [m.id, displayName(m)]))
-}
-
 /**
  * Solutions, the knowledge base of support cases (§4.1, §4.8): bare-data answers (the record
  * itself; validation failures by status), the standard `{count, next, previous, results}` list
@@ -94,7 +61,7 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const at = () => clock().toISOString()
   const found = (orgId: string, id: string) => orNotFound(solutionOf(db, orgId, id))
-  const answer = async (orgId: string, row: SolutionRow) => solutionBody(row, await authorsOf(db, orgId, [row]))
+  const answer = async (orgId: string, row: SolutionRow) => (await solutionBodies(db, orgId, [row]))[0]!
   const run = async (request: FastifyRequest, reply: FastifyReply, id: string, command: SolutionCommand) => {
     const commands = requestCommands(deps, request, reply)
     await commands.run(solutionDecider, solutionStreams.stream(id), command)
@@ -115,13 +82,7 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
         listSolutions(db, orgId, { limit, offset, title, search, status, isPublished: is_published === undefined ? undefined : is_published === 'true' }),
         solutionTotals(db, orgId),
       ])
-      const authors = await authorsOf(db, orgId, rows)
-      return {
-        count,
-        ...pageLinks(request, { count, limit, offset }),
-        results: rows.map((row) => solutionBody(row, authors)),
-        totals,
-      }
+      return { count, ...pageLinks(request, { count, limit, offset }), results: await solutionBodies(db, orgId, rows), totals }
     })
 
     app.post('/api/cases/solutions/', { schema: { tags: TAGS, summary: 'Create a solution; answers 201 with it', body: SolutionBody, response: { 201: Solution, ...errors } } }, async (request, reply) => {
@@ -132,9 +93,11 @@ export function solutionRoutes(deps: Deps): FastifyPluginAsyncZod {
       return reply.code(201).send(await answer(identity.orgId, await found(identity.orgId, id)))
     })
 
-    app.get('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'One solution, with the cases it is linked to', params: IdParams, response: { 200: SolutionDetail, ...errors } } }, async (request) => {
-      const { orgId } = identityOf(request)
-      return { ...(await answer(orgId, await found(orgId, request.params.id))), linked_cases: [] }
+    app.get('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'One solution, with the linked cases the caller may read', params: IdParams, response: { 200: SolutionDetail, ...errors } } }, async (request) => {
+      const viewer = viewerOf(request)
+      const row = await found(viewer.orgId, request.params.id)
+      const [body, cases] = await Promise.all([answer(viewer.orgId, row), linkedCases(db, viewer, row.id, LINKED_CASES_SHOWN)])
+      return { ...body, linked_cases: cases.map((c) => ({ ...c, created_at: c.created_at.toISOString() })) }
     })
 
     app.put('/api/cases/solutions/:id/', { schema: { tags: TAGS, summary: 'Replace a solution (fields left out take their defaults)', params: IdParams, body: SolutionBody, response: { 200: Solution, ...errors } } }, (request, reply) =>

@@ -85,3 +85,13 @@ export async function suggestSolutions(db: Db, orgId: string, seer: Seer, text: 
 export function solutionOf(db: Db, orgId: string, id: string): Promise<SolutionRow | undefined> {
   return live(db, orgId).selectAll().where('id', '=', id).executeTakeFirst()
 }
+
+/**
+ * The organization's published solutions whose title or description contains any of `terms` (every
+ * published one when none), most recently changed first: the case's suggester (the original's kb_views.py).
+ */
+export function publishedSolutionsMatching(db: Db, orgId: string, terms: readonly string[], limit: number): Promise<SolutionRow[]> {
+  let query = live(db, orgId).selectAll().where('is_published', '=', true)
+  if (terms.length) query = query.where((eb) => eb.or(terms.flatMap((term) => [eb('title', 'ilike', containsPattern(term)), eb('description', 'ilike', containsPattern(term))])))
+  return query.orderBy('updated_at', 'desc').orderBy('id').limit(limit).execute()
+}
