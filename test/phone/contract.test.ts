@@ -352,8 +352,11 @@ t.test("the original phone app's calls against this API", async (t) => {
       const detail = await check('GET /api/cases/{id}/', await send('GET', `/api/cases/${ids.case}/`), [['Solution', 'solutions']])
       if (at(detail, 'solutions.0.id') !== ids.caseSolution) fail('GET /api/cases/{id}/', ': solutions lists the linked solution')
     },
-    // The app reads `suggestions` or `solutions`, keys the original never answered (it answers `results`): it shows none, as with the original.
-    'GET /api/cases/{id}/solution-suggestions/': async () => check('GET /api/cases/{id}/solution-suggestions/', await send('GET', `/api/cases/${ids.case}/solution-suggestions/`)),
+    // The app reads `suggestions` (or `solutions`), a key the original never answered (it answers `results`, which the web app reads): we answer both.
+    'GET /api/cases/{id}/solution-suggestions/': async () => {
+      const body = await check('GET /api/cases/{id}/solution-suggestions/', await send('GET', `/api/cases/${ids.case}/solution-suggestions/`), [['Solution', 'suggestions']])
+      if (at(body, 'suggestions.0.id') !== ids.caseSolution) fail('GET /api/cases/{id}/solution-suggestions/', ': suggestions lists the published solution')
+    },
     'DELETE /api/cases/{id}/solutions/{id}/': async () => check('DELETE /api/cases/{id}/solutions/{id}/', await send('DELETE', `/api/cases/${ids.case}/solutions/${ids.caseSolution}/`)),
     'POST /api/cases/{id}/link/': async () => check('POST /api/cases/{id}/link/', await send('POST', `/api/cases/${ids.childCase}/link/`, { parent_id: ids.case })),
     'GET /api/cases/{id}/tree/': async () => {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { linkCaseSolution } from '../../commands/case/link-solution.ts'
+import { SOLUTION_STATUSES } from '../../commands/solution/solution.ts'
 import { visibleCase } from '../../commands/case/write-case.ts'
 import type { Deps } from '../../deps.ts'
 import { ValidationError } from '../../errors.ts'
@@ -28,8 +29,23 @@ const SuggestionsQuery = z.object({
   q: z.string().optional().describe('Case-insensitive contains on the title or the description; blank: words of the case itself'),
   limit: z.string().optional().transform(limitOf).describe('Default 5, at most 20 (fewer than 1 is 1; not an integer: the default)'),
 })
-const Suggestion = z.object({ id: z.uuid(), title: z.string(), snippet: z.string().describe('The description, trimmed, cut to 200 characters (…)'), body: z.string().describe('The whole description, to paste without a second request'), updated_at: z.string() })
-const Suggestions = z.object({ results: z.array(Suggestion), count: z.number().int(), q: z.string().describe('The query as used (trimmed)') })
+const Suggestion = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  snippet: z.string().describe('The description, trimmed, cut to 200 characters (…)'),
+  body: z.string().describe('The whole description, to paste without a second request'),
+  updated_at: z.string(),
+  // The phone app reads a suggestion as a solution (its Solution.fromJson): these make it one.
+  description: z.string().describe('The whole description, as in the solution'),
+  status: z.enum(SOLUTION_STATUSES),
+  is_published: z.literal(true),
+})
+const Suggestions = z.object({
+  results: z.array(Suggestion).describe('As the original and the web app name them'),
+  suggestions: z.array(Suggestion).describe('The same list, under the key the phone app reads'),
+  count: z.number().int(),
+  q: z.string().describe('The query as used (trimmed)'),
+})
 
 const SNIPPET_MAX = 200
 /** Counted in characters (code points), as the original's. */
@@ -110,8 +126,8 @@ export function caseSolutionRoutes(deps: Deps): FastifyPluginAsyncZod {
       const kase = await visibleCase(db, callerOf(request), request.params.id)
       const q = (request.query.q ?? '').trim()
       const rows = await suggestionsFor(db, kase, q, request.query.limit)
-      const results = rows.map((row) => ({ id: row.id, title: row.title, snippet: snippetOf(row.description), body: row.description ?? '', updated_at: row.updated_at.toISOString() }))
-      return { results, count: results.length, q }
+      const results = rows.map((row) => ({ id: row.id, title: row.title, snippet: snippetOf(row.description), body: row.description ?? '', updated_at: row.updated_at.toISOString(), description: row.description ?? '', status: row.status, is_published: true as const }))
+      return { results, suggestions: results, count: results.length, q }
     })
   }
 }
