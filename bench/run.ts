@@ -11,7 +11,7 @@
  * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
  * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
  * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,sealing,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
- * projection-cpu,create-scaling runs only those. `modules`: the case and invoice lists beside the deal list over
+ * projection-cpu,create-scaling runs only those. `modules`: the case and invoice lists and the cases' SLA analytics beside the deal list over
  * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). The last two: issue 36's cells a 2-core machine can run, see
  * bench/projection-cpu.ts and bench/web-concurrency.ts; create-scaling is web-concurrency's creates alone. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
  */
@@ -46,7 +46,7 @@ import { FOLLOWER, LEADER, twoProcessCells } from './two-processes.ts'
 import { WEB_CONCURRENCY_CREATE, webConcurrencyCells } from './web-concurrency.ts'
 import { PROJECTION_CPU, projectionCpuCells } from './projection-cpu.ts'
 import { measure } from './measure.ts'
-import { moduleListCells } from './module-lists.ts'
+import { moduleListCells, moduleTargets } from './module-lists.ts'
 import type { Cell } from './measure.ts'
 import { progress } from './progress.ts'
 import { PARALLEL, queryCells } from './queries.ts'
@@ -383,6 +383,7 @@ function targets(cells: Cell[]): string[] {
     const value = c?.[stat]
     if (value !== undefined) lines.push(`- ${c!.workload}, ${clients} client${clients > 1 ? 's' : ''}: ${STAT_NAMES[stat]} ${value.toFixed(1)} ms (target ≤ ${limit} ms): ${value <= limit ? 'met' : 'NOT met'}${prefix.startsWith('GET') ? at : ''}.`)
   }
+  lines.push(...moduleTargets(cells, MODULE_RECORDS))
   const rss = Math.max(...cells.map((c) => c.peakRssMb ?? 0))
   if (rss > 0) lines.push(`- Server peak RSS over the HTTP and query cells: ${rss.toFixed(0)} MB (target ≤ 200 MB): ${rss <= 200 ? 'met' : 'NOT met'}.`)
   for (const c of cells.filter((c) => c.workload.startsWith('GET search'))) {

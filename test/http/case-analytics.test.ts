@@ -152,6 +152,12 @@ t.test('cases analytics: every figure equals a recomputation from the log throug
     }
     t.same(service.by_type, [{ case_type: 'Uncategorized', count: 3 }, { case_type: 'Incident', count: 1 }])
     t.match(service.by_agent.at(-1), { id: null, name: 'Unassigned', open: 1, breached: 1, median_first_response_minutes: 17 * 60 })
+    // Open from the counts the cases read model keeps, the week's closings from the figures' resolution index.
+    for (const profile of [bob.profileId, alice.profileId]) {
+      const theirs = recomputed.filter((r) => r.assigned.includes(profile))
+      const row = { open: theirs.filter((r) => r.res.state !== 'fulfilled').length, closed_this_week: theirs.filter((r) => r.res.state === 'fulfilled').length, breached: theirs.filter((r) => r.frt.breachedAt !== null).length }
+      t.match(service.by_agent.find((a: { id: string }) => a.id === profile), row, `the overview's row of ${profile === bob.profileId ? 'bob' : 'alice'}`)
+    }
   })
 
   t.test('drilldown and export name the same cases; filters, the window and refusals', async (t) => {

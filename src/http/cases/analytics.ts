@@ -8,7 +8,6 @@ import { ForbiddenError } from '../../errors.ts'
 import { organizationById } from '../../identity/organizations.ts'
 import { displayName, membersByIds } from '../../identity/users.ts'
 import { businessCalendarOf } from '../../projections/business-hours/queries.ts'
-import { caseConditions } from '../../projections/case/queries.ts'
 import { agentFigures, backlogFigures, frtFigures, mttrFigures, slaFigures } from '../../projections/case/sla-analytics.ts'
 import { lastDays, serviceFigures } from '../../projections/case/service-analytics.ts'
 import { viewerOfIdentity } from '../../visibility/policy.ts'
@@ -66,7 +65,7 @@ export function caseAnalyticsRoutes(deps: Deps): FastifyPluginAsyncZod {
       const [org, calendar] = await Promise.all([organizationById(db, identity.orgId), businessCalendarOf(db, identity.orgId)])
       const now = deps.clock()
       const window = { ...(await lastDays(db, org.timezone, now, days)), timezone: org.timezone, now }
-      const figures = await serviceFigures(db, caseConditions(viewer, { hideMerged: true }), window)
+      const figures = await serviceFigures(db, identity.orgId, window)
       const members = new Map((await membersByIds(db, identity.orgId, figures.by_agent.flatMap((a) => (a.profile_id ? [a.profile_id] : [])))).map((m) => [m.id, displayName(m)]))
       const round = (n: number | null) => (n === null ? null : Math.round(n))
       const agentRow = ({ profile_id: id, ...a }: (typeof figures.by_agent)[number]) => ({ id, name: id === null ? 'Unassigned' : (members.get(id) ?? id), ...a, median_first_response_minutes: round(a.median_first_response_minutes) })

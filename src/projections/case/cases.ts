@@ -13,8 +13,9 @@ import { businessCalendarVersions } from '../business-hours/queries.ts'
 import { applyNoteEvent, createNoteTables, noteTables } from '../kernel/notes.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { applyMergeMove, refreshWatchers } from './merge-moves.ts'
+import { OPEN_COUNT_TABLES, createOpenCountTables, movesOpenCounts, withOpenCounts } from './open-counts.ts'
 
-/** The cases read model (tables.ts): the rows the list, the detail, the tree and the watchers read (queries.ts). */
+/** The cases read model (tables.ts): the rows the list, the detail, the tree and the watchers read (queries.ts), and the open counts beside them (open-counts.ts). */
 export const CASE_NOTES = noteTables('case')
 const ID_COLUMNS = ['account', 'parent', 'created_by', 'pipeline_id', 'stage_id']
 const LIST_COLUMNS = ['contacts', 'teams', 'assigned_to', 'tags', 'watchers']
@@ -56,6 +57,7 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE case_watchers (case_id uuid NOT NULL, profile_id uuid NOT NULL, org_id uuid NOT NULL, subscribed_via text NOT NULL, created_at timestamptz NOT NULL, PRIMARY KEY (case_id, profile_id))`.execute(db)
   await sql`CREATE TABLE case_internal_notes (comment_id uuid PRIMARY KEY, case_id uuid NOT NULL)`.execute(db)
   await createNoteTables(db, CASE_NOTES)
+  await createOpenCountTables(db)
 }
 
 /** The list's order, the tree's child lookup, the watching list and the custom field filter. */
@@ -101,6 +103,10 @@ async function applySla(db: Db, id: string, event: CaseSlaEvent): Promise<void> 
 }
 
 async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
+  return movesOpenCounts(event) ? withOpenCounts(db, id, () => applyToRows(db, id, event)) : applyToRows(db, id, event)
+}
+
+async function applyToRows(db: Db, id: string, event: CaseEvent): Promise<void> {
   const at = new Date(event.data.at)
   const row = db.updateTable('cases').where('id', '=', id)
   if (isNoteEvent('Case', event)) {
@@ -160,10 +166,10 @@ async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
 
 export const casesProjector: Projector = {
   name: 'cases',
-  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations. 3: merges move notes and watchers.
-  version: 3,
+  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations. 3: merges move notes and watchers. 4: the open counts.
+  version: 4,
   eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...SLA_EVENT_TYPES, 'CaseEscalated', ...MERGE_EVENT_TYPES, ...noteEventTypes('Case')],
-  tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments],
+  tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments, ...OPEN_COUNT_TABLES],
   createTables,
   createIndexes,
   apply: (trx, recorded) => apply(trx, caseStreams.idOf(recorded.streamName), domainEventOf<CaseEvent>(recorded)),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
-import { OPEN_STATUSES } from '../../commands/case/fields.ts'
 import type { Db } from '../../db/database.ts'
+import { caseConditions } from './queries.ts'
 import { breachedSql, createdIn, days, figuresFrom, hoursOf, localDay, median, metSql } from './sla-analytics.ts'
 import type { Window } from './sla-analytics.ts'
 
@@ -9,11 +9,18 @@ import type { Window } from './sla-analytics.ts'
  * The service-desk overview (the original's compute_service_overview behind the web app's
  * /tickets/analytics): totals, daily volume, first-response attainment by priority, the case-type
  * mix and the per-agent table, over the same analytics read model and the same clock as the
- * per-metric figures (sla-analytics.ts). Over the organization's whole queue: the route is admin-only.
+ * per-metric figures (sla-analytics.ts). Over the organization's whole queue (the route is
+ * admin-only), and never a scan of it: the cases opened in the window are a range of the cases'
+ * creation index, those resolved in it a range of the figures' resolution index, and the open ones
+ * are counted by the cases read model as they change (open-counts.ts).
  */
-const OPEN = sql<boolean>`c.status = ANY(${[...OPEN_STATUSES]}::text[])`
-const resolvedBetween = (from: Date | RawBuilder<unknown>, to: Date) => sql<boolean>`COALESCE(f.res_state = 'fulfilled' AND f.res_fulfilled_at >= ${from}::timestamptz AND f.res_fulfilled_at < ${to}::timestamptz, false)`
 const frtMinutes = sql`${hoursOf('frt')} * 60`
+/** Each row's assignees, or one null profile for none (over the opened and resolved rows below). */
+const eachAssignee = sql`LEFT JOIN LATERAL unnest(assigned_to) AS a(profile_id) ON true`
+
+/** The cases whose resolution was fulfilled (closing) in [from, to), with their figures `f`. */
+const resolvedFrom = (conditions: RawBuilder<boolean>[], from: Date, to: Date) =>
+  sql`case_sla_figures f JOIN cases c ON c.id = f.case_id WHERE f.res_state = 'fulfilled' AND f.res_fulfilled_at >= ${from}::timestamptz AND f.res_fulfilled_at < ${to}::timestamptz AND ${sql.join(conditions, sql` AND `)}`
 
 /** The organization's last `count` whole days, today the last: [start of the first, start of tomorrow). */
 export async function lastDays(db: Db, timezone: string, now: Date, count: number): Promise<{ from: Date; to: Date }> {
@@ -31,25 +38,37 @@ export type ServiceFigures = {
   by_agent: { profile_id: string | null; open: number; closed_this_week: number; median_first_response_minutes: number | null; breached: number }[]
 }
 
-export async function serviceFigures(db: Db, conditions: RawBuilder<boolean>[], w: Window): Promise<ServiceFigures> {
-  const from = figuresFrom(conditions)
-  const created = createdIn(w)
-  const resolved = resolvedBetween(w.from, w.to)
+/**
+ * One statement: the window's openings and the resolutions since the earlier of the window's start
+ * and a week ago are each read once (MATERIALIZED) and every figure is aggregated from those rows,
+ * as JSON. (Five statements read the window five times: 35 ms at a 2,500-case window, as the bench
+ * has at 100k cases.)
+ */
+export async function serviceFigures(db: Db, orgId: string, w: Window): Promise<ServiceFigures> {
+  // An admin's view: every live case of the organization but merged duplicates, as the open counts count them.
+  const conditions = caseConditions({ orgId, profileId: null, isAdmin: true }, { hideMerged: true })
   const weekAgo = new Date(w.now.getTime() - 7 * 24 * 3_600_000)
-  const [totals, volume, firstResponse, byType, byAgent] = await Promise.all([
-    sql<ServiceTotals>`SELECT count(*) FILTER (WHERE ${created})::int AS opened, count(*) FILTER (WHERE ${resolved})::int AS closed, count(*) FILTER (WHERE ${OPEN})::int AS open_now,
-        ${median(hoursOf('res'))} FILTER (WHERE ${resolved}) AS median_resolution_hours FROM ${from}`.execute(db),
-    sql<ServiceFigures['volume'][number]>`WITH d AS (${days(w)}),
-        opened AS (SELECT ${localDay(sql`c.created_at`, w)} AS day, count(*) AS n FROM ${from} AND ${created} GROUP BY 1),
-        closed AS (SELECT ${localDay(sql`f.res_fulfilled_at`, w)} AS day, count(*) AS n FROM ${from} AND ${resolved} GROUP BY 1)
-      SELECT d.day::text AS date, COALESCE(o.n, 0)::int AS opened, COALESCE(x.n, 0)::int AS closed FROM d LEFT JOIN opened o ON o.day = d.day LEFT JOIN closed x ON x.day = d.day ORDER BY d.day`.execute(db),
-    sql<ServiceFigures['first_response'][number]>`SELECT c.priority, ${median(frtMinutes)} AS median_minutes, count(*) FILTER (WHERE ${metSql('frt')})::int AS met, count(*) FILTER (WHERE ${breachedSql('frt', w.now)})::int AS missed
-      FROM ${from} AND ${created} GROUP BY c.priority`.execute(db),
-    sql<ServiceFigures['by_type'][number]>`SELECT COALESCE(c.case_type, 'Uncategorized') AS case_type, count(*)::int AS count FROM ${from} AND ${created} GROUP BY 1 ORDER BY 2 DESC, 1`.execute(db),
-    // A case counts for each of its assignees; an unassigned one under a null profile.
-    sql<ServiceFigures['by_agent'][number]>`SELECT a.profile_id, count(*) FILTER (WHERE ${OPEN})::int AS open, count(*) FILTER (WHERE ${resolvedBetween(weekAgo, w.to)})::int AS closed_this_week,
-        ${median(frtMinutes)} FILTER (WHERE ${created}) AS median_first_response_minutes, count(*) FILTER (WHERE ${created} AND ${breachedSql('frt', w.now)})::int AS breached
-      FROM ${figuresFrom([...conditions, sql<boolean>`(${OPEN} OR ${created} OR ${resolvedBetween(weekAgo, w.to)})`], sql`LEFT JOIN LATERAL unnest(c.assigned_to) AS a(profile_id) ON true`)} GROUP BY a.profile_id`.execute(db),
-  ])
-  return { totals: totals.rows[0]!, volume: volume.rows, first_response: firstResponse.rows, by_type: byType.rows, by_agent: byAgent.rows }
+  const since = weekAgo < w.from ? weekAgo : w.from
+  const json = (rows: RawBuilder<unknown>) => sql`COALESCE(json_agg(${rows}), '[]')`
+  const { rows } = await sql<ServiceFigures>`WITH
+      opened AS MATERIALIZED (SELECT c.priority, COALESCE(c.case_type, 'Uncategorized') AS case_type, c.assigned_to, ${localDay(sql`c.created_at`, w)} AS day,
+          ${frtMinutes} AS frt_minutes, ${metSql('frt')} AS met, ${breachedSql('frt', w.now)} AS missed FROM ${figuresFrom([...conditions, createdIn(w)])}),
+      resolved AS MATERIALIZED (SELECT c.assigned_to, f.res_fulfilled_at AS at, ${localDay(sql`f.res_fulfilled_at`, w)} AS day, ${hoursOf('res')} AS hours FROM ${resolvedFrom(conditions, since, w.to)}),
+      closed AS (SELECT * FROM resolved WHERE at >= ${w.from}::timestamptz),
+      -- A case counts for each of its assignees, an unassigned one under a null profile: the open counts, the week's resolutions and the window's openings, summed per profile.
+      per_source AS (
+        SELECT profile_id, open, 0 AS closed_this_week, NULL::float8 AS median, 0 AS breached FROM case_open_assignees WHERE org_id = ${orgId} AND open > 0
+        UNION ALL SELECT NULL, unassigned, 0, NULL, 0 FROM case_open_totals WHERE org_id = ${orgId} AND unassigned > 0
+        UNION ALL SELECT a.profile_id, 0, count(*), NULL, 0 FROM resolved ${eachAssignee} WHERE at >= ${weekAgo}::timestamptz GROUP BY 1
+        UNION ALL SELECT a.profile_id, 0, 0, ${median(sql`frt_minutes`)}, count(*) FILTER (WHERE missed) FROM opened ${eachAssignee} GROUP BY 1)
+    SELECT
+      json_build_object('opened', (SELECT count(*) FROM opened), 'closed', (SELECT count(*) FROM closed), 'open_now', COALESCE((SELECT open FROM case_open_totals WHERE org_id = ${orgId}), 0),
+        'median_resolution_hours', (SELECT ${median(sql`hours`)} FROM closed)) AS totals,
+      (SELECT ${json(sql`json_build_object('date', d.day::text, 'opened', COALESCE(o.n, 0), 'closed', COALESCE(x.n, 0)) ORDER BY d.day`)} FROM (${days(w)}) d
+        LEFT JOIN (SELECT day, count(*) AS n FROM opened GROUP BY 1) o ON o.day = d.day LEFT JOIN (SELECT day, count(*) AS n FROM closed GROUP BY 1) x ON x.day = d.day) AS volume,
+      (SELECT ${json(sql`p`)} FROM (SELECT priority, ${median(sql`frt_minutes`)} AS median_minutes, count(*) FILTER (WHERE met) AS met, count(*) FILTER (WHERE missed) AS missed FROM opened GROUP BY 1) p) AS first_response,
+      (SELECT ${json(sql`t ORDER BY t.count DESC, t.case_type`)} FROM (SELECT case_type, count(*) AS count FROM opened GROUP BY 1) t) AS by_type,
+      (SELECT ${json(sql`a`)} FROM (SELECT profile_id, sum(open) AS open, sum(closed_this_week) AS closed_this_week, max(median) AS median_first_response_minutes, sum(breached) AS breached
+        FROM per_source GROUP BY 1) a) AS by_agent`.execute(db)
+  return rows[0]!
 }

@@ -43,7 +43,11 @@ export type CaseRow = CaseFields & {
 export type CaseWatcherRow = { case_id: string; profile_id: string; org_id: string; subscribed_via: WatchVia; created_at: Date }
 export type CaseInternalNoteRow = { comment_id: string; case_id: string }
 
-export type CaseTables = { cases: CaseRow; case_watchers: CaseWatcherRow; case_internal_notes: CaseInternalNoteRow } & NoteTablesOf<'case'>
+/** The live open cases of an organization, and those with no assignee; per assignee, theirs (open-counts.ts). */
+export type CaseOpenTotalsRow = { org_id: string; open: number; unassigned: number }
+export type CaseOpenAssigneeRow = { org_id: string; profile_id: string; open: number }
+
+export type CaseTables = { cases: CaseRow; case_watchers: CaseWatcherRow; case_internal_notes: CaseInternalNoteRow; case_open_totals: CaseOpenTotalsRow; case_open_assignees: CaseOpenAssigneeRow } & NoteTablesOf<'case'>
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {
