@@ -4,6 +4,7 @@ import { caseStreams } from '../commands/case/case.ts'
 import type { CaseEvent } from '../commands/case/case.ts'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../commands/case/fields.ts'
 import { MAX_ESCALATIONS } from '../commands/case/escalation.ts'
+import { ESCALATION_ACTIONS } from '../commands/case-escalation/escalation-policy.ts'
 import { PRIORITY_POLICY, SLA_KINDS } from '../commands/case/sla.ts'
 import { At, By, CustomValues, Day, Id, Ids, Placement, at, changesOf, eventsOf, noPersonalData, noteDefinitions } from '../events/event-schemas.ts'
 import { createCaseEscalator } from '../processes/case-escalator.ts'
@@ -63,7 +64,7 @@ export const caseModule: ModuleManifest = {
     CaseSlaResumed: { stream: 'case', description: 'A paused SLA instance counts again: the case left Pending.', data: z.strictObject({ ...Sla, ...at }) },
     CaseSlaFulfilled: { stream: 'case', description: "An SLA instance was met or ended late: the first public comment of a member (first response), closing (resolution).", data: z.strictObject({ ...Sla, ...at }) },
     CaseSlaRetargeted: { stream: 'case', description: 'An open SLA instance took the target of the priority the case changed to, from this instant on: time already used stays used.', data: z.strictObject({ ...Sla, ...SlaTarget, ...at }) },
-    CaseEscalated: { stream: 'case', description: 'The escalator found the case open and breached (`breached`: which SLA instances, by the clock): escalation `level` 1 to 3, at least an hour after the last; its id derived from the case and the level.', data: z.strictObject({ escalation_id: Id, level: z.number().int().min(1).max(MAX_ESCALATIONS), breached: z.array(z.enum(SLA_KINDS)).min(1), ...at }) },
+    CaseEscalated: { stream: 'case', description: "The escalator found the case open and breached (`breached`: which SLA instances, by the clock): escalation `level` 1 to 3, at least an hour after the last; its id derived from the case and the level. When its priority's active escalation policy names a target for a breached instance: what it did (`actions`: the instance, the action, the target) and the active members it notified (`notify`: the targets of notifying actions and the policy's team); a reassignment is the CaseUpdated that follows.", data: z.strictObject({ escalation_id: Id, level: z.number().int().min(1).max(MAX_ESCALATIONS), breached: z.array(z.enum(SLA_KINDS)).min(1), actions: z.array(z.strictObject({ sla: z.enum(SLA_KINDS), action: z.enum(ESCALATION_ACTIONS), target: Id })).min(1).optional(), notify: Ids.optional(), ...at }) },
     CaseMerged: { stream: 'case', description: 'A case was merged into another as its duplicate (`into_case_id`): every comment, attachment and watcher left it (ids; watchers with how and since when they watched), and the case ids that reached it (`aliases`: duplicates merged into it before) now reach the other. A CaseUpdated to Duplicate, closed on the day, follows.', data: z.strictObject({ into_case_id: Id, comment_ids: Ids, attachment_ids: Ids, watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
     CaseDuplicateAbsorbed: { stream: 'case', description: 'A duplicate case was merged into this one (`source_case_id`): its comments and attachments (as they were: author, text, removed), the watchers this case did not have, and the case ids that now reach this one (`aliases`: the duplicate and its own).', data: z.strictObject({ source_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
     CaseUnmerged: { stream: 'case', description: 'A merged duplicate was unmerged from `from_case_id`: what the merge moved comes back (comments and attachments as they are now, watchers as they watched, its aliases). A CaseUpdated back to its status and closing date before the merge follows.', data: z.strictObject({ from_case_id: Id, comments: z.array(MovedNote), attachments: z.array(MovedNote), watchers: z.array(WatchOf), aliases: Ids, by: By, ...at }) },
@@ -95,7 +96,8 @@ export const caseModule: ModuleManifest = {
   },
   record: {
     entityType: 'Case',
-    version: 1,
+    // 2: escalations notify (CaseEscalated).
+    version: 2,
     table: 'cases',
     name: sql<string>`r.name`,
     page: '/tickets',
@@ -107,7 +109,7 @@ export const caseModule: ModuleManifest = {
       CaseDeleted: deleted,
       ...noteReadings('Case'),
     },
-    notifiedBy: { created: 'CaseCreated', updated: 'CaseUpdated', commented: 'CaseCommentAdded' },
+    notifiedBy: { created: 'CaseCreated', updated: 'CaseUpdated', commented: 'CaseCommentAdded', told: { CaseEscalated: 'sla_breached' } },
   },
   idKinds: [
     [/^\/api\/cases\/comment\/\{id\}/, 'caseComment'],

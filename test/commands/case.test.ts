@@ -239,7 +239,7 @@ t.test('the SLA view: the one clock over business hours; a deadline crosses a we
 t.test('escalation: an open case breached now, level by level, at most three, an hour apart; its id from the case and the level', async (t) => {
   const kase = spec(t, caseDecider)
   const around = () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] })
-  const escalate = (when: string): CaseCommand => ({ type: 'EscalateCase', orgId: org, calendars: around, at: when })
+  const escalate = (when: string): CaseCommand => ({ type: 'EscalateCase', orgId: org, calendars: around, policies: {}, active: [], at: when })
   const escalated = (level: number, when: string, breached: SlaKind[] = ['first_response']) => caseEvent('CaseEscalated', { escalation_id: escalationId('c1', level), level, breached, at: when })
   // Around the clock: the High case's first response (4 h) is due at 13:00, its resolution (24 h) the next day at 09:00.
   kase.given(opened).when(escalate('2026-11-22T13:00:00.000Z')).then([], 'at the deadline itself: not breached yet')
@@ -255,4 +255,23 @@ t.test('escalation: an open case breached now, level by level, at most three, an
   kase.given([...opened, caseEvent('CaseDeleted', { by: 'creator', at })]).when(escalate('2026-11-23T12:00:00.000Z')).then([], 'nor a deleted one')
   kase.given(opened).when({ ...escalate('2026-11-23T12:00:00.000Z'), orgId: otherOrg }).then([], "nor another organization's")
   t.not(escalationId('c1', 1), escalationId('c1', 2))
+})
+
+t.test("escalation acts on its priority's active policy: notify the target and the team, reassign to the target, active members only", async (t) => {
+  const kase = spec(t, caseDecider)
+  const around = () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] })
+  const when = '2026-11-23T09:30:00.000Z'
+  const escalate = (policies: Extract<CaseCommand, { type: 'EscalateCase' }>['policies'], active = ['boss', 'lead', 'mate']): CaseCommand => ({ type: 'EscalateCase', orgId: org, calendars: around, policies, active, at: when })
+  const escalated = (extra: object) => caseEvent('CaseEscalated', { escalation_id: escalationId('c1', 1), level: 1, breached: ['first_response', 'resolution'], ...extra, at: when })
+  const both = (action: 'notify' | 'reassign' | 'notify_and_reassign', team: string[] = []) => ({ High: { first_response: { action, target: 'boss' }, resolution: null, team } })
+  const reassigned = (to: string[]) => caseEvent('CaseUpdated', { changes: { assigned_to: { from: ['assignee'], to } }, case: summaryOf({ ...fields, assigned_to: to }), by: null, at: when })
+  const boss = [{ sla: 'first_response' as const, action: 'notify' as const, target: 'boss' }]
+  kase.given(opened).when(escalate(both('notify', ['mate', 'boss', 'gone']))).then([escalated({ actions: boss, notify: ['boss', 'mate'] })], 'notify: the target and the active members of the team, once each')
+  kase.given(opened).when(escalate(both('reassign', ['mate']))).then([escalated({ actions: [{ ...boss[0], action: 'reassign' }], notify: [] }), reassigned(['boss'])], 'reassign: the target alone is assigned, by the system; the team is not told')
+  kase.given(opened).when(escalate(both('notify_and_reassign'))).then([escalated({ actions: [{ ...boss[0], action: 'notify_and_reassign' }], notify: ['boss'] }), reassigned(['boss'])])
+  kase.given(opened).when(escalate(both('notify_and_reassign', ['mate']), ['mate'])).then([escalated({ actions: [{ ...boss[0], action: 'notify_and_reassign' }], notify: ['mate'] })], 'a deactivated target is neither assigned nor told (the original assigned them)')
+  const two = { High: { first_response: { action: 'reassign' as const, target: 'boss' }, resolution: { action: 'reassign' as const, target: 'lead' }, team: [] } }
+  kase.given(opened).when(escalate(two)).then([escalated({ actions: [{ sla: 'first_response', action: 'reassign', target: 'boss' }, { sla: 'resolution', action: 'reassign', target: 'lead' }], notify: [] }), reassigned(['lead'])], "both reassigning: the resolution's target, as the original's second set")
+  kase.given(opened).when(escalate({ Low: both('notify').High })).then([escalated({})], "another priority's policy: the escalation only")
+  kase.given(opened).when(escalate({ High: { first_response: null, resolution: null, team: ['mate'] } })).then([escalated({})], 'a policy without targets: the escalation only, the team is not told on its own')
 })

@@ -271,7 +271,7 @@ function decidedEvents(): DomainEvent[] {
   const caseCommands: CaseCommand[] = [
     { type: 'CreateCase', caseId: randomUUID(), orgId: org, actor: admin, input: { name: 'Printer on fire', priority: 'Urgent', account: randomUUID(), assigned_to: [randomUUID()], custom: { cfFields: {} } }, customFields: [], calendarVersion: 0, at },
     // A day later, around the clock (no shifts on any day), the Urgent case is breached: escalated.
-    { type: 'EscalateCase', orgId: org, calendars: () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] }), at: later },
+    { type: 'EscalateCase', orgId: org, calendars: () => ({ timeZone: 'UTC', week: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, holidays: [] }), policies: { Urgent: { first_response: { action: 'notify_and_reassign', target: admin.profileId! }, resolution: null, team: [randomUUID()] } }, active: [admin.profileId!], at: later },
     { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Pending' }, customFields: [], replace: false, at },
     { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Assigned', priority: 'Low' }, customFields: [], replace: false, at },
     { type: 'UpdateCase', orgId: org, actor: admin, input: { status: 'Closed', closed_on: '2026-11-22' }, customFields: [], replace: false, at },

@@ -202,11 +202,28 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
       return outcome.escalated
     }
     t.same(await createCaseEscalator({ ...deps, projections: { isLeader: false } }).escalate(), { ran: false, reason: 'not the leader' })
+    // Acme's policies: the Urgent printer's first response notifies Alice and the team (Bob, the admin); the
+    // login's (Low since the PUT above) reassigns to Alice; the High outage's is off. Globex has none.
+    const team = (await ok('POST', '/api/teams/', admin, { name: 'Escalations', users: [bob.profileId, acme.admin.profileId] })).id as string
+    const policies = [
+      await ok('POST', '/api/cases/escalation-policies/', admin, { priority: 'Urgent', first_response_action: 'notify', first_response_target_id: alice.profileId, notify_team_id: team }),
+      await ok('POST', '/api/cases/escalation-policies/', admin, { priority: 'Low', first_response_action: 'reassign', first_response_target_id: alice.profileId, notify_team_id: team }),
+      await ok('POST', '/api/cases/escalation-policies/', admin, { priority: 'High', first_response_action: 'reassign', first_response_target_id: bob.profileId, resolution_action: 'reassign', resolution_target_id: bob.profileId, is_active: false }),
+    ]
+    const breachNotices = async (headers: Record<string, string>) => (await inject('GET', '/api/notifications/', headers)).json().results.filter((n: Row) => n.verb === 'case.sla_breached').map((n: Row) => n.entity_id)
     // Thursday 26 November, 17:30 UTC: the printer, the login and the outage are breached (the test above), and Globex's unanswered case.
     now = new Date('2026-11-26T17:30:00Z')
     t.equal(await run(), 4, 'every organization\'s')
     t.equal(await run(rival), 0, 'a second process at the same instant escalates nothing again')
-    t.match((await detail(admin, login)).cases_obj, { escalation_count: 1, last_escalation_fired_at: '2026-11-26T17:30:00.000Z' })
+    t.match((await detail(admin, login)).cases_obj, { escalation_count: 1, last_escalation_fired_at: '2026-11-26T17:30:00.000Z', assigned_to: [{ id: alice.profileId }] }, 'reassigned to the target, the team not told')
+    t.same((await detail(admin, login)).cases_obj.assigned_to.length, 1)
+    t.same(await breachNotices(alice.headers), [printer], "the notify policy's target is told of the printer")
+    t.same(await breachNotices(bob.headers), [printer], 'and each member of its team')
+    t.same(await breachNotices(admin), [printer])
+    t.match((await detail(admin, outage)).cases_obj, { escalation_count: 1, assigned_to: [] }, 'an inactive policy does nothing')
+    const globexEscalations = (await list(globex.admin.headers, '?limit=50')).cases.map((c: Row) => c.escalation_count)
+    t.same(globexEscalations, [1], 'no policy: escalated all the same, acting on nobody')
+    t.same(await breachNotices(globex.admin.headers), [])
     // The outage is resolved and reopened: a new resolution clock, not breached.
     await ok('PATCH', `${BASE}${outage}/`, admin, { status: 'Closed', closed_on: '2026-11-26' })
     await ok('PATCH', `${BASE}${outage}/`, admin, { status: 'New' })
@@ -221,6 +238,9 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
     const levels = (await store.readStream(caseStreams.stream(login))).filter((e) => e.type === 'CaseEscalated').map((e) => (e.data as { level: number }).level)
     t.same(levels, [1, 2, 3], 'one event per level')
     t.match((await detail(admin, outage)).cases_obj, { escalation_count: 1, status: 'New' })
+    t.equal((await breachNotices(alice.headers)).length, 3, 'told at each level')
+    for (const policy of policies) await ok('DELETE', `/api/cases/escalation-policies/${policy.id}/`, admin)
+    await ok('PATCH', `${BASE}${login}/`, admin, { assigned_to: [] })
     now = FIXED_NOW
   })
 

@@ -224,6 +224,18 @@ function decideMove(command: MoveCase, state: CaseState): CaseEvent[] {
   return status ? [...moved, ...slaEventsOf(state.sla, state.fields, { ...state.fields, status }, command.at)] : moved
 }
 
+/** The system's own changes to a case (an escalation's reassignment), as routing's. */
+const SYSTEM: Actor = { profileId: null, isAdmin: true, isSuperuser: false }
+
+/** An escalation, and in the same decision the reassignment its policy makes (commands/case/escalation.ts). */
+function decideEscalate(command: EscalateCase, state: CaseState): CaseEvent[] {
+  const decided = decideEscalation(command, state)
+  if (!decided) return []
+  const { escalated, reassignTo } = decided
+  if (reassignTo === null) return [escalated]
+  return [escalated, ...decideUpdate({ type: 'UpdateCase', orgId: command.orgId, actor: SYSTEM, input: { assigned_to: [reassignTo] }, replace: false, customFields: [], at: command.at }, state)]
+}
+
 /** A merged duplicate is read-only until unmerged: what happens to the ticket happens on the case it was merged into. */
 function assertNotMerged(command: CaseCommand, state: CaseState): void {
   if (!state.merges.into || command.type === 'EscalateCase') return
@@ -257,7 +269,7 @@ function decideCaseCommand(command: Exclude<CaseCommand, CaseMergeCommand>, stat
       return decideWatch(command, state)
     case 'EscalateCase':
       // A scheduled process asks: a case gone or not its organization's has nothing to escalate.
-      return state.exists && state.orgId === command.orgId && !state.deleted ? decideEscalation(command, state) : []
+      return state.exists && state.orgId === command.orgId && !state.deleted ? decideEscalate(command, state) : []
     case 'MoveCase':
       visible(state, command.orgId)
       assertMayWrite(state, command.actor)

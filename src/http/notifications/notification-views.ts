@@ -6,12 +6,12 @@ import { ProfileRef, profileRefs } from '../kernel/relations.ts'
 /** A notification as the original answers it (list, and each frame of the live stream). */
 export const Notification = z.object({
   id: z.uuid(),
-  verb: z.string().describe('What happened, `<kind>.<what>`: `lead.assigned`, `opportunity.mentioned`, `opportunity.rotten`, `task.due_today`, `task.overdue` …'),
+  verb: z.string().describe('What happened, `<kind>.<what>`: `lead.assigned`, `opportunity.mentioned`, `opportunity.rotten`, `task.due_today`, `task.overdue`, `case.sla_breached` …'),
   actor: ProfileRef.nullable().describe('Who caused it; null for what time caused (due tasks, red deals)'),
   entity_type: z.string().describe('The kind of record: Account, Contact, Lead, Opportunity, Task'),
   entity_id: z.uuid(),
   entity_name: z.string().describe("The record's current name; blank once it is gone"),
-  data: z.record(z.string(), z.unknown()).describe('Per verb: `comment_excerpt` for mentions, `due_date` for tasks, `days_in_stage` for red deals'),
+  data: z.record(z.string(), z.unknown()).describe('Per verb: `comment_excerpt` for mentions, `due_date` for tasks, `days_in_stage` for red deals, `level`, `breached` and `actions` for breached cases'),
   link: z.string().describe("The record's page in the web app, e.g. `/leads/<id>`"),
   read_at: z.string().nullable(),
   created_at: z.string(),

@@ -23,10 +23,15 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE notification_assignees (entity_id uuid PRIMARY KEY, org_id uuid NOT NULL, assigned_to uuid[] NOT NULL)`.execute(db)
 }
 
-/** What a record event that can notify someone is (RecordKindSpec `notifiedBy`): its kind, and which of the kind's notifying events. */
-type Cause = { type: string; role: 'created' | 'updated' | 'commented' }
+/** What a record event that can notify someone is (RecordKindSpec `notifiedBy`): its kind, and which of the kind's notifying events (`told`: under its verb). */
+type Cause = { type: string; role: 'created' | 'updated' | 'commented' } | { type: string; role: 'told'; verb: string }
 const causesOf = (kinds: RecordKinds): ReadonlyMap<string, Cause> =>
-  new Map(kinds.specs.flatMap((spec) => (['created', 'updated', 'commented'] as const).map((role) => [spec.notifiedBy[role], { type: spec.entityType, role }] as const)))
+  new Map(
+    kinds.specs.flatMap((spec) => [
+      ...(['created', 'updated', 'commented'] as const).map((role): [string, Cause] => [spec.notifiedBy[role], { type: spec.entityType, role }]),
+      ...Object.entries(spec.notifiedBy.told ?? {}).map(([event, verb]): [string, Cause] => [event, { type: spec.entityType, role: 'told', verb }]),
+    ]),
+  )
 
 /** The events the notifications read model applies, over the record kinds the manifests declare: what the live stream of notifications waits for too. */
 export const notificationEventTypes = (kinds: RecordKinds): string[] => [...causesOf(kinds).keys(), ...NOTIFICATION_EVENT_TYPES]
@@ -47,7 +52,8 @@ function assignedBy(data: Record<string, unknown>): string[] | undefined {
 
 type Derived = Pick<NotificationRow, 'recipient_id' | 'verb' | 'data'>
 
-async function applyRecordEvent(db: Db, event: RecordedEvent, { type, role }: Cause): Promise<void> {
+async function applyRecordEvent(db: Db, event: RecordedEvent, cause: Cause): Promise<void> {
+  const { type, role } = cause
   // Stored shapes: upcasting only adds fields read here with a default.
   const data = (event.data ?? {}) as Record<string, unknown>
   const entityId = event.streamName.slice(event.streamName.indexOf('-') + 1)
@@ -55,7 +61,12 @@ async function applyRecordEvent(db: Db, event: RecordedEvent, { type, role }: Ca
   const verbOf = (what: string) => `${type.toLowerCase()}.${what}`
   const derived: Derived[] = []
   let orgId = (event.metadata.orgId ?? data.org_id) as string | undefined
-  if (role === 'commented') {
+  if (cause.role === 'told') {
+    // The event names whom it tells; the notification carries the rest of its data (an escalation's level, breaches and actions).
+    const { notify, at: _at, ...rest } = data
+    const told = Array.isArray(notify) ? notify.filter((id): id is string => typeof id === 'string') : []
+    for (const recipient of new Set(told)) derived.push({ recipient_id: recipient, verb: verbOf(cause.verb), data: rest })
+  } else if (role === 'commented') {
     const mentions = Array.isArray(data.mentions) ? (data.mentions as string[]) : []
     for (const recipient of mentions) derived.push({ recipient_id: recipient, verb: verbOf('mentioned'), data: { comment_id: data.comment_id, comment_excerpt: excerpt(String(data.comment ?? '')) } })
   } else {

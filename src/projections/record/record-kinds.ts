@@ -37,8 +37,12 @@ export type RecordKindSpec = {
   noun: string
   /** The feed's entry for each of its events that is activity. */
   activity: Readonly<Record<string, Reading>>
-  /** Its events that notify: creation and update set its assignees (a new one is told), a comment names people (each is told). */
-  notifiedBy: { created: string; updated: string; commented: string }
+  /**
+   * Its events that notify: creation and update set its assignees (a new one is told), a comment
+   * names people (each is told); `told`: events that name whom they tell (`data.notify`), each with
+   * its verb (`<kind>.<verb>`).
+   */
+  notifiedBy: { created: string; updated: string; commented: string; told?: Readonly<Record<string, string>> }
 }
 
 export const personName = sql<string>`trim(r.first_name || ' ' || coalesce(r.last_name, ''))`
