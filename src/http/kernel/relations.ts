@@ -3,7 +3,6 @@ import type { Db } from '../../db/database.ts'
 import { membersByIds } from '../../identity/users.ts'
 import { formList } from './schemas/form-values.ts'
 import { liveTags } from '../../projections/tag/tags.ts'
-import type { ContactRow } from '../../projections/contact/contacts.ts'
 
 /**
  * What the record routes (accounts, contacts, deals, leads) share about the ids a record points
@@ -59,8 +58,11 @@ export const ContactRef = z.object({ ...personRef, email: z.string().nullable(),
 /** A contact a task or a case points at (and their forms' pickers), with the original's `primary_email`. */
 export const PrimaryEmailContactRef = z.object({ ...personRef, primary_email: z.string().nullable(), erased: Erased })
 
-export const contactRef = ({ id, first_name, last_name, email, ...row }: ContactRow): z.infer<typeof ContactRef> => ({ id, first_name, last_name, email, ...erasedMark(row) })
-export const primaryEmailContactRef = (row: ContactRow): z.infer<typeof PrimaryEmailContactRef> => {
+/** What a contact ref is made of: a contacts read-model row's columns, by shape (the HTTP kernel names no module's read model). */
+type ContactRefRow = { id: string; first_name: string; last_name: string | null; email: string | null; is_erased: boolean }
+
+export const contactRef = ({ id, first_name, last_name, email, is_erased }: ContactRefRow): z.infer<typeof ContactRef> => ({ id, first_name, last_name, email, ...erasedMark({ is_erased }) })
+export const primaryEmailContactRef = (row: ContactRefRow): z.infer<typeof PrimaryEmailContactRef> => {
   const { email, ...ref } = contactRef(row)
   return { ...ref, primary_email: email }
 }
