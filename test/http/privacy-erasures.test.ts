@@ -52,6 +52,8 @@ t.test('/api/privacy/erasures/', async (t) => {
   const storedFiles = async () => (await readdir(join(dataDir, 'attachments'), { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length
   const deal: string = (await ok('POST', '/api/opportunities/', admin, { name: 'Renewal', amount: '1200.50', contacts: [contact] })).id
   const task: string = (await ok('POST', '/api/tasks/', admin, { title: 'Send the contract', contacts: [contact] })).id
+  const billed: string = (await ok('POST', '/api/accounts/', admin, { name: 'Kiruna Mining' })).id
+  const invoice: string = (await ok('POST', '/api/invoices/', admin, { account_id: billed, contact_id: contact, invoice_title: 'Renewal', currency: 'EUR', line_items: [{ name: 'Licence', unit_price: '10' }] })).invoice.id
   const other: string = (await ok('POST', '/api/contacts/', admin, { first_name: 'Otto', email: 'otto@mail.test' })).id
   const erase = (headers: Headers, kind: string, id: string) => app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers, payload: { kind, id } })
 
@@ -155,6 +157,7 @@ t.test('/api/privacy/erasures/', async (t) => {
     const taskShown = await app.inject({ url: `/api/tasks/${task}/`, headers: admin })
     t.equal(taskShown.statusCode, 200, 'the task still answers')
     t.match(taskShown.json().task_obj.contacts, [{ ...tombstone, primary_email: blank }], 'with its contact as a tombstone')
+    t.match((await app.inject({ url: `/api/invoices/${invoice}/`, headers: admin })).json().invoice.contact, { ...tombstone, email: blank }, "an invoice's contact too")
     const otto = (await app.inject({ url: `/api/contacts/${other}/`, headers: admin })).json().contact_obj
     t.match(otto, { first_name: 'Otto', email: 'otto@mail.test' }, 'other people are untouched')
     t.notOk('erased' in otto, 'and carry no mark')
