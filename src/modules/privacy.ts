@@ -17,7 +17,7 @@ export const privacyModule: ModuleOverModules = (modules) => {
       // erasure-<kind>-<id>
       SubjectErased: {
         stream: 'erasure',
-        description: "A person was erased: their data key destroyed, their email claims released, their record's files deleted and the read models that held their data blank it on this event. The receipt: the kinds of fields and how many events held them, those read models, when the key's last backup expires; never a personal value.",
+        description: "A person was erased: their data key destroyed, their email claims released, their record's files deleted and the read models that held their data blank it on this event. The receipt: the kinds of fields and how many events held them, those read models and the ones that read the person's events but hold none of their fields, when the key's last backup expires; never a personal value.",
         data: z.strictObject({
           receipt_id: Id,
           org_id: Id,
@@ -26,6 +26,7 @@ export const privacyModule: ModuleOverModules = (modules) => {
           fields: z.array(z.string()),
           events: z.number().int().min(0),
           read_models: z.array(z.string()),
+          read_models_holding_none: z.array(z.string()).optional(),
           files_deleted: z.number().int().min(0),
           key_backups_expire_at: At,
           by: By,

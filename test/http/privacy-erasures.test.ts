@@ -52,6 +52,8 @@ t.test('/api/privacy/erasures/', async (t) => {
   const storedFiles = async () => (await readdir(join(dataDir, 'attachments'), { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).length
   const deal: string = (await ok('POST', '/api/opportunities/', admin, { name: 'Renewal', amount: '1200.50', contacts: [contact] })).id
   const task: string = (await ok('POST', '/api/tasks/', admin, { title: 'Send the contract', contacts: [contact] })).id
+  const billed: string = (await ok('POST', '/api/accounts/', admin, { name: 'Kiruna Mining' })).id
+  const invoice: string = (await ok('POST', '/api/invoices/', admin, { account_id: billed, contact_id: contact, invoice_title: 'Renewal', currency: 'EUR', line_items: [{ name: 'Licence', unit_price: '10' }] })).invoice.id
   const other: string = (await ok('POST', '/api/contacts/', admin, { first_name: 'Otto', email: 'otto@mail.test' })).id
   const erase = (headers: Headers, kind: string, id: string) => app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers, payload: { kind, id } })
 
@@ -118,6 +120,9 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.equal(await storedFiles(), 0, 'and is gone from the file store')
     const copies = receipt.copies.map((c: { copy: string }) => c.copy)
     for (const copy of ['event log', 'webhook delivery logs', 'read model contacts', 'read model search', 'read model notifications', 'read model dashboard_activity']) t.ok(copies.includes(copy), copy)
+    const handling = (copy: string) => receipt.copies.find((c: { copy: string }) => c.copy === copy)?.handling
+    t.match(handling('read model contacts'), /^Blanked at once/, 'a read model holding the person: blanked')
+    t.match(handling('read model case_mail_messages'), /^Holds none/, 'one declared to keep none of their fields (it reads their mail): holds none, not blanked')
     t.notMatch(first.body, new RegExp(mark), 'the receipt holds no personal value')
     const again = await erase(admin, 'contact', contact)
     t.equal(again.statusCode, 200)
@@ -140,15 +145,22 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.match(feed.events.find((e: { stream: string }) => e.stream === `contact-${contact}`), { data: { first_name: ERASED, email: ERASED, do_not_call: false } }, 'the event feed too')
     const shown = (await app.inject({ url: `/api/contacts/${contact}/`, headers: admin })).json()
     const blank = READ_MODEL_ERASED
-    t.match(shown.contact_obj, { id: contact, first_name: blank, last_name: blank, email: blank, phone: blank, description: blank }, 'the read model: blank strings, the type the apps cast them to')
+    t.match(shown.contact_obj, { id: contact, first_name: blank, last_name: blank, email: blank, phone: blank, description: blank, erased: true }, 'the read model: blank strings, the type the apps cast them to; the record says it was erased')
     t.same(leftIn(JSON.stringify(shown)), [], 'none through the API')
     t.same((await app.inject({ url: `/api/search/?q=${person.first_name}`, headers: admin })).json().results, [], 'search finds nothing')
     const dealShown = await app.inject({ url: `/api/opportunities/${deal}/`, headers: admin })
     t.equal(dealShown.statusCode, 200, 'the deal still answers')
     t.match(dealShown.body, contact, 'and still names its contact')
     t.match(dealShown.body, '1200.50', 'with its amount')
-    t.equal((await app.inject({ url: `/api/tasks/${task}/`, headers: admin })).statusCode, 200, 'the task still answers')
-    t.match((await app.inject({ url: `/api/contacts/${other}/`, headers: admin })).json().contact_obj, { first_name: 'Otto', email: 'otto@mail.test' }, 'other people are untouched')
+    const tombstone = { id: contact, erased: true, first_name: blank }
+    t.match(dealShown.json().opportunity_obj.contacts, [{ ...tombstone, email: blank }], "its contact: a tombstone beside the id, the names still strings (the apps' casts)")
+    const taskShown = await app.inject({ url: `/api/tasks/${task}/`, headers: admin })
+    t.equal(taskShown.statusCode, 200, 'the task still answers')
+    t.match(taskShown.json().task_obj.contacts, [{ ...tombstone, primary_email: blank }], 'with its contact as a tombstone')
+    t.match((await app.inject({ url: `/api/invoices/${invoice}/`, headers: admin })).json().invoice.contact, { ...tombstone, email: blank }, "an invoice's contact too")
+    const otto = (await app.inject({ url: `/api/contacts/${other}/`, headers: admin })).json().contact_obj
+    t.match(otto, { first_name: 'Otto', email: 'otto@mail.test' }, 'other people are untouched')
+    t.notOk('erased' in otto, 'and carry no mark')
   }
 
   t.test('afterwards nothing personal is readable anywhere, and nothing breaks', nothingLeft)
@@ -164,11 +176,13 @@ t.test('/api/privacy/erasures/', async (t) => {
   t.test('a lead is erased the same way', async (t) => {
     const lead: string = (await ok('POST', '/api/leads/', admin, { first_name: `Lena${mark}`, email: `lena.${mark}@mail.test`, company_name: 'Kiruna Mining' })).id
     await ok('PATCH', `/api/leads/${lead}/`, admin, { last_name: `Lund${mark}` })
+    const followUp: string = (await ok('POST', '/api/tasks/', admin, { title: 'Follow up', lead })).id
     const receipt = await erase(admin, 'lead', lead)
     t.equal(receipt.statusCode, 201, receipt.body)
     t.match(receipt.json(), { kind: 'lead', erased: { fields: ['email', 'first_name', 'last_name'], events: 2 } })
     t.notMatch(await dump(), new RegExp(`(Lena|lena\\.|Lund)${mark}`), 'nothing of the lead left')
-    t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: READ_MODEL_ERASED, last_name: READ_MODEL_ERASED, email: READ_MODEL_ERASED, company_name: 'Kiruna Mining' }, 'the company is no person: kept')
+    t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: READ_MODEL_ERASED, last_name: READ_MODEL_ERASED, email: READ_MODEL_ERASED, company_name: 'Kiruna Mining', erased: true }, 'the company is no person: kept')
+    t.match((await app.inject({ url: `/api/tasks/${followUp}/`, headers: admin })).json().task_obj.lead, { id: lead, name: 'Kiruna Mining', first_name: READ_MODEL_ERASED, erased: true }, "a task's lead: a tombstone beside the id")
   })
 
   t.test("a web form's answers go with the lead they made (sealed under the lead's key, on the submission's own stream)", async (t) => {

@@ -8,7 +8,7 @@ import type { Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { personalValues, presentFields } from '../../privacy/seal.ts'
 import { isSealingStore } from '../../privacy/sealing-store.ts'
 import type { PersonalSpecs, SealingStore } from '../../privacy/sealing-store.ts'
-import { erasesSubjects } from '../../projections/privacy/erasing.ts'
+import { erasesSubjects, holdsNone } from '../../projections/privacy/erasing.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
@@ -122,7 +122,7 @@ export async function eraseSubject(deps: ErasureDeps, caller: Caller, input: Sub
   })
 }
 
-type Erased = Pick<SubjectErasedData, 'fields' | 'events' | 'read_models' | 'files_deleted'>
+type Erased = Pick<SubjectErasedData, 'fields' | 'events' | 'read_models' | 'read_models_holding_none' | 'files_deleted'>
 
 /** A person of the log (a contact, a lead): their key destroyed, their claims released, their files deleted; the read models that held their data, which blank it on the receipt's event. */
 async function erasePerson(deps: ErasureDeps, store: SealingStore, session: CommandSession, caller: Caller, input: SubjectRef): Promise<Erased> {
@@ -133,6 +133,7 @@ async function erasePerson(deps: ErasureDeps, store: SealingStore, session: Comm
   await releaseClaims(session, caller.orgId, input, events, store.personal)
   const files = attachedFiles(events)
   for (const key of files) await deps.files.remove(key)
-  const holders = deps.projections.projectors.filter((projector) => erasesSubjects(projector) && projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
-  return { fields: content.fields, events: content.events, read_models: holders.map((projector) => projector.name), files_deleted: files.length }
+  const readers = deps.projections.projectors.filter((projector) => projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
+  const named = (projectors: typeof readers) => projectors.map((projector) => projector.name)
+  return { fields: content.fields, events: content.events, read_models: named(readers.filter(erasesSubjects)), read_models_holding_none: named(readers.filter(holdsNone)), files_deleted: files.length }
 }

@@ -16,6 +16,11 @@ export type SubjectErasedData = {
   events: number
   /** The read models that held the person's data and blanked it on this event (projections/privacy/erasing.ts). */
   read_models: string[]
+  /**
+   * The read models that read the person's events but were declared to keep none of their personal
+   * fields (holdsNoPersonalData): nothing to blank. Absent from receipts recorded before the declaration.
+   */
+  read_models_holding_none?: string[]
   /** How many files attached to the person's record were deleted from the file store. */
   files_deleted: number
   /** When the last database backup holding the destroyed key expires. */

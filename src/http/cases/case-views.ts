@@ -8,7 +8,7 @@ import type { CaseRecord } from '../../projections/case/queries.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import type { Viewer } from '../../visibility/policy.ts'
-import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { PrimaryEmailContactRef, ProfileRef, TagRef, nameRefs, primaryEmailContactRef, profileRefs, tagRefs } from '../kernel/relations.ts'
 import { iso } from '../kernel/schemas/common.ts'
 
 /**
@@ -18,7 +18,6 @@ import { iso } from '../kernel/schemas/common.ts'
  * on the case's SLA instances, commands/case/sla.ts `slaView`), and the case's place in its tree.
  */
 const Ref = z.object({ id: z.uuid(), name: z.string() })
-const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
 const Instant = z.string().nullable()
 
 export const Case = z.object({
@@ -30,7 +29,7 @@ export const Case = z.object({
   closed_on: z.string().nullable().describe('YYYY-MM-DD; required to close, cleared on reopening'),
   description: z.string().nullable(),
   account: Ref.nullable(),
-  contacts: z.array(ContactRef),
+  contacts: z.array(PrimaryEmailContactRef),
   teams: z.array(Ref),
   assigned_to: z.array(ProfileRef),
   tags: z.array(TagRef),
@@ -81,7 +80,7 @@ export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[
   const shownKeys = new Set(definitions.map((d) => d.key))
   const people = indexed(profiles)
   const tagsById = indexed(tags)
-  const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
+  const contactsById = indexed(contacts.map(primaryEmailContactRef))
   return rows.map((row) => {
     const sla = slaView(row.sla_clocks, calendars, now)
     const parent = row.parent ? parents.get(row.parent) : undefined

@@ -31,6 +31,7 @@ import { caseTreeRoutes } from './case-tree.ts'
 import { activeCaseFields, casesOf } from './case-views.ts'
 import { caseWatcherRoutes } from './case-watchers.ts'
 import { CaseBodySchema, CaseDetail, CaseList, CaseListQuery, CasePatch } from './schemas.ts'
+import { primaryEmailContactRef } from '../kernel/relations.ts'
 
 const TAGS = ['cases']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -93,7 +94,7 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         ...CHOICES,
         users,
         ...(accounts && { accounts_list: accounts.map(({ id, name }) => ({ id, name })) }),
-        ...(contacts && { contacts_list: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })) }),
+        ...(contacts && { contacts_list: contacts.map(primaryEmailContactRef) }),
       }
     })
 

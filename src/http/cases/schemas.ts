@@ -3,7 +3,7 @@ import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/
 import { CASE_ORDERINGS } from '../../projections/case/queries.ts'
 import { Choices, RelationList, UserChoice, blankable } from '../accounts/schemas.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
-import { IdFilter, optionalText } from '../kernel/relations.ts'
+import { IdFilter, PrimaryEmailContactRef, optionalText } from '../kernel/relations.ts'
 import { formBoolean, formNumber } from '../kernel/schemas/form-values.ts'
 import { PageQuery } from '../kernel/schemas/common.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
@@ -60,7 +60,6 @@ export const CaseListQuery = PageQuery.extend(CaseFilterQuery.shape)
   .catchall(z.union([z.string(), z.array(z.string())]))
 
 const AccountChoice = z.object({ id: z.uuid(), name: z.string() })
-const ContactChoice = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
 
 export const CaseList = z
   .object({
@@ -78,7 +77,7 @@ export const CaseList = z
     type_of_case: Choices,
     users: z.array(UserChoice).describe('Whom a case may be assigned to, as the original offers it: every active member to an admin, the admins to anyone else'),
     accounts_list: z.array(AccountChoice).optional().describe('Left out with slim=true'),
-    contacts_list: z.array(ContactChoice).optional().describe('Left out with slim=true'),
+    contacts_list: z.array(PrimaryEmailContactRef).optional().describe('Left out with slim=true'),
   })
   .describe('A non-admin sees (and counts) only cases they created, are assigned to or watch')
 

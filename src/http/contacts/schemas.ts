@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
 import { accountNamesOf } from '../../projections/account/accounts.ts'
 import type { ContactRow } from '../../projections/contact/contacts.ts'
-import { Contact, RecordRefs, recordBody, recordRefs } from '../kernel/schemas/records.ts'
+import { Contact, RecordRefs, contactBody, recordRefs } from '../kernel/schemas/records.ts'
 import { countryDisplay } from '../accounts/choices.ts'
 
 /** A contact as the contact routes (and the account detail) answer it: today's fields, its assignees and tags as objects, and the original's fields. */
@@ -34,6 +34,6 @@ export async function contactRecords(db: Db, orgId: string, rows: readonly Conta
   const accounts = new Map(names.map((account) => [account.id, account]))
   return rows.map((row) => {
     const account = row.account ? (accounts.get(row.account) ?? null) : null
-    return { ...recordBody(row), ...refsOf(row), country_display: countryDisplay(row.country), account_detail: account, linked_accounts: account ? [account] : [] }
+    return { ...contactBody(row), ...refsOf(row), country_display: countryDisplay(row.country), account_detail: account, linked_accounts: account ? [account] : [] }
   })
 }

@@ -4,6 +4,7 @@ import type { Payment } from '../../commands/invoice/invoice.ts'
 import { lineAmounts } from '../../commands/invoice/money.ts'
 import type { InvoiceView } from '../../projections/invoice/queries.ts'
 import { iso } from '../kernel/schemas/common.ts'
+import { ContactRef, contactRef } from '../kernel/relations.ts'
 
 /** Invoices as the original's serializers answer them (InvoiceListSerializer, InvoiceSerializer): amounts as decimal strings. */
 
@@ -67,7 +68,7 @@ const Ref = z.object({ id: z.uuid(), name: z.string() }).nullable()
 
 export const InvoiceDetailView = InvoiceListItem.omit({ account: true, contact: true }).extend({
   account: Ref,
-  contact: z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), email: z.string().nullable() }).nullable(),
+  contact: ContactRef.nullable(),
   opportunity: z.object({ id: z.uuid(), name: z.string(), amount: z.string().nullable(), stage: z.string(), currency: z.string().nullable() }).nullable().describe('Null when none, or when the caller may not see the deal'),
   amount_credited: Decimal.describe("The credit notes' totals (/api/invoices/{id}/credit-notes/): amount_due is total_amount less this and amount_paid"),
   client_phone: z.string(),
@@ -136,7 +137,7 @@ export function invoiceDetail(row: InvoiceView, productNames: ReadonlyMap<string
   return {
     ...listed,
     account: row.account ? { id: row.account, name: row.account_name ?? '' } : null,
-    contact: row.contact && row.contact_first_name !== null ? { id: row.contact, first_name: row.contact_first_name, last_name: row.contact_last_name, email: row.contact_email } : null,
+    contact: row.contact && row.contact_first_name !== null ? contactRef({ id: row.contact, first_name: row.contact_first_name, last_name: row.contact_last_name, email: row.contact_email, is_erased: row.contact_is_erased === true }) : null,
     opportunity: row.opportunity && row.opportunity_name !== null ? { id: row.opportunity, name: row.opportunity_name, amount: row.opportunity_amount, stage: row.opportunity_stage ?? '', currency: row.opportunity_currency } : null,
     amount_credited: row.amount_credited,
     client_phone: row.client_phone,

@@ -44,6 +44,29 @@ export const TagRef = z.object({ id: z.uuid(), name: z.string(), color: z.string
 const UserDetails = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), profile_pic: z.string() })
 export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name: z.string(), last_name: z.string(), role: z.string(), is_active: z.boolean(), user_details: UserDetails })
 
+/**
+ * A person's mark that they were erased (issue 31, docs/personal-data.md): `erased: true` on their
+ * own record and beside their id in every record that points at them; absent otherwise. Their
+ * personal fields stay keys with blank strings, which both apps' casts accept.
+ */
+export const Erased = z.literal(true).optional().describe('Present, true, once the person was erased (GDPR): their personal fields are then blank strings. Absent otherwise')
+export const erasedMark = (row: { is_erased: boolean }): { erased?: true } => (row.is_erased ? { erased: true } : {})
+
+const personRef = { id: z.uuid(), first_name: z.string(), last_name: z.string().nullable() }
+/** A contact a deal or a lead points at (and the deal form's picker), its email under the original's deal serializer's name. */
+export const ContactRef = z.object({ ...personRef, email: z.string().nullable(), erased: Erased })
+/** A contact a task or a case points at (and their forms' pickers), with the original's `primary_email`. */
+export const PrimaryEmailContactRef = z.object({ ...personRef, primary_email: z.string().nullable(), erased: Erased })
+
+/** What a contact ref is made of: a contacts read-model row's columns, by shape (the HTTP kernel names no module's read model). */
+type ContactRefRow = { id: string; first_name: string; last_name: string | null; email: string | null; is_erased: boolean }
+
+export const contactRef = ({ id, first_name, last_name, email, is_erased }: ContactRefRow): z.infer<typeof ContactRef> => ({ id, first_name, last_name, email, ...erasedMark({ is_erased }) })
+export const primaryEmailContactRef = (row: ContactRefRow): z.infer<typeof PrimaryEmailContactRef> => {
+  const { email, ...ref } = contactRef(row)
+  return { ...ref, primary_email: email }
+}
+
 export async function tagRefs(db: Db, orgId: string, ids?: readonly string[]): Promise<z.infer<typeof TagRef>[]> {
   return (await liveTags(db, orgId, ids)).map(({ id, name, color }) => ({ id, name, color }))
 }

@@ -6,7 +6,7 @@ import { LEAD_NOTES } from '../../projections/lead/leads.ts'
 import { notesView } from '../kernel/note-views.ts'
 import type { LeadRow } from '../../projections/lead/leads.ts'
 import { timeAgo } from '../opportunities/opportunity-views.ts'
-import { nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { contactRef, erasedMark, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
 import { answeredRating } from './schemas.ts'
 import type { Lead } from './schemas.ts'
 
@@ -30,11 +30,11 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
   ])
   const people = indexed(profiles)
   const tagsById = indexed(tags)
-  const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email })))
+  const contactsById = indexed(contacts.map(contactRef))
   const shownKeys = new Set(definitions.map((d) => d.key))
   const person = (id: string | null) => (id ? (people.get(id) ?? null) : null)
   return rows.map((row) => {
-    const { org_id: _org, is_deleted: _deleted, worked_at: _worked, pipeline_id, stage_id: _stage, stage_changed_at, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
+    const { org_id: _org, is_deleted: _deleted, is_erased, worked_at: _worked, pipeline_id, stage_id: _stage, stage_changed_at, converted_account, converted_contact, converted_opportunity, converted_by, converted_at, created_by, created_at, updated_at, custom_fields, ...fields } = row
     return {
       ...fields,
       rating: answeredRating(fields.rating),
@@ -55,6 +55,7 @@ export async function leadsOf(db: Db, orgId: string, rows: readonly LeadRow[], n
           ? { account_id: converted_account, contact_id: converted_contact, opportunity_id: converted_opportunity, converted_by: person(converted_by), converted_at: converted_at.toISOString() }
           : null,
       custom_fields: Object.fromEntries(Object.entries(custom_fields ?? {}).filter(([key]) => shownKeys.has(key))),
+      ...erasedMark({ is_erased }),
     }
   })
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { CLOSED_LEAD_STATUSES, LEAD_RATINGS, LEAD_SOURCES, LEAD_STATUSES } from '../../commands/lead/lead.ts'
 import { UNWORKED_DAYS } from '../../projections/lead/leads.ts'
-import { IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText } from '../kernel/relations.ts'
+import { ContactRef, Erased, IdFilter, IdList, ProfileRef, TagRef, optionalEmail, optionalText } from '../kernel/relations.ts'
 import { PageQuery } from '../kernel/schemas/common.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
-import { Column, ContactRef, DealFilterQuery, MoveBody, OpportunityBody } from '../opportunities/schemas.ts'
+import { Column, DealFilterQuery, MoveBody, OpportunityBody } from '../opportunities/schemas.ts'
 import { AttachmentView, CommentView } from '../kernel/schemas/notes.ts'
 import { registerComponents } from '../kernel/schemas/components.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
@@ -157,6 +157,7 @@ export const Lead = z.object({
   stage_changed_at: z.string().nullable().describe('When it last entered a stage; null until its first move'),
   conversion: Conversion,
   custom_fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("Values of the organization's active custom fields for leads, by key"),
+  erased: Erased,
 })
 
 const leadsCount = z.number().int().describe("The section's whole filtered count")

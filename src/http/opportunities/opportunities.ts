@@ -10,7 +10,7 @@ import { ValidationError, orNotFound } from '../../errors.ts'
 import { isAdmin } from '../../identity/identity.ts'
 import { lookupsOf } from '../../lookups/lookups.ts'
 import { activeMembers, isSuperuser } from '../../identity/users.ts'
-import { profileRefOf } from '../kernel/relations.ts'
+import { contactRef, profileRefOf } from '../kernel/relations.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { cardOf, neighbourOrder, opportunityOf } from '../../projections/opportunity/opportunities.ts'
 import type { OpportunityView } from '../../projections/opportunity/opportunities.ts'
@@ -145,7 +145,7 @@ export function opportunityRoutes(deps: Deps, files: FileStore): FastifyPluginAs
       return {
         opportunity_obj: opportunity!,
         ...notes,
-        contacts: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email })),
+        contacts: contacts.map(contactRef),
         users: members.map(profileRefOf),
         stage: (pipeline?.stages ?? []).map((s) => [s.code, s.label] as [string, string]),
         lead_source: leadSourceChoices(),

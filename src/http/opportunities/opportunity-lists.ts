@@ -23,7 +23,7 @@ import { isUuid, tagRefs } from '../kernel/relations.ts'
 import { ErrorBody, authErrors } from '../kernel/schemas/common.ts'
 import { Board, BoardQuery, DealList, DealListQuery } from './schemas.ts'
 import type { DealFilterQuery } from './schemas.ts'
-import { recordBody } from '../kernel/schemas/records.ts'
+import { contactBody, recordBody } from '../kernel/schemas/records.ts'
 import { callerOf } from '../kernel/commands.ts'
 
 const TAGS = ['opportunities']
@@ -108,7 +108,7 @@ export function opportunityListRoutes(deps: Deps): FastifyPluginAsyncZod {
       const [{ count, rows, totals }, accounts, contacts, tags, stages] = await Promise.all([
         listDeals(db, query, { limit, offset }, org.default_currency, memo),
         kept('accounts', '', async () => (await liveAccounts(db, viewer.orgId)).map(recordBody), writeAccounts),
-        kept('contacts', '', async () => (await liveContacts(db, viewer.orgId)).map(recordBody), writeContacts),
+        kept('contacts', '', async () => (await liveContacts(db, viewer.orgId)).map(contactBody), writeContacts),
         kept('tags', '', () => tagRefs(db, viewer.orgId), writeTags),
         kept('pipelines', defaultPipelineId, async () => ((await pipelineOf(db, viewer.orgId, defaultPipelineId))?.stages ?? []).map((s) => [s.code, s.label] as [string, string]), writeStages),
       ])

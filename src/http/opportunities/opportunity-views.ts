@@ -12,9 +12,9 @@ import type { CardRow } from '../../projections/opportunity/queries.ts'
 import { discountAmount, lineItemsTotal } from '../../commands/opportunity/line-items.ts'
 import type { LineItem } from '../../commands/opportunity/line-items.ts'
 import { notesAnswer } from '../kernel/note-views.ts'
-import { nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
-import type { NameRef } from '../kernel/relations.ts'
-import type { Card, ContactRef, Opportunity } from './schemas.ts'
+import { contactRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import type { ContactRef, NameRef } from '../kernel/relations.ts'
+import type { Card, Opportunity } from './schemas.ts'
 
 /**
  * Deal rows as response bodies. The records they point at (accounts, contacts, tags, teams,
@@ -56,7 +56,7 @@ async function related(source: ViewSource, orgId: string, rows: readonly Related
   ])
   const lineItems = new Map<string, LineItemRow[]>()
   for (const item of items) lineItems.set(item.opportunity_id, [...(lineItems.get(item.opportunity_id) ?? []), item])
-  return { lineItems, customKeys: new Set(definitions.filter((d) => d.is_active).map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, email }))) }
+  return { lineItems, customKeys: new Set(definitions.filter((d) => d.is_active).map((d) => d.key)), accounts, teams, tags: byId(tags), profiles: byId(profiles), contacts: byId(contacts.map(contactRef)) }
 }
 
 const aging = (row: CardRow, now: Date) => {

@@ -3,7 +3,7 @@ import { LEAD_SOURCES, OPPORTUNITY_TYPES } from '../../commands/opportunity/enum
 import { DISCOUNT_TYPES } from '../../commands/opportunity/line-items.ts'
 import { STAGE_KINDS } from '../../commands/pipeline/stage-rules.ts'
 import { isCurrency } from '../../identity/organizations.ts'
-import { IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../kernel/relations.ts'
+import { ContactRef, IdFilter, IdList, ProfileRef, TagRef, optionalText } from '../kernel/relations.ts'
 import { formBoolean, formNumber } from '../kernel/schemas/form-values.ts'
 import { CustomField } from '../custom-fields/schemas.ts'
 import { Account, Contact } from '../kernel/schemas/records.ts'
@@ -70,7 +70,6 @@ export const LineItemView = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 })
-export const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), email: z.string().nullable() })
 const AgingStatus = z.enum(['green', 'yellow', 'red']).nullable().describe('Open stages only (§3.2); null in won and lost stages')
 
 export const Card = z.object({

@@ -34,6 +34,10 @@ const MEMBER_COPIES = [
   { copy: 'event log', handling: 'Holds the member\'s profile id only (who acted), never their name or email' },
 ]
 
+/** How a read model's copy was handled: blanked by its erasure handler, or declared to hold none (projections/privacy/erasing.ts). */
+const BLANKED = 'Blanked at once by its erasure handler: an empty string where the person\'s data was, as a rebuild from the log leaves it'
+const HOLDS_NONE = 'Holds none: it reads the person\'s events but was declared to keep none of their personal fields (ids and outcomes only), so there was nothing to blank'
+
 const Receipt = z.object({
   id: z.uuid(),
   kind: z.string(),
@@ -79,7 +83,8 @@ const receiptBody = (receipt: SubjectErasedData): z.infer<typeof Receipt> => ({
   copies: receipt.kind === MEMBER_KIND ? MEMBER_COPIES : [
     ...LOG_COPIES,
     { copy: 'attached files', handling: `${receipt.files_deleted} file(s) attached to the person's record deleted from the file store` },
-    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: 'Blanked at once by its erasure handler: an empty string where the person\'s data was, as a rebuild from the log leaves it' })),
+    ...receipt.read_models.map((name) => ({ copy: `read model ${name}`, handling: BLANKED })),
+    ...(receipt.read_models_holding_none ?? []).map((name) => ({ copy: `read model ${name}`, handling: HOLDS_NONE })),
   ],
   key_backups_expire_at: receipt.key_backups_expire_at,
 })

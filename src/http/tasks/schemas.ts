@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../commands/task/fields.ts'
 import { RelationList, UserChoice, blankable } from '../accounts/schemas.ts'
-import { IdFilter, optionalText } from '../kernel/relations.ts'
+import { IdFilter, PrimaryEmailContactRef, optionalText } from '../kernel/relations.ts'
 import { PageQuery, pageOf } from '../kernel/schemas/common.ts'
 import { CUSTOM_FIELD_ENTRIES } from '../kernel/unknown-fields.ts'
 import { formNumber } from '../kernel/schemas/form-values.ts'
@@ -65,7 +65,6 @@ export const Totals = z
   .describe('Over the whole filtered set (the viewer\'s tasks), not the page: open is not Completed; overdue, due today, due this week (today to 7 days out, UTC), no due date and unassigned count open tasks')
 const Choices = z.array(z.tuple([z.string(), z.string()]))
 const AccountChoice = z.object({ id: z.uuid(), name: z.string() })
-const ContactChoice = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
 
 export const TaskList = pageOf(Task)
   .extend({
@@ -77,7 +76,7 @@ export const TaskList = pageOf(Task)
     priority: Choices,
     users: z.array(UserChoice).describe('Whom a task may be assigned to, as the original offers it: every active member to an admin, the admins to anyone else'),
     accounts_list: z.array(AccountChoice).optional().describe('Left out with slim=true'),
-    contacts_list: z.array(ContactChoice).optional().describe('Left out with slim=true'),
+    contacts_list: z.array(PrimaryEmailContactRef).optional().describe('Left out with slim=true'),
   })
   .describe('A non-admin sees (and counts) only tasks they created or are assigned to')
 

@@ -6,7 +6,7 @@ import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import type { Viewer } from '../../projections/opportunity/queries.ts'
 import { listTasks, parentNames, taskConditions } from '../../projections/task/tasks.ts'
 import type { TaskFilter, TaskRow } from '../../projections/task/tasks.ts'
-import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/relations.ts'
+import { Erased, PrimaryEmailContactRef, erasedMark, ProfileRef, TagRef, nameRefs, primaryEmailContactRef, profileRefs, tagRefs } from '../kernel/relations.ts'
 
 /**
  * Tasks as the original answers them and its web app reads them: parents as `{id, name}` (the app
@@ -14,9 +14,8 @@ import { ProfileRef, TagRef, nameRefs, profileRefs, tagRefs } from '../kernel/re
  * `user_details`, tags and teams as objects, contacts with the original's `primary_email`.
  */
 const Ref = z.object({ id: z.uuid(), name: z.string() })
-/** A lead parent also by its person's names (the original's phone app labels the task with them; a lead always has one of the two). */
-const LeadRef = Ref.extend({ first_name: z.string(), last_name: z.string().nullable() })
-const ContactRef = z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), primary_email: z.string().nullable() })
+/** A lead parent also by its person's names (the original's phone app labels the task with them; a lead always has one of the two), marked once the person was erased. */
+const LeadRef = Ref.extend({ first_name: z.string(), last_name: z.string().nullable(), erased: Erased })
 
 export const Task = z.object({
   id: z.uuid(),
@@ -29,7 +28,7 @@ export const Task = z.object({
   opportunity: Ref.nullable().describe('Null also when the caller may not see the deal, as for the lead'),
   case: Ref.nullable().describe('Null also when the caller may not see the case'),
   lead: LeadRef.nullable(),
-  contacts: z.array(ContactRef),
+  contacts: z.array(PrimaryEmailContactRef),
   teams: z.array(Ref),
   assigned_to: z.array(ProfileRef),
   tags: z.array(TagRef),
@@ -71,11 +70,11 @@ export async function tasksOf(db: Db, viewer: Viewer, rows: readonly TaskRow[], 
   const shownKeys = new Set(definitions.map((d) => d.key))
   const people = indexed(profiles)
   const tagsById = indexed(tags)
-  const contactsById = indexed(contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })))
+  const contactsById = indexed(contacts.map(primaryEmailContactRef))
   const parent = (id: string | null) => (id && parents.has(id) ? { id, name: parents.get(id)!.name } : null)
   const leadParent = (id: string | null) => {
     const found = id ? parents.get(id) : undefined
-    return id && found ? { id, name: found.name, first_name: found.first_name ?? '', last_name: found.last_name } : null
+    return id && found ? { id, name: found.name, first_name: found.first_name ?? '', last_name: found.last_name, ...erasedMark(found) } : null
   }
   return rows.map((row) => {
     const days = row.due_date === null ? null : Math.round((Date.parse(row.due_date) - Date.parse(today)) / DAY_MS)

@@ -25,6 +25,7 @@ import { filterOf } from './task-filter.ts'
 import { taskHistoryRoutes, taskRowThen } from './task-history.ts'
 import { taskNoteRoutes } from './task-notes.ts'
 import { activeTaskFields, tasksOf, todayOf } from './task-views.ts'
+import { primaryEmailContactRef } from '../kernel/relations.ts'
 import { viewerOfIdentity } from '../../visibility/policy.ts'
 
 const TAGS = ['tasks']
@@ -85,7 +86,7 @@ export function taskRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         priority: pairs(TASK_PRIORITIES),
         users,
         ...(accounts && { accounts_list: accounts.map(({ id, name }) => ({ id, name })) }),
-        ...(contacts && { contacts_list: contacts.map(({ id, first_name, last_name, email }) => ({ id, first_name, last_name, primary_email: email })) }),
+        ...(contacts && { contacts_list: contacts.map(primaryEmailContactRef) }),
       }
     })
 

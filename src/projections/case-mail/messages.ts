@@ -3,14 +3,14 @@ import type { CaseEmailReceived } from '../../commands/case/inbound.ts'
 import { caseStreams } from '../../commands/case/case.ts'
 import type { InboundRecordEvent } from '../../commands/case-mail/inbound-record.ts'
 import { domainEventOf } from '../../events/versions.ts'
-import { withErasure } from '../privacy/erasing.ts'
+import { holdsNoPersonalData } from '../privacy/erasing.ts'
 
 /**
  * Inbound messages by organization and Message-ID. A message's outcome (InboundMailAccepted or
  * Dropped) and, when it reached a case, its CaseEmailReceived come in one append; each fills its
  * own columns of the one row, so they may apply in either order, and twice.
  */
-export const caseMailMessagesProjector = withErasure({
+export const caseMailMessagesProjector = holdsNoPersonalData({
   name: 'case_mail_messages',
   version: 1,
   eventTypes: ['InboundMailAccepted', 'InboundMailDropped', 'CaseEmailReceived'],
@@ -51,8 +51,4 @@ export const caseMailMessagesProjector = withErasure({
     const set = event.type === 'InboundMailAccepted' ? { case_id: event.data.case_id, created_case: event.data.created_case } : { drop_reason: event.data.reason as string }
     await db.insertInto('case_mail_messages').values({ org_id, message_key: message_id.toLowerCase(), mailbox_id, received_at: at, created_case: false, ...set }).onConflict((c) => c.columns(['org_id', 'message_key']).doUpdateSet(set)).execute()
   },
-},
-  // Nothing to blank: a row keeps the message's key, ids and outcomes, never the sender's address,
-  // name, subject or text (those stay sealed in the log), so an erasure leaves it as a rebuild would.
-  async () => {},
-)
+}, "A message's key, ids and outcomes only: never the sender's address, name, subject or text (sealed in the log)")

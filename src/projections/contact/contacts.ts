@@ -17,8 +17,8 @@ export const CONTACT_NOTES = noteTables('contact')
 /** Erasing a contact blanks their row's personal fields and their notes (issue 31). */
 export const contactsProjector = withErasure(recordProjector({
   name: 'contacts',
-  // 2: the contact's comments and attachments. 3: the original's professional and address fields, do_not_call, is_active (issue 22). 4: erasures blank, '' not "[erased]" (issue 31).
-  version: 4,
+  // 2: the contact's comments and attachments. 3: the original's professional and address fields, do_not_call, is_active (issue 22). 4: erasures blank, '' not "[erased]" (issue 31). 5: is_erased.
+  version: 5,
   table: 'contacts',
   streams: contactStreams,
   events: contactNames.events,
@@ -28,6 +28,8 @@ export const contactsProjector = withErasure(recordProjector({
       .reduce((t, column) => t.addColumn(column, 'text'), table.addColumn('first_name', 'text', (c) => c.notNull()))
       .addColumn('do_not_call', 'boolean', (c) => c.notNull().defaultTo(false))
       .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(true))
+      // Set by the erasure (personRecordEraser): the records pointing at the contact answer it as erased.
+      .addColumn('is_erased', 'boolean', (c) => c.notNull().defaultTo(false))
       .addColumn('account', 'uuid')
       .addColumn('assigned_to', sql`uuid[]`, (c) => c.notNull())
       .addColumn('tags', sql`uuid[]`, (c) => c.notNull()),

@@ -2,7 +2,7 @@ import type { ContactFields } from '../../commands/contact/contact.ts'
 import type { NoteTablesOf } from '../kernel/note-tables.ts'
 
 /** The contacts read model: one row per contact, soft-deleted rows kept but hidden from every query. */
-export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date }
+export type ContactRow = ContactFields & { id: string; org_id: string; created_by: string | null; is_deleted: boolean; created_at: Date; updated_at: Date; /** The person was erased (issue 31). */ is_erased: boolean }
 
 export type ContactTables = { contacts: ContactRow } & NoteTablesOf<'contact'>
 

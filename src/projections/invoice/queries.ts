@@ -18,6 +18,8 @@ export type InvoiceView = InvoiceRow & {
   contact_first_name: string | null
   contact_last_name: string | null
   contact_email: string | null
+  /** The contact was erased (issue 31): null without a contact. */
+  contact_is_erased: boolean | null
   opportunity_name: string | null
   opportunity_amount: string | null
   opportunity_stage: string | null
@@ -33,7 +35,7 @@ export const overdueSql = (today: string) => sql<boolean>`(${unpaidSql} AND i.du
 function columns(viewer: Viewer, today: string) {
   return sql`i.*, i.issue_date::text AS issue_date, i.due_date::text AS due_date,
     CASE WHEN ${overdueSql(today)} THEN 'Overdue' ELSE i.status END AS status, coalesce(${overdueSql(today)}, false) AS is_overdue,
-    a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email,
+    a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email, c.is_erased AS contact_is_erased,
     o.name AS opportunity_name, o.amount::text AS opportunity_amount, o.stage AS opportunity_stage, o.currency AS opportunity_currency
     FROM invoices i
     LEFT JOIN accounts a ON a.id = i.account

@@ -40,6 +40,8 @@ async function createTables(db: Db): Promise<void> {
     .addColumn('custom_fields', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('converted_at', 'timestamptz')
     .addColumn('is_deleted', 'boolean', (c) => c.notNull().defaultTo(false))
+    // Set by the erasure (personRecordEraser): the records pointing at the lead answer it as erased.
+    .addColumn('is_erased', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addColumn('worked_at', 'timestamptz', (c) => c.notNull())
@@ -69,7 +71,7 @@ async function apply(db: Db, id: string, event: LeadEvent): Promise<void> {
   switch (event.type) {
     case 'LeadCreated': {
       const { lead_id: _id, at: _at, custom_fields, ...fields } = event.data
-      await db.insertInto('leads').values({ ...fields, id, custom_fields: json(custom_fields ?? {}), is_deleted: false, created_at: at, updated_at: at, worked_at: at, kanban_order: at.getTime() }).onConflict((oc) => oc.column('id').doNothing()).execute()
+      await db.insertInto('leads').values({ ...fields, id, custom_fields: json(custom_fields ?? {}), is_deleted: false, is_erased: false, created_at: at, updated_at: at, worked_at: at, kanban_order: at.getTime() }).onConflict((oc) => oc.column('id').doNothing()).execute()
       return
     }
     case 'LeadUpdated': {
@@ -101,8 +103,8 @@ async function apply(db: Db, id: string, event: LeadEvent): Promise<void> {
 export const leadsProjector = withErasure(
   {
     name: 'leads',
-    // 2: the board placement (LeadMoved). 3: industry. 4: currency. 5: linkedin_url, last_contacted, next_follow_up. 6: erasures blank, '' not "[erased]" (issue 31).
-    version: 6,
+    // 2: the board placement (LeadMoved). 3: industry. 4: currency. 5: linkedin_url, last_contacted, next_follow_up. 6: erasures blank, '' not "[erased]" (issue 31). 7: is_erased.
+    version: 7,
     eventTypes: ['LeadCreated', 'LeadUpdated', 'LeadConverted', 'LeadDeleted', 'LeadMoved', ...noteEventTypes('Lead')],
     tables: ['leads', LEAD_NOTES.comments, LEAD_NOTES.attachments],
     createTables,

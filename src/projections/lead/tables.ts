@@ -21,6 +21,8 @@ export type LeadRow = Omit<LeadFields, 'close_date' | 'last_contacted' | 'next_f
   converted_at: Date | null
   created_by: string | null
   is_deleted: boolean
+  /** The person was erased (issue 31): their personal fields blank. */
+  is_erased: boolean
   created_at: Date
   updated_at: Date
   worked_at: Date

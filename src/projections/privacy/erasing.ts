@@ -26,6 +26,19 @@ export type ErasingProjector = Projector & { readonly eraseSubject: SubjectErase
 
 export const erasesSubjects = (projector: Projector): projector is ErasingProjector => typeof (projector as Partial<ErasingProjector>).eraseSubject === 'function'
 
+/** A read model declared to hold no personal field (`holdsNoPersonalData`), with the reason. */
+export type HoldingNoneProjector = Projector & { readonly holdsNone: string }
+
+export const holdsNone = (projector: Projector): projector is HoldingNoneProjector => typeof (projector as Partial<HoldingNoneProjector>).holdsNone === 'string'
+
+/**
+ * `projector`, declared to keep none of the personal fields of the events it reads (ids, outcomes,
+ * counts only; `why` says which): an erasure leaves its rows as a rebuild would, so it needs no
+ * handler and does not read the erasure event. The conformance test (test/privacy/sealing.test.ts)
+ * accepts the declaration in place of one, and the receipt lists it as holding none.
+ */
+export const holdsNoPersonalData = (projector: Projector, why: string): HoldingNoneProjector => ({ ...projector, holdsNone: why })
+
 const subjectOf = (event: RecordedEvent): ErasedSubject => {
   const data = event.data as { kind: string; subject_id: string; org_id: string; fields: string[] }
   return { kind: data.kind, id: data.subject_id, orgId: data.org_id, fields: data.fields }
@@ -74,12 +87,16 @@ export async function blankColumns(trx: Db, table: string, columns: readonly str
 
 /**
  * The eraser of a person's own read model (contacts, leads): their row's personal `columns`, their
- * comments' text and their attachments' names (the notes of a person's record are personal).
+ * comments' text and their attachments' names (the notes of a person's record are personal). The
+ * row is marked `is_erased` (a boolean column the table must have): what lets the records that
+ * point at the person answer them as erased (`erased: true` beside the id) rather than as a person
+ * with a blank name. A rebuild marks it the same, on the same event.
  */
 export function personRecordEraser(options: { kind: string; table: string; columns: readonly string[]; notes: { comments: string; attachments: string } }): SubjectEraser {
   return async (trx, subject) => {
     if (subject.kind !== options.kind) return
     await blankColumns(trx, options.table, options.columns, { column: 'id', value: subject.id })
+    await sql`UPDATE ${sql.table(options.table)} SET is_erased = true WHERE id = ${subject.id}`.execute(trx)
     await blankColumns(trx, options.notes.comments, ['comment'], { column: 'owner_id', value: subject.id })
     await blankColumns(trx, options.notes.attachments, ['file_name'], { column: 'owner_id', value: subject.id })
   }

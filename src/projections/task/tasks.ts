@@ -192,8 +192,8 @@ export const taskAttachmentOf = (db: Db, orgId: string, id: string) => liveNote<
  * (one query for the whole batch): an account's or a deal's name, a lead's full name (or company, or
  * email). A deleted parent a task still points at keeps its name; one the viewer may not see has none.
  */
-/** A parent's display name; a lead's also by its person's names (the original's phone app labels the task with them). */
-export type ParentName = { name: string; first_name: string | null; last_name: string | null }
+/** A parent's display name; a lead's also by its person's names (the original's phone app labels the task with them), and whether that person was erased. */
+export type ParentName = { name: string; first_name: string | null; last_name: string | null; is_erased: boolean }
 
 export async function parentNames(db: Db, viewer: Viewer, rows: readonly Pick<TaskRow, 'account' | 'opportunity' | 'lead' | 'case'>[]): Promise<Map<string, ParentName>> {
   const { orgId } = viewer
@@ -201,10 +201,10 @@ export async function parentNames(db: Db, viewer: Viewer, rows: readonly Pick<Ta
   const [accounts, deals, leads, cases] = [ids('account'), ids('opportunity'), ids('lead'), ids('case')]
   if (!accounts.length && !deals.length && !leads.length && !cases.length) return new Map()
   const { rows: named } = await sql<{ id: string } & ParentName>`
-    SELECT id, name, NULL AS first_name, NULL AS last_name FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[]) AND ${visibleSql('Account', viewer)}
-    UNION ALL SELECT id, name, NULL, NULL FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[]) AND ${visibleSql('Opportunity', viewer)}
-    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, ''), first_name, last_name FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[]) AND ${visibleSql('Lead', viewer)}
-    UNION ALL SELECT id, name, NULL, NULL FROM cases WHERE org_id = ${orgId} AND id = ANY(${cases}::uuid[]) AND ${visibleSql('Case', viewer, undefined, { watchers: true })}`.execute(db)
+    SELECT id, name, NULL AS first_name, NULL AS last_name, false AS is_erased FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accounts}::uuid[]) AND ${visibleSql('Account', viewer)}
+    UNION ALL SELECT id, name, NULL, NULL, false FROM opportunities WHERE org_id = ${orgId} AND id = ANY(${deals}::uuid[]) AND ${visibleSql('Opportunity', viewer)}
+    UNION ALL SELECT id, COALESCE(NULLIF(trim(concat_ws(' ', NULLIF(first_name, ''), last_name)), ''), company_name, email, ''), first_name, last_name, is_erased FROM leads WHERE org_id = ${orgId} AND id = ANY(${leads}::uuid[]) AND ${visibleSql('Lead', viewer)}
+    UNION ALL SELECT id, name, NULL, NULL, false FROM cases WHERE org_id = ${orgId} AND id = ANY(${cases}::uuid[]) AND ${visibleSql('Case', viewer, undefined, { watchers: true })}`.execute(db)
   return new Map(named.map(({ id, ...parent }) => [id, parent]))
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { AccountRow } from '../../../projections/account/accounts.ts'
 import type { ContactRow } from '../../../projections/contact/contacts.ts'
 import type { Db } from '../../../db/database.ts'
-import { ProfileRef, TagRef, profileRefs, tagRefs } from '../relations.ts'
+import { Erased, ProfileRef, TagRef, erasedMark, profileRefs, tagRefs } from '../relations.ts'
 
 /**
  * Response shapes of the record modules (accounts, contacts), shared where one nests the other.
@@ -43,6 +43,7 @@ export const Contact = z.object({
   assigned_to: z.array(z.uuid()).describe('Profile ids'),
   tags: z.array(z.uuid()).describe('Tag ids'),
   ...stamps,
+  erased: Erased,
 })
 
 /** An account's or contact's relations as objects, as the original answers them and its web app reads them (`assigned_to[0].user_details.email`, `tags[].name`). */
@@ -68,6 +69,8 @@ export async function recordRefs(db: Db, orgId: string, rows: readonly { assigne
 
 /** A read-model row as its response body: timestamps as ISO strings (the schema drops internal columns). */
 export const recordBody = <Row extends AccountRow | ContactRow>(row: Row) => ({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() })
+/** A contact's row as its response body, marked `erased` once the person was (issue 31). */
+export const contactBody = (row: ContactRow) => ({ ...recordBody(row), ...erasedMark(row) })
 
 /** Mutations with the error flag (§4.1): create also answers the new record's id. */
 export const Created = z.object({ error: z.literal(false), message: z.string(), id: z.uuid() })
