@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process'
 export type Counts = { total: number; pass: number; fail: number; skip: number; todo: number }
 export type RunOptions = { jobs: number; timeoutSeconds: number; nodeArgs: string[]; env: NodeJS.ProcessEnv; print: (text: string) => void }
 
-/** The longest a file may set its own timeout to (the fuzz test's is 480 s). */
+/** The longest a file may set its own timeout to (the fuzz files' are 360 s). */
 const HANGING_AFTER_SECONDS = 600
 const NONE: Counts = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
 const add = (a: Counts, b: Counts): Counts => ({ total: a.total + b.total, pass: a.pass + b.pass, fail: a.fail + b.fail, skip: a.skip + b.skip, todo: a.todo + b.todo })

@@ -136,7 +136,7 @@ t.test('the same body as JSON, urlencoded and multipart: the same answer and the
   const contexts = new Map<Encoding, Context>()
   for (const encoding of ENCODINGS) contexts.set(encoding, await givenContext(app, await givenOrganization(app, database.db, `Org ${encoding}`, 'admin@encodings.test')))
 
-  t.test('a multipart type without a boundary is 400 in the error shape, not a 500 (issue 35; every route: fuzz.test.ts)', async (t) => {
+  t.test('a multipart type without a boundary is 400 in the error shape, not a 500 (issue 35; every route: fuzz-bodies.test.ts)', async (t) => {
     const { admin } = contexts.get('multipart')!
     for (const contentType of ['multipart/form-data', 'multipart/form-data; charset=utf-8', 'multipart/form-data; boundary=']) {
       const res = await app.inject({ method: 'POST', url: '/api/tags/', headers: { ...admin.headers, 'content-type': contentType }, payload: 'name=x' })
