@@ -96,7 +96,7 @@ export const WebFormSubmission = z.object({
 const count = z.number().int()
 export const Analytics = z.object({
   submissions: count.describe('Accepted submissions'),
-  leads_created: count,
+  leads_created: count.describe('Accepted submissions that created their record: a lead, a contact or a case (the name is from when forms made leads only)'),
   leads_matched: count.describe('Accepted submissions whose email already belonged to a lead'),
   quarantined: count,
   last_submission_at: z.string().nullable(),
