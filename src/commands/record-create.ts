@@ -9,6 +9,9 @@ import { replacing } from './record.ts'
 import type { RecordCommand, RecordDecider, RecordNames } from './record.ts'
 import { withOptionalClaim } from './unique-name.ts'
 
+/** What creating a record of a plain module needs: no body schema (the caller has validated), no name. */
+export type RecordCreation<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames> = Omit<RecordModule<Fields, Unique, N>, 'plural' | 'body'>
+
 /** A plain record module (accounts, contacts) as its create and CSV import use cases see it. */
 export type RecordModule<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames> = {
   /** The module's name in paths and read-model tables, e.g. `contacts`. */
@@ -34,7 +37,7 @@ export type RecordModule<Fields extends Record<Unique, string | null>, Unique ex
 export async function createRecord<Fields extends Record<Unique, string | null>, Unique extends keyof Fields & string, N extends RecordNames>(
   deps: Pick<Deps, 'store' | 'clock'>,
   caller: Caller,
-  module: RecordModule<Fields, Unique, N>,
+  module: RecordCreation<Fields, Unique, N>,
   body: Partial<Fields>,
   options: { id?: string; session?: CommandSession } = {},
 ): Promise<{ id: string; position: Position | null }> {

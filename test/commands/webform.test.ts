@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import { consentRecordOf, leadInputOf, rawAnswers, readAnswers } from '../../src/commands/webform/answers.ts'
+import { consentRecordOf, leadInputOf, mappedAnswers, rawAnswers, readAnswers } from '../../src/commands/webform/answers.ts'
 import { submissionDecider } from '../../src/commands/webform/submission.ts'
 import type { SubmittedData } from '../../src/commands/webform/submission.ts'
 import { DEFAULT_FIELDS, webFormDecider } from '../../src/commands/webform/webform.ts'
@@ -12,8 +12,8 @@ const org = '00000000-0000-4000-8000-00000000000a'
 const otherOrg = '00000000-0000-4000-8000-00000000000b'
 const formId = '00000000-0000-4000-8000-0000000000f1'
 const at = '2026-11-22T09:00:00.000Z'
-const design: FormDesign = { name: 'Contact us', description: '', fields: [...DEFAULT_FIELDS], success_message: 'Thanks', allowed_origins: [], assigned_to: [], consent: null }
-const created: WebFormEvent = { type: 'WebFormCreated', data: { form_id: formId, org_id: org, target: 'lead', ...design, consent: null, created_by: null, at } }
+const design: FormDesign = { target: 'lead', name: 'Contact us', description: '', fields: [...DEFAULT_FIELDS], success_message: 'Thanks', allowed_origins: [], assigned_to: [], consent: null }
+const created: WebFormEvent = { type: 'WebFormCreated', data: { form_id: formId, org_id: org, ...design, consent: null, created_by: null, at } }
 const published: WebFormEvent = { type: 'WebFormPublished', data: { at } }
 const field = (key: string, more: Partial<FormField> = {}): FormField => ({ key, label: key, type: 'text', required: false, options: [], maps_to: null, ...more })
 const named = field('name', { required: true, maps_to: 'first_name' })
@@ -37,6 +37,24 @@ t.test('the form decider', async () => {
     refused([named, field('ok', { type: 'checkbox', maps_to: 'city' })], /checkbox/)
     refused([field('name', { maps_to: 'first_name' })], /needs a name/)
     t.pass('each refused with its reason')
+  })
+
+  t.test('targets: a field fills only a field of the form\'s target, and the record gets its name', async (t) => {
+    const refused = (target: FormDesign['target'], fields: FormField[], message: RegExp) => form(t).given([]).when({ type: 'CreateWebForm', formId, orgId: org, design: { ...design, target, fields }, actorId: null, at }).thenRejects(ValidationError, { errors: { fields: [message] } })
+    const contactNamed = field('name', { required: true, maps_to: 'first_name' })
+    const subject = field('subject', { required: true, maps_to: 'name' })
+    refused('contact', [contactNamed, field('company', { maps_to: 'company_name' })], /a contact has no field company_name/)
+    refused('contact', [field('name', { required: true, maps_to: 'last_name' })], /contact's first_name/)
+    refused('lead', [named, field('subject', { maps_to: 'name' })], /a lead has no field name/)
+    refused('case', [subject, field('phone', { type: 'phone', maps_to: 'phone' })], /a case has no field phone/)
+    refused('case', [field('who', { required: true, maps_to: 'first_name' })], /case's name/)
+    refused('case', [subject, field('mail', { type: 'email', maps_to: 'email' })], /submitter becomes a contact/)
+    refused('case', [subject, field('urgency', { type: 'select', options: ['Soon'], maps_to: 'priority' })], /priority needs a select/)
+    const caseForm = [subject, field('urgency', { type: 'select', options: ['Low', 'High'], maps_to: 'priority' }), field('mail', { type: 'email', maps_to: 'email' }), field('who', { required: true, maps_to: 'first_name' })]
+    const caseCreated: WebFormEvent = { type: 'WebFormCreated', data: { form_id: formId, org_id: org, ...design, consent: null, target: 'case', fields: caseForm, created_by: null, at } }
+    form(t).given([]).when({ type: 'CreateWebForm', formId, orgId: org, design: { ...design, target: 'case', fields: caseForm }, actorId: null, at }).then([caseCreated])
+    // An update is checked against the target chosen on creation.
+    form(t).given([caseCreated]).when({ type: 'UpdateWebForm', orgId: org, design: { fields: [...DEFAULT_FIELDS] }, at }).thenRejects(ValidationError, { errors: { fields: [/a case has no field/] } })
   })
 
   t.test('update: only what changed; nothing changed, no event; consent wording versioned', async (t) => {
@@ -78,6 +96,20 @@ t.test('a submission is written once: a repeat (same idempotency key) decides no
   decide.given([submitted]).when({ type: 'QuarantineSubmission', submission: { ...submission, reason: 'honeypot' } }).then([])
 })
 
+t.test('a release: once, of a quarantined submission of this form only', async (t) => {
+  const base = { submission_id: 's', form_id: formId, org_id: org, answers: { name: 'Ada' }, source_page: null, at }
+  const quarantined = { type: 'WebFormSubmissionQuarantined' as const, data: { ...base, reason: 'honeypot' as const, consent: null } }
+  const release = { lead_id: 'l', outcome: 'created' as const, consent: null, released_by: 'admin', at }
+  const released = { type: 'WebFormSubmissionReleased' as const, data: release }
+  const decide = spec(t, submissionDecider)
+  decide.given([quarantined]).when({ type: 'ReleaseSubmission', orgId: org, formId, release }).then([released])
+  decide.given([quarantined, released]).when({ type: 'ReleaseSubmission', orgId: org, formId, release: { ...release, lead_id: 'other' } }).then([], 'released once')
+  decide.given([{ type: 'WebFormSubmitted', data: { ...base, lead_id: 'l', outcome: 'created', consent: null } }]).when({ type: 'ReleaseSubmission', orgId: org, formId, release }).thenRejects(ValidationError)
+  decide.given([quarantined]).when({ type: 'ReleaseSubmission', orgId: otherOrg, formId, release }).thenRejects(NotFoundError)
+  decide.given([quarantined]).when({ type: 'ReleaseSubmission', orgId: org, formId: 'another form', release }).thenRejects(NotFoundError)
+  decide.given([]).when({ type: 'ReleaseSubmission', orgId: org, formId, release }).thenRejects(NotFoundError)
+})
+
 t.test('answers read against the fields', async (t) => {
   const fields: FormField[] = [
     named,
@@ -100,7 +132,7 @@ t.test('answers read against the fields', async (t) => {
   }
   t.throws(() => readAnswers(fields, { ...good, message: 'x'.repeat(5001) }), ValidationError, 'a textarea holds at most 5000 characters')
 
-  const input = leadInputOf(fields, readAnswers(fields, good), ['p1'])
+  const input = leadInputOf(mappedAnswers(fields, readAnswers(fields, good)), ['p1'])
   t.match(input, { first_name: 'Ada', email: 'ada@example.test', source: 'other', assigned_to: ['p1'] }, 'mapped answers fill lead fields')
   t.equal(input.description, 'phone: +44 20 7946 0958\nplan: Pro\nSend me news: Yes\nterms: Yes\nMessage: Call me', 'the others are written into the description as "Label: answer" lines')
   t.same(rawAnswers(fields, { name: ['Bot', 'x'], message: 5, terms: true, other: 'x' }), { name: 'Bot', message: '5', terms: true }, 'a quarantined post kept as sent, to the form\'s keys')

@@ -370,7 +370,7 @@ function decidedEvents(): DomainEvent[] {
   const formId = randomUUID()
   const consent = { text: 'You may contact me.', purpose: 'Sales follow-up', legal_basis: 'consent' }
   const webFormCommands: WebFormCommand[] = [
-    { type: 'CreateWebForm', formId, orgId: org, design: { name: 'Contact us', description: '', fields: [...DEFAULT_FIELDS], success_message: 'Thanks', allowed_origins: ['https://www.acme.test'], assigned_to: ids(1), consent }, actorId: admin.profileId, at },
+    { type: 'CreateWebForm', formId, orgId: org, design: { target: 'lead', name: 'Contact us', description: '', fields: [...DEFAULT_FIELDS], success_message: 'Thanks', allowed_origins: ['https://www.acme.test'], assigned_to: ids(1), consent }, actorId: admin.profileId, at },
     { type: 'UpdateWebForm', orgId: org, design: { name: 'Talk to us', consent: null }, at },
     { type: 'PublishWebForm', orgId: org, at },
     { type: 'UnpublishWebForm', orgId: org, at },
@@ -379,7 +379,12 @@ function decidedEvents(): DomainEvent[] {
   const submitted = { form_id: formId, org_id: org, answers: { first_name: 'Ada', newsletter: true }, source_page: 'https://www.acme.test/contact', at }
   const submissions = [
     ...decided(submissionDecider, [{ type: 'RecordSubmission', submission: { ...submitted, submission_id: randomUUID(), lead_id: randomUUID(), outcome: 'created', consent: { purpose: 'Sales follow-up', legal_basis: 'consent', text_sha256: 'ab'.repeat(32), version: 1 } } }]),
+    ...decided(submissionDecider, [{ type: 'RecordSubmission', submission: { ...submitted, submission_id: randomUUID(), case_id: randomUUID(), contact_id: null, outcome: 'created', consent: null } }]),
     ...decided(submissionDecider, [{ type: 'QuarantineSubmission', submission: { ...submitted, submission_id: randomUUID(), reason: 'honeypot' } }]),
+    ...decided(submissionDecider, [
+      { type: 'QuarantineSubmission', submission: { ...submitted, submission_id: randomUUID(), reason: 'honeypot', consent: null } },
+      { type: 'ReleaseSubmission', orgId: org, formId, release: { contact_id: randomUUID(), outcome: 'matched', consent: null, released_by: admin.profileId, at } },
+    ]),
   ]
   const owner = randomUUID()
   const claimCommands: NameClaimCommand[] = [

@@ -193,6 +193,10 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.webhook = (await created('POST', '/api/webhooks/', A, { url: 'https://hooks.acme.test/secret', event_types: [] })).id
   // Left unpublished: its public address (org_id and form_id) must then answer 404 to anyone, as another organization's would.
   ids.webform = (await created('POST', '/api/webforms/', A, { name: 'Acme secret form' })).id
+  // A quarantined submission (the honeypot filled), of a second form published for it: what a release names.
+  const heldForm = await created('POST', '/api/webforms/', A, { name: 'Acme secret held form' })
+  await created('POST', `/api/webforms/${heldForm.id}/publish/`, A, {})
+  ids.webformSubmission = (await created('POST', heldForm.embed.submit_path, {}, { first_name: 'Acme secret visitor', email: 'secret-visitor@acme.test', website_url: 'x' })).submission_id
   // A delivery of A's webhook, as the delivery worker (not running here) records one.
   const deliveredEvent = { id: randomUUID(), type: 'TagCreated', streamName: `tag-${ids.tag}`, revision: 0n, position: { commit: 1n, prepare: 1n } }
   ids.webhookDelivery = (await recordDelivery(database.db, { id: randomUUID(), webhookId: idOf('webhook'), orgId: acme.orgId, event: deliveredEvent, kind: 'delivery', attempt: 1, status: 'failed' })).id

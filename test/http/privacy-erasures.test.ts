@@ -198,6 +198,18 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.match(after, { id: submission.id, lead_id: submission.lead_id }, 'the submission itself stays')
   })
 
+  t.test("a case form's answers go with its submitter's contact", async (t) => {
+    const form = await ok('POST', '/api/webforms/', admin, { name: 'Erasable support', target: 'case' })
+    await ok('POST', `/api/webforms/${form.id}/publish/`, admin, {})
+    const answers = { first_name: `Vera${mark}`, email: `vera.${mark}@mail.test`, subject: 'Broken printer' }
+    const submitted = await app.inject({ method: 'POST', url: form.embed.submit_path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(answers).toString() })
+    t.equal(submitted.statusCode, 200, submitted.body)
+    const [submission] = (await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results
+    t.equal((await erase(admin, 'contact', submission.contact_id)).statusCode, 201)
+    t.notMatch(await dump(), new RegExp(`(Vera|vera\\.)${mark}`), "nothing of the submitter left, in the log, the contact or the submissions")
+    t.match((await app.inject({ url: `/api/webforms/${form.id}/submissions/`, headers: admin })).json().results[0], { id: submission.id, case_id: submission.case_id, answers: { first_name: READ_MODEL_ERASED } })
+  })
+
   t.test("a member's profile: deactivated and blanked, their account too when it is theirs alone", async (t) => {
     await database.db.updateTable('users').set({ first_name: `Bo${mark}`, last_name: `Berg${mark}` }).where('id', '=', bob.userId).execute()
     await database.db.updateTable('profiles').set({ phone: `+46 9 ${mark}` }).where('id', '=', bob.profileId).execute()

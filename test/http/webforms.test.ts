@@ -158,6 +158,72 @@ t.test('web forms: designed by admins, embedded and submitted by the public', as
     t.equal((await call('GET', `/api/webforms/${doomed.id}/`, admin)).statusCode, 404)
   })
 
+  const consent = { text: 'You may reply to me.', purpose: 'Support' }
+  const published = async (payload: object) => {
+    const made = await design(payload)
+    await call('POST', `/api/webforms/${made.id}/publish/`, admin)
+    return made
+  }
+  const submissionsOf = async (made: { id: string }, query = '') => (await call('GET', `/api/webforms/${made.id}/submissions/${query}`, admin)).json().results
+  let grace = ''
+
+  t.test('a contact form creates the contact through the contact use case, with the consent; a known email is matched', async (t) => {
+    const contactForm = await published({ name: 'Stay in touch', target: 'contact', consent })
+    t.match(contactForm, { target: 'contact', fields: [{ maps_to: 'first_name' }, { maps_to: 'last_name' }, { maps_to: 'email' }, { maps_to: 'phone' }, { maps_to: 'description' }] })
+    const res = await submit(contactForm, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@visitor.test', phone: '+1 555 0100', message: 'Hello', consent: 'on', idempotency_key: 'c-1' })
+    t.equal(res.statusCode, 200, res.body)
+    const [submission] = await submissionsOf(contactForm)
+    t.match(submission, { status: 'accepted', outcome: 'created', contact_id: String, lead_id: null, case_id: null, consent: { purpose: 'Support', version: 1 } })
+    grace = submission.contact_id
+    t.match((await call('GET', `/api/contacts/${grace}/`, admin)).json().contact_obj, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@visitor.test', phone: '+1 555 0100', description: 'Hello' })
+    t.equal((await submit(contactForm, { first_name: 'Grace', email: 'GRACE@visitor.test', consent: 'on' })).statusCode, 200)
+    // The clock is fixed, so submissions list in id order: found by what they hold.
+    t.match((await submissionsOf(contactForm)).find((s: { outcome: string }) => s.outcome === 'matched'), { contact_id: grace }, 'no second contact')
+    t.match((await submit(contactForm, { first_name: 'Grace', email: 'grace@visitor.test' })).json(), { errors: { consent: [String] } }, 'consent required as for a lead')
+    t.match((await call('POST', '/api/webforms/', admin, { name: 'X', target: 'contact', fields: [{ key: 'who', label: 'Name', required: true, maps_to: 'first_name' }, { key: 'firm', label: 'Firm', maps_to: 'company_name' }] })).json(), { errors: { fields: [/a contact has no field company_name/] } })
+  })
+
+  t.test('a case form creates the case through the case use case; its submitter is found or created as its contact', async (t) => {
+    const caseForm = await published({ name: 'Support', target: 'case' })
+    t.same(caseForm.fields.map((f: { maps_to: string }) => f.maps_to), ['first_name', 'email', 'name', 'description'])
+    const known = { first_name: 'Grace', email: 'grace@visitor.test', subject: 'Printer on fire', message: 'Please help' }
+    t.equal((await submit(caseForm, { ...known, idempotency_key: 'case-1' })).statusCode, 200)
+    t.equal((await submit(caseForm, { ...known, idempotency_key: 'case-1' })).statusCode, 200, 'a repeat')
+    t.equal((await submit(caseForm, { first_name: 'Linus', email: 'linus@visitor.test', subject: 'Kernel panic' })).statusCode, 200)
+    const listed = await submissionsOf(caseForm)
+    t.equal(listed.length, 2)
+    const mine = listed.find((s: { contact_id: string }) => s.contact_id === grace)
+    const linus = listed.find((s: { contact_id: string }) => s.contact_id !== grace)
+    t.match(mine, { outcome: 'created', case_id: String, contact_id: grace, lead_id: null }, 'the known email: its contact')
+    t.match((await call('GET', `/api/cases/${mine.case_id}/`, admin)).json().cases_obj, { name: 'Printer on fire', description: 'Please help', contacts: [{ id: grace }] })
+    t.match((await call('GET', `/api/contacts/${linus.contact_id}/`, admin)).json().contact_obj, { first_name: 'Linus', email: 'linus@visitor.test' }, 'a new person: a new contact')
+    t.match((await call('GET', `/api/cases/${linus.case_id}/`, admin)).json().cases_obj, { name: 'Kernel panic', contacts: [{ id: linus.contact_id }] })
+    t.match((await call('POST', '/api/webforms/', admin, { name: 'X', target: 'case', fields: [{ key: 'subject', label: 'Subject', required: true, maps_to: 'name' }, { key: 'tel', label: 'Phone', type: 'phone', maps_to: 'phone' }] })).json(), { errors: { fields: [/a case has no field phone/] } })
+  })
+
+  t.test('releasing a quarantined submission creates its record once (admins)', async (t) => {
+    const contactForm = await published({ name: 'Quarantine', target: 'contact', consent })
+    await submit(contactForm, { first_name: 'Ann', email: 'ann@visitor.test', consent: 'on', website_url: 'x' })
+    await submit(contactForm, { first_name: 'Bea', email: 'bea@visitor.test', consent: 'on' })
+    const [held] = await submissionsOf(contactForm, '?status=quarantined')
+    const [accepted] = await submissionsOf(contactForm, '?status=accepted')
+    const release = (id: string, headers = admin, form = contactForm.id) => call('POST', `/api/webforms/${form}/submissions/${id}/release/`, headers)
+    t.equal((await release(held.id, globex.admin.headers)).statusCode, 404, "another organization's")
+    t.equal((await release(held.id, admin, form.id)).statusCode, 404, "another form's")
+    t.equal((await release(held.id, alice.headers)).statusCode, 403)
+    const released = await release(held.id)
+    t.equal(released.statusCode, 200, released.body)
+    t.match(released.json(), { id: held.id, status: 'accepted', outcome: 'created', contact_id: String, reason: 'honeypot', released_at: String, consent: { purpose: 'Support' } })
+    t.match((await call('GET', `/api/contacts/${released.json().contact_id}/`, admin)).json().contact_obj, { first_name: 'Ann', email: 'ann@visitor.test' })
+    const events = await eventCount(database.db)
+    const again = await release(held.id)
+    t.equal(again.statusCode, 200)
+    t.equal(again.json().contact_id, released.json().contact_id, 'a second release answers the same record')
+    t.equal(await eventCount(database.db), events, 'and appends nothing')
+    t.match((await release(accepted.id)).json(), { error: true, errors: { submission: [/quarantined/] } })
+    t.equal((await release(accepted.id)).statusCode, 400)
+  })
+
   t.test('answers never reach the logs', async (t) => {
     const log = lines.join('')
     t.ok(lines.length > 20, `${lines.length} log lines`)
@@ -166,6 +232,6 @@ t.test('web forms: designed by admins, embedded and submitted by the public', as
 
   t.test('rebuild equals live', async (t) => {
     const live = await rebuildEqualsLive(t, { db: database.db, store }, webFormsProjector, { oneByOne: true })
-    t.ok(live.webforms!.length >= 2 && live.webform_submissions!.length >= 4, 'forms and submissions were compared')
+    t.ok(live.webforms!.length >= 5 && live.webform_submissions!.length >= 10, 'forms and submissions were compared')
   })
 })

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto'
 import { ValidationError } from '../../errors.ts'
+import type { CaseInput } from '../case/case.ts'
+import type { CasePriority } from '../case/fields.ts'
+import type { ContactFields } from '../contact/contact.ts'
 import type { LeadInput } from '../lead/lead.ts'
 import type { Answers, ConsentRecord } from './submission.ts'
-import type { Consent, FieldType, FormField, MappableLeadField } from './webform.ts'
+import { MAPPABLE_FIELDS } from './webform.ts'
+import type { Consent, FieldType, FormField, MappableField } from './webform.ts'
 
 /**
  * A submission's answers read against the form's fields (pure: the same body always reads the
- * same), and the lead they describe. A body is what an HTML form posts: strings, a list where a
+ * same), and the record they describe. A body is what an HTML form posts: strings, a list where a
  * key repeats, `on` for a ticked box; JSON clients may send booleans and numbers.
  */
 
@@ -23,6 +27,9 @@ function textOf(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   return undefined
 }
+
+/** The refusal of a submission whose visitor did not tick the form's consent box. */
+export const CONSENT_REFUSED: Readonly<Record<string, string[]>> = { consent: ['Agree to the terms shown to send this form.'] }
 
 /** Whether a box was ticked: `true`, or what a browser or a hand-written form sends for it (`on`, `true`, `1`, `yes`). */
 export const isTicked = (value: unknown): boolean => value === true || (typeof value === 'string' && TICKED.has(value.trim().toLowerCase()))
@@ -72,12 +79,14 @@ export function rawAnswers(fields: readonly FormField[], body: Readonly<Record<s
 
 const shown = (answer: string | boolean) => (answer === true ? 'Yes' : answer === false ? 'No' : answer)
 
+export type MappedAnswers = { mapped: Partial<Record<MappableField, string>>; description: string | null }
+
 /**
- * The lead the answers describe: mapped answers fill their lead fields; the others are written
- * into its description as "Label: answer" lines, so nothing the visitor said is lost.
+ * What the answers fill on the record: mapped answers their fields; the others are written into its
+ * description as "Label: answer" lines, after the mapped description, so nothing the visitor said is lost.
  */
-export function leadInputOf(fields: readonly FormField[], answers: Answers, assignedTo: readonly string[]): LeadInput {
-  const mapped: Partial<Record<MappableLeadField, string>> = {}
+export function mappedAnswers(fields: readonly FormField[], answers: Answers): MappedAnswers {
+  const mapped: Partial<Record<MappableField, string>> = {}
   const lines: string[] = []
   for (const field of fields) {
     const answer = answers[field.key]
@@ -86,7 +95,26 @@ export function leadInputOf(fields: readonly FormField[], answers: Answers, assi
     else lines.push(`${field.label}: ${shown(answer)}`)
   }
   const description = [mapped.description, lines.join('\n')].filter(Boolean).join('\n\n').slice(0, DESCRIPTION_MAX)
-  return { ...mapped, description: description || null, source: 'other', assigned_to: [...assignedTo], custom: { cfFields: {} } }
+  return { mapped, description: description || null }
+}
+
+/** The lead the answers describe, with no creator and source `other`. */
+export function leadInputOf({ mapped, description }: MappedAnswers, assignedTo: readonly string[]): LeadInput {
+  return { ...pick(mapped, MAPPABLE_FIELDS.lead), description, source: 'other', assigned_to: [...assignedTo], custom: { cfFields: {} } }
+}
+
+/** The contact the answers describe (a contact form's, or a case's submitter: `assignedTo` empty). */
+export function contactInputOf({ mapped, description }: MappedAnswers, assignedTo: readonly string[]): Partial<ContactFields> {
+  return { ...pick(mapped, MAPPABLE_FIELDS.contact), description, assigned_to: [...assignedTo] }
+}
+
+/** The case the answers describe (its submitter's contact apart). The design allows a priority only as a select of case priorities. */
+export function caseInputOf({ mapped, description }: MappedAnswers, assignedTo: readonly string[]): CaseInput {
+  return { name: mapped.name ?? '', description, ...(mapped.priority && { priority: mapped.priority as CasePriority }), assigned_to: [...assignedTo], custom: { cfFields: {} } }
+}
+
+function pick<K extends string>(mapped: Partial<Record<MappableField, string>>, keys: readonly K[]): Partial<Record<K, string>> {
+  return Object.fromEntries(keys.flatMap((key) => (key in mapped && key !== 'description' ? [[key, mapped[key as unknown as MappableField]]] : []))) as Partial<Record<K, string>>
 }
 
 /** The consent a submission records: which wording (its hash and version) for what purpose, on what legal basis. */

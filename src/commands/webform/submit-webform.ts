@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { ForbiddenError, NotFoundError } from '../../errors.ts'
 import type { Position } from '../../eventstore/event-store.ts'
-import { relationErrors } from '../../projections/record/relations.ts'
 import { publishedWebForm } from '../../projections/webform/webforms.ts'
 import type { WebFormRow } from '../../projections/webform/webforms.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
-import type { CommandSession } from '../command-session.ts'
-import { LEAD_EMAIL_SCOPE, createLead } from '../lead/create-lead.ts'
 import { nameBasedId } from '../name-based-id.ts'
-import { claimHolder } from '../name-claim.ts'
 import type { DealDeps } from '../opportunity/create-opportunity.ts'
-import { consentRecordOf, isTicked, leadInputOf, readAnswers, rawAnswers } from './answers.ts'
+import { CONSENT_REFUSED, consentRecordOf, isTicked, readAnswers, rawAnswers } from './answers.ts'
 import { submissionDecider, submissionStream } from './submission.ts'
-import type { Answers } from './submission.ts'
+import { recordOf, targeted } from './target-record.ts'
 import { HONEYPOT_FIELD } from './webform.ts'
 
 /** What a visitor's browser (or a site's server) posts, and where from: no request, so a test or an importer can submit too. */
@@ -35,9 +31,9 @@ export type SubmissionResult = { submissionId: string; form: WebFormRow; positio
 
 /**
  * Submits a published form: the spam checks in order (the honeypot quarantines: an event, no
- * lead), the answers read against the fields, the consent required when the form asks for it, then
- * the lead created through the same use case as POST /api/leads/ (or, when a lead already has the
- * email, that lead matched), and the submission recorded. The lead's id derives from the submission's,
+ * record), the answers read against the fields, the consent required when the form asks for it,
+ * then the form's record (a lead, a contact or a case) made through the same use case as the API
+ * (target-record.ts), and the submission recorded. The record's id derives from the submission's,
  * and that from the idempotency key, so a repeat creates nothing and answers the same submission.
  */
 export async function submitWebForm(deps: DealDeps, submission: Submission): Promise<SubmissionResult> {
@@ -54,29 +50,19 @@ export async function submitWebForm(deps: DealDeps, submission: Submission): Pro
   if (earlier.length) return { submissionId, form, position: earlier[0]!.position }
   const at = deps.clock().toISOString()
   const common = { submission_id: submissionId, form_id: form.id, org_id: form.org_id, source_page: submission.sourcePage, at }
+  // The consent as the visitor gave it (null: not asked, or not ticked), recorded with an accepted submission and kept with a quarantined one for its release.
+  const consent = form.consent && isTicked(submission.body.consent) ? consentRecordOf(form.consent) : null
   if (isFilled(submission.body[HONEYPOT_FIELD])) {
-    await session.run(submissionDecider, submissionStream(submissionId), { type: 'QuarantineSubmission', submission: { ...common, answers: rawAnswers(form.fields, submission.body), reason: 'honeypot' } })
+    await session.run(submissionDecider, submissionStream(submissionId), { type: 'QuarantineSubmission', submission: { ...common, answers: rawAnswers(form.fields, submission.body), reason: 'honeypot', consent } })
     return { submissionId, form, position: session.position() }
   }
   // Refused together, so the visitor sees every problem at once.
-  const consentRefused: Record<string, string[]> = form.consent && !isTicked(submission.body.consent) ? { consent: ['Agree to the terms shown to send this form.'] } : {}
+  const consentRefused: Record<string, string[]> = form.consent && !consent ? CONSENT_REFUSED : {}
   const answers = readAnswers(form.fields, submission.body, consentRefused)
-  const { leadId, outcome } = await leadOf(deps, caller, session, form, answers, nameBasedId(`webform-lead:${submissionId}`))
-  const consent = form.consent ? consentRecordOf(form.consent) : null
-  await session.run(submissionDecider, submissionStream(submissionId), { type: 'RecordSubmission', submission: { ...common, answers, lead_id: leadId, outcome, consent } })
+  const made = await recordOf(deps, caller, session, targeted(form), answers, submissionId)
+  await session.run(submissionDecider, submissionStream(submissionId), { type: 'RecordSubmission', submission: { ...common, answers, ...made, consent } })
   return { submissionId, form, position: session.position() }
 }
 
 /** The honeypot holds anything at all: people never see it, so only a bot writes in it. */
 const isFilled = (value: unknown): boolean => value !== undefined && value !== null && value !== false && String(value).trim() !== ''
-
-/** The lead of the answers: the one that already holds the email (no second lead, no error that would tell a stranger the address is known), else a new one. */
-async function leadOf(deps: DealDeps, caller: Caller, session: CommandSession, form: WebFormRow, answers: Answers, newLeadId: string): Promise<{ leadId: string; outcome: 'created' | 'matched' }> {
-  const input = leadInputOf(form.fields, answers, form.assigned_to)
-  const holder = input.email ? await claimHolder(deps.store, LEAD_EMAIL_SCOPE, caller.orgId, input.email) : null
-  if (holder !== null && holder !== newLeadId) return { leadId: holder, outcome: 'matched' }
-  // An assignee who has left the organization since the form was designed: the lead goes unassigned (admins see it) rather than the visitor being refused.
-  const gone = await relationErrors(deps.db, caller.orgId, 'profiles', input.assigned_to)
-  const { id } = await createLead(deps, caller, gone ? { ...input, assigned_to: [] } : input, { session, id: newLeadId })
-  return { leadId: id, outcome: 'created' }
-}

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { TaskLink, taskLinks } from '../tasks/task-views.ts'
-import { CONTACT_EMAIL_SCOPE, contactDecider, contactNames, contactStream, emptyContact } from '../../commands/contact/contact.ts'
+import { contactDecider, contactStream } from '../../commands/contact/contact.ts'
+import type { contactNames } from '../../commands/contact/contact.ts'
+import { contactCreation } from '../../commands/contact/create-contact.ts'
 import type { RecordModule } from '../../commands/record-create.ts'
 import type { Db } from '../../db/database.ts'
 import type { ContactFields } from '../../commands/contact/contact.ts'
@@ -15,7 +17,6 @@ import { notesView } from '../kernel/note-views.ts'
 import { identityOf, viewerOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
 import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
-import { checkRelations } from '../../projections/record/relations.ts'
 import { IdParams, PageQuery, authErrors, pageOf } from '../kernel/schemas/common.ts'
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 import { countryChoices } from '../accounts/choices.ts'
@@ -96,20 +97,7 @@ const ContactDetail = z.object({
  * over HTTP or not, takes this, so an imported row obeys the same rules as POST.
  */
 export function contactModule(db: Db): RecordModule<ContactFields, 'email', typeof contactNames> {
-  return {
-    plural: 'contacts',
-    body: ContactBody,
-    empty: emptyContact,
-    decider: contactDecider,
-    commands: contactNames.commands,
-    stream: contactStream,
-    // Like tags and assignees, an account the contact already has may stay after it is deleted.
-    checkRelations: async (orgId, requested, current) => {
-      const accountMissing = requested.account && requested.account !== current?.account && !(await accountOf(db, orgId, requested.account))
-      await checkRelations(db, orgId, requested, accountMissing ? { account: ['Expected an account of this organization.'] } : {}, current)
-    },
-    unique: { scope: CONTACT_EMAIL_SCOPE, field: 'email' },
-  }
+  return { plural: 'contacts', body: ContactBody, ...contactCreation(db) }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { FIELD_TYPES, MAPPABLE_LEAD_FIELDS, RESERVED_KEYS } from '../../commands/webform/webform.ts'
+import { ALL_MAPPABLE_FIELDS, FIELD_TYPES, MAPPABLE_FIELDS, RESERVED_KEYS, TARGETS } from '../../commands/webform/webform.ts'
+import type { Target } from '../../commands/webform/webform.ts'
 import { iso } from '../kernel/schemas/common.ts'
 import type { WebFormRow, WebFormSubmissionRow } from '../../projections/webform/webforms.ts'
 
@@ -27,7 +28,11 @@ const FieldBody = z.object({
   type: z.enum(FIELD_TYPES).default('text'),
   required: z.boolean().default(false),
   options: z.array(z.string().trim().min(1).max(200)).max(100).default([]).describe('A select field\'s choices (only a select has them)'),
-  maps_to: z.enum(MAPPABLE_LEAD_FIELDS).nullable().default(null).describe("The lead field the answer fills; null: the answer is written into the lead's description as \"Label: answer\""),
+  maps_to: z
+    .enum(ALL_MAPPABLE_FIELDS)
+    .nullable()
+    .default(null)
+    .describe(`The target's field the answer fills (${TARGETS.map((target) => `${target}: ${MAPPABLE_FIELDS[target].join(', ')}`).join('; ')}); null: the answer is written into the record's description as "Label: answer"`),
 })
 
 const ConsentBody = z.object({
@@ -43,21 +48,23 @@ const designShape = {
   fields: z.array(FieldBody).min(1).max(50).describe('In the order shown. Default: first name (required), last name, email (required), phone, message'),
   success_message: z.string().trim().min(1).max(500).describe('Shown after a submission'),
   allowed_origins: z.array(Origin).max(20).describe('Sites whose pages may post the form (a browser\'s Origin); empty: any. A post without an Origin (server to server) is not checked'),
-  assigned_to: z.array(z.uuid()).max(20).describe('Profiles the created leads are assigned to'),
+  assigned_to: z.array(z.uuid()).max(20).describe('Profiles the created records are assigned to'),
   consent: ConsentBody.nullable().describe('When set, the visitor must tick a box with this text; each submission records it'),
 }
 export const UpdateBody = z.object(designShape).partial()
-export const CreateBody = UpdateBody.required({ name: true })
+export const CreateBody = UpdateBody.required({ name: true }).extend({
+  target: z.enum(TARGETS).default('lead').describe("What each submission creates, set once: a lead, a contact, or a case (its submitter's email and name find or create a contact of the case)"),
+})
 export const DEFAULT_SUCCESS_MESSAGE = 'Thank you! We received your message.'
 
-const Field = z.object({ key: z.string(), label: z.string(), type: z.enum(FIELD_TYPES), required: z.boolean(), options: z.array(z.string()), maps_to: z.enum(MAPPABLE_LEAD_FIELDS).nullable() })
+const Field = z.object({ key: z.string(), label: z.string(), type: z.enum(FIELD_TYPES), required: z.boolean(), options: z.array(z.string()), maps_to: z.enum(ALL_MAPPABLE_FIELDS).nullable() })
 const Consent = z.object({ text: z.string(), purpose: z.string(), legal_basis: z.string(), version: z.number().int().describe('Grows whenever the wording, purpose or basis changes') })
 
 export const WebForm = z.object({
   id: z.uuid(),
   name: z.string(),
   description: z.string(),
-  target: z.literal('lead').describe('What a submission creates'),
+  target: z.enum(TARGETS).describe('What a submission creates'),
   fields: z.array(Field),
   success_message: z.string(),
   allowed_origins: z.array(z.string()),
@@ -74,9 +81,12 @@ export const WebForm = z.object({
 export const WebFormSubmission = z.object({
   id: z.uuid(),
   status: z.enum(['accepted', 'quarantined']),
-  outcome: z.enum(['created', 'matched']).nullable().describe('accepted: created a lead, or matched the lead that already had the email'),
+  outcome: z.enum(['created', 'matched']).nullable().describe("accepted: created the form's record, or matched the lead or contact that already had the email (a case is always created)"),
   lead_id: z.uuid().nullable(),
-  reason: z.string().nullable().describe('quarantined: why (honeypot)'),
+  contact_id: z.uuid().nullable().describe("A contact form's contact, or a case's submitter"),
+  case_id: z.uuid().nullable(),
+  reason: z.string().nullable().describe('quarantined (or released from it): why (honeypot)'),
+  released_at: z.string().nullable().describe('When an admin released it from quarantine'),
   answers: z.record(z.string(), z.union([z.string(), z.boolean()])),
   consent: z.object({ purpose: z.string(), legal_basis: z.string(), text_sha256: z.string(), version: z.number().int() }).nullable(),
   source_page: z.string().nullable(),
@@ -86,7 +96,7 @@ export const WebFormSubmission = z.object({
 const count = z.number().int()
 export const Analytics = z.object({
   submissions: count.describe('Accepted submissions'),
-  leads_created: count,
+  leads_created: count.describe('Accepted submissions that created their record: a lead, a contact or a case (the name is from when forms made leads only)'),
   leads_matched: count.describe('Accepted submissions whose email already belonged to a lead'),
   quarantined: count,
   last_submission_at: z.string().nullable(),
@@ -102,7 +112,7 @@ export const webFormBody = (row: WebFormRow) => ({
   id: row.id,
   name: row.name,
   description: row.description,
-  target: 'lead' as const,
+  target: row.target as Target,
   fields: row.fields,
   success_message: row.success_message,
   allowed_origins: row.allowed_origins,
@@ -121,7 +131,10 @@ export const submissionBody = (row: WebFormSubmissionRow) => ({
   status: row.status,
   outcome: row.outcome,
   lead_id: row.lead_id,
+  contact_id: row.contact_id,
+  case_id: row.case_id,
   reason: row.reason,
+  released_at: iso(row.released_at),
   answers: row.answers,
   consent: row.consent,
   source_page: row.source_page,

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { createWebForm, updateWebForm } from '../../commands/webform/design-webform.ts'
-import { DEFAULT_FIELDS, webFormDecider, webFormStream } from '../../commands/webform/webform.ts'
+import { releaseSubmission } from '../../commands/webform/release-submission.ts'
+import { defaultFields, webFormDecider, webFormStream } from '../../commands/webform/webform.ts'
 import type { FormDesign, WebFormCommand } from '../../commands/webform/webform.ts'
 import type { Deps } from '../../deps.ts'
 import { orNotFound } from '../../errors.ts'
-import { listSubmissions, listWebForms, submissionAnalytics, webFormOf } from '../../projections/webform/webforms.ts'
+import { listSubmissions, listWebForms, submissionAnalytics, submissionOf, webFormOf } from '../../projections/webform/webforms.ts'
 import { requireAdmin } from '../kernel/auth.ts'
 import { callerOf, requestCommands, settle } from '../kernel/commands.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, iso, pageOf } from '../kernel/schemas/common.ts'
@@ -16,6 +17,7 @@ const errors = { ...authErrors, 404: ErrorBody }
 const ANALYTICS_DAYS = 30
 
 const ListQuery = PageQuery.extend({ is_published: z.enum(['true', 'false']).optional().describe('Only published (true) or unpublished (false) forms') })
+const SubmissionParams = IdParams.extend({ submission_id: z.uuid() })
 const SubmissionQuery = PageQuery.extend({ status: z.enum(['accepted', 'quarantined']).optional() })
 
 /**
@@ -37,14 +39,15 @@ export function webFormRoutes(deps: Deps): FastifyPluginAsyncZod {
 
     app.post(
       '/api/webforms/',
-      { schema: { tags: TAGS, summary: 'Design a web form (admins); it starts unpublished', description: 'Left out: a contact form\'s fields (first name, last name, email, phone, message), a thank-you message, any origin, no assignee, no consent box. A lead needs a name, so one required field must fill first_name or last_name (400 on fields).', body: CreateBody, response: { 201: WebForm, 400: ErrorBody, ...authErrors } } },
+      { schema: { tags: TAGS, summary: 'Design a web form (admins); it starts unpublished', description: "Left out: a lead form; a contact form's fields (first name, last name, email, phone, message; for a case: first name, email, subject, message), a thank-you message, any origin, no assignee, no consent box. Each field may fill only a field of the target (400 on fields otherwise). The record needs a name, so one required field must fill a lead's first_name or last_name, a contact's first_name, a case's name (its subject).", body: CreateBody, response: { 201: WebForm, 400: ErrorBody, ...authErrors } } },
       async (request, reply) => {
         const { orgId } = requireAdmin(request)
         const body = request.body
         const design: FormDesign = {
+          target: body.target,
           name: body.name,
           description: body.description ?? '',
-          fields: body.fields ?? [...DEFAULT_FIELDS],
+          fields: body.fields ?? [...defaultFields(body.target)],
           success_message: body.success_message ?? DEFAULT_SUCCESS_MESSAGE,
           allowed_origins: body.allowed_origins ?? [],
           assigned_to: body.assigned_to ?? [],
@@ -99,6 +102,26 @@ export function webFormRoutes(deps: Deps): FastifyPluginAsyncZod {
         const { limit, offset, status } = request.query
         const { count, rows } = await listSubmissions(db, orgId, form.id, { limit, offset }, status)
         return { count, offset, limit, results: rows.map(submissionBody) }
+      },
+    )
+
+    app.post(
+      '/api/webforms/:id/submissions/:submission_id/release/',
+      {
+        schema: {
+          tags: TAGS,
+          summary: "Release a quarantined submission (admins): its answers make the form's record now",
+          description: 'Through the same use case as a submission, from the answers as kept and the consent the visitor gave: 400 naming each answer the form\'s fields no longer accept, and for a submission that was not quarantined. Releasing again answers the same record.',
+          params: SubmissionParams,
+          response: { 200: WebFormSubmission, 400: ErrorBody, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { orgId } = requireAdmin(request)
+        const { id, submission_id } = request.params
+        const { position } = await releaseSubmission(deps, callerOf(request), id, submission_id)
+        await settle(deps, reply, position)
+        return submissionBody(await orNotFound(submissionOf(db, orgId, id, submission_id)))
       },
     )
 

@@ -20,7 +20,7 @@ export type WebFormRow = {
   updated_at: Date
 }
 
-/** One row per submission: accepted (with the lead it created or matched) or quarantined (with why). */
+/** One row per submission: accepted (with the record it created or matched), or quarantined (with why) until released. */
 export type WebFormSubmissionRow = {
   id: string
   org_id: string
@@ -28,11 +28,16 @@ export type WebFormSubmissionRow = {
   status: 'accepted' | 'quarantined'
   outcome: 'created' | 'matched' | null
   lead_id: string | null
+  /** A contact form's contact, or a case's submitter. */
+  contact_id: string | null
+  case_id: string | null
   reason: string | null
   answers: Answers
   consent: ConsentRecord | null
   source_page: string | null
   created_at: Date
+  /** When an admin released it from quarantine (its reason stays). */
+  released_at: Date | null
 }
 
 export type WebFormTables = { webforms: WebFormRow; webform_submissions: WebFormSubmissionRow }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { submissionStreams } from '../../commands/webform/submission.ts'
-import type { SubmissionEvent } from '../../commands/webform/submission.ts'
+import type { Made, SubmissionEvent } from '../../commands/webform/submission.ts'
 import { webFormStreams } from '../../commands/webform/webform.ts'
 import type { WebFormEvent } from '../../commands/webform/webform.ts'
 import type { Db } from '../../db/database.ts'
@@ -15,14 +15,14 @@ export type { WebFormRow, WebFormSubmissionRow } from './tables.ts'
 
 /**
  * The web forms and their submissions (docs/web-forms.md): what the admin routes list and the public
- * routes serve. Erasing a lead blanks the answers of the submissions that made or matched it: they
- * were sealed under the lead's key (issue 31).
+ * routes serve. Erasing a lead or contact blanks the answers of the submissions that made or matched
+ * it: they were sealed under its key (issue 31).
  */
 export const webFormsProjector = withErasure({
   name: 'webforms',
-  // 2: erasures blank answers, '' not "[erased]" (issue 31).
-  version: 2,
-  eventTypes: ['WebFormCreated', 'WebFormUpdated', 'WebFormPublished', 'WebFormUnpublished', 'WebFormDeleted', 'WebFormSubmitted', 'WebFormSubmissionQuarantined'],
+  // 2: erasures blank answers, '' not "[erased]" (issue 31). 3: contacts and cases (contact_id, case_id), releases (released_at).
+  version: 3,
+  eventTypes: ['WebFormCreated', 'WebFormUpdated', 'WebFormPublished', 'WebFormUnpublished', 'WebFormDeleted', 'WebFormSubmitted', 'WebFormSubmissionQuarantined', 'WebFormSubmissionReleased'],
   tables: ['webforms', 'webform_submissions'],
   async createTables(db) {
     await sql`
@@ -33,8 +33,8 @@ export const webFormsProjector = withErasure({
       )`.execute(db)
     await sql`
       CREATE TABLE webform_submissions (
-        id uuid PRIMARY KEY, org_id uuid NOT NULL, form_id uuid NOT NULL, status text NOT NULL, outcome text, lead_id uuid, reason text,
-        answers jsonb NOT NULL, consent jsonb, source_page text, created_at timestamptz NOT NULL
+        id uuid PRIMARY KEY, org_id uuid NOT NULL, form_id uuid NOT NULL, status text NOT NULL, outcome text, lead_id uuid, contact_id uuid, case_id uuid, reason text,
+        answers jsonb NOT NULL, consent jsonb, source_page text, created_at timestamptz NOT NULL, released_at timestamptz
       )`.execute(db)
   },
   async createIndexes(db) {
@@ -68,19 +68,29 @@ export const webFormsProjector = withErasure({
     }
   },
 }, async (trx, subject) => {
-  if (subject.kind !== 'lead') return
+  // The answers of the submissions that made or matched the erased person's lead or contact (a case's submitter included).
+  const person = subject.kind === 'lead' ? sql`lead_id` : subject.kind === 'contact' ? sql`contact_id` : undefined
+  if (!person) return
   await sql`UPDATE webform_submissions SET answers = (SELECT jsonb_object_agg(key, CASE WHEN jsonb_typeof(value) = 'string' THEN to_jsonb(${READ_MODEL_ERASED}::text) ELSE value END) FROM jsonb_each(answers))
-    WHERE lead_id = ${subject.id} AND answers <> '{}'::jsonb`.execute(trx)
+    WHERE ${person} = ${subject.id} AND answers <> '{}'::jsonb`.execute(trx)
 })
 
-function applySubmission(db: Db, id: string, event: SubmissionEvent): Promise<void> {
+/** The record columns of what a submission made (absent ids: null). */
+const madeColumns = (made: Made) => ({ outcome: made.outcome, lead_id: made.lead_id ?? null, contact_id: made.contact_id ?? null, case_id: made.case_id ?? null })
+
+async function applySubmission(db: Db, id: string, event: SubmissionEvent): Promise<void> {
+  if (event.type === 'WebFormSubmissionReleased') {
+    // Released: accepted from now on, with the record made then; its day stays the one it came in.
+    await db.updateTable('webform_submissions').set({ status: 'accepted', ...madeColumns(event.data), consent: event.data.consent, released_at: new Date(event.data.at) }).where('id', '=', id).execute()
+    return
+  }
   const { form_id, org_id, answers, source_page, at } = event.data
-  const common = { id, org_id, form_id, answers, source_page, created_at: new Date(at) }
+  const common = { id, org_id, form_id, answers, source_page, created_at: new Date(at), released_at: null }
   const row: WebFormSubmissionRow =
     event.type === 'WebFormSubmitted'
-      ? { ...common, status: 'accepted', outcome: event.data.outcome, lead_id: event.data.lead_id, reason: null, consent: event.data.consent }
-      : { ...common, status: 'quarantined', outcome: null, lead_id: null, reason: event.data.reason, consent: null }
-  return insertRowsOnce(db, 'webform_submissions', 'id', [row])
+      ? { ...common, status: 'accepted', ...madeColumns(event.data), reason: null, consent: event.data.consent }
+      : { ...common, status: 'quarantined', outcome: null, lead_id: null, contact_id: null, case_id: null, reason: event.data.reason, consent: null }
+  await insertRowsOnce(db, 'webform_submissions', 'id', [row])
 }
 
 type Page = { limit: number; offset: number }
@@ -107,6 +117,11 @@ export function listSubmissions(db: Db, orgId: string, formId: string, page: Pag
   let query = db.selectFrom('webform_submissions').where('org_id', '=', orgId).where('form_id', '=', formId)
   if (status) query = query.where('status', '=', status)
   return fetchPage<WebFormSubmissionRow>(query, page, (q) => q.orderBy('created_at', 'desc').orderBy('id'))
+}
+
+/** One submission of the organization's form, or undefined (another form's or organization's looks missing). */
+export function submissionOf(db: Db, orgId: string, formId: string, id: string): Promise<WebFormSubmissionRow | undefined> {
+  return db.selectFrom('webform_submissions').selectAll().where('org_id', '=', orgId).where('form_id', '=', formId).where('id', '=', id).executeTakeFirst()
 }
 
 export type FormTotals = { accepted: number; leads_created: number; matched: number; quarantined: number; last_submission_at: Date | null }
