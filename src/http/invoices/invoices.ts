@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.ts'
 import { ValidationError } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { productNames } from '../../projections/invoice/products.ts'
-import { invoiceConditions, invoiceTotals, listInvoices } from '../../projections/invoice/queries.ts'
+import { countInvoices, invoiceConditions, invoicePage, invoiceTotals } from '../../projections/invoice/queries.ts'
 import { INVOICE_NOTES } from '../../projections/invoice/invoices.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
@@ -66,7 +66,11 @@ export function invoiceRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZ
       const { limit, offset, sort, ...query } = request.query
       const today = todayOf(clock())
       const filter = { search: query.search, status: query.status, account: query.account, contact: query.contact, opportunity: query.opportunity, assignedTo: query.assigned_to, createdBy: query.created_by, issueFrom: query.issue_date_gte, issueTo: query.issue_date_lte, dueFrom: query.due_date_gte, dueTo: query.due_date_lte }
-      const [{ count, rows }, totals] = await Promise.all([listInvoices(db, viewer, invoiceConditions(viewer, filter, today), { limit, offset, sort: sort ?? '-created_at', today }), invoiceTotals(db, viewer, today)])
+      const conditions = invoiceConditions(viewer, filter, today)
+      // Unfiltered, the list is every invoice the caller may see: what the totals count.
+      const unfiltered = Object.values(filter).every((value) => value === undefined)
+      const [rows, totals, filtered] = await Promise.all([invoicePage(db, viewer, conditions, { limit, offset, sort: sort ?? '-created_at', today }), invoiceTotals(db, viewer, today), unfiltered ? undefined : countInvoices(db, conditions)])
+      const count = filtered ?? totals.count
       return { count, ...pageLinks(request, { count, limit, offset }), results: rows.map(invoiceListItem), totals }
     })
 

@@ -8,6 +8,7 @@ import type { Db } from '../../db/database.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import { applyNoteEvent, createNoteTables, noteTables } from '../kernel/notes.ts'
 import type { Projector } from '../kernel/projector.ts'
+import { INVOICE_TOTALS_TABLE, createInvoiceTotalsTable, moveInvoiceTotals } from './invoice-totals.ts'
 import type { InvoiceRow } from './tables.ts'
 
 export type { InvoiceRow } from './tables.ts'
@@ -30,6 +31,7 @@ async function createTables(db: Db): Promise<void> {
     line_items jsonb NOT NULL, payments jsonb NOT NULL, credit_notes jsonb NOT NULL, tax_breakdown jsonb NOT NULL, duplicated_from uuid, created_by uuid,
     created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, sent_at timestamptz, viewed_at timestamptz, paid_at timestamptz, cancelled_at timestamptz)`.execute(db)
   await createNoteTables(db, INVOICE_NOTES)
+  await createInvoiceTotalsTable(db)
 }
 
 /** The list's order and the per-organization number lookups; apply finds invoices by id. */
@@ -101,22 +103,25 @@ async function apply(db: Db, id: string, event: InvoiceEvent | Extract<NumberEve
     const { invoice_id: _id, at: _at, line_items, ...fields } = event.data
     const row = { ...fields, id, invoice_number: null, line_items, payments: [], credit_notes: [], created_at: at, updated_at: at, sent_at: null, viewed_at: null, paid_at: null, cancelled_at: null } as unknown as InvoiceRow
     const computed = { ...row, ...recomputed(row, at) }
-    await db.insertInto('invoices').values({ ...computed, line_items: json(line_items), payments: json([]), credit_notes: json([]) }).onConflict((oc) => oc.column('id').doNothing()).execute()
+    const inserted = await db.insertInto('invoices').values({ ...computed, line_items: json(line_items), payments: json([]), credit_notes: json([]) }).onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst()
+    if (inserted) await moveInvoiceTotals(db, undefined, computed)
     return
   }
   const row = await rowOf(db, id)
   if (!row) return
   const changed = next(row, event, at)
-  const { id: _id, org_id: _org, created_at: _created, issue_date, due_date, ...values } = { ...changed, ...recomputed(changed, at) }
+  const after = { ...changed, ...recomputed(changed, at) }
+  const { id: _id, org_id: _org, created_at: _created, issue_date, due_date, ...values } = after
   await db.updateTable('invoices').set({ ...values, issue_date, due_date, line_items: json(changed.line_items), payments: json(changed.payments), credit_notes: json(changed.credit_notes), updated_at: at }).where('id', '=', id).execute()
+  await moveInvoiceTotals(db, row, after)
 }
 
 export const invoicesProjector: Projector = {
   name: 'invoices',
-  // 2: credit notes (amount_credited, credit_notes).
-  version: 2,
+  // 2: credit notes (amount_credited, credit_notes). 3: the list header's totals kept in invoice_totals (invoice-totals.ts).
+  version: 3,
   eventTypes: ['InvoiceCreated', 'InvoiceUpdated', 'InvoiceLinesChanged', 'InvoiceIssued', 'InvoiceResent', 'InvoiceViewed', 'InvoicePaymentRecorded', 'InvoicePaymentReversed', 'InvoiceCancelled', 'CreditNoteIssued', 'InvoiceNumberAllocated', ...noteEventTypes('Invoice')],
-  tables: ['invoices', INVOICE_NOTES.comments, INVOICE_NOTES.attachments],
+  tables: ['invoices', INVOICE_NOTES.comments, INVOICE_NOTES.attachments, INVOICE_TOTALS_TABLE],
   createTables,
   createIndexes,
   apply: (trx, recorded) => apply(trx, isNumberStream(recorded.streamName) ? '' : invoiceStreams.idOf(recorded.streamName), domainEventOf<InvoiceEvent | Extract<NumberEvent, { type: 'InvoiceNumberAllocated' }>>(recorded)),

@@ -3,7 +3,7 @@ import type { RawBuilder } from 'kysely'
 import type { Db } from '../../db/database.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { containsPattern } from '../../db/like.ts'
-import { visibleSql } from '../../visibility/policy.ts'
+import { ruleFor, visibleSql } from '../../visibility/policy.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import type { InvoiceRow } from './tables.ts'
 
@@ -84,15 +84,34 @@ export type InvoiceSort = (typeof INVOICE_SORTS)[number] | `-${(typeof INVOICE_S
 
 const where = (conditions: RawBuilder<boolean>[]) => sql.join(conditions, sql` AND `)
 
-/** One page of the filtered invoices in the order asked (newest first by default), and how many match. */
+/**
+ * Nulls last either way. Only the due date may be null: the other columns sort as plain ASC or DESC,
+ * which is what lets the default order (newest first) read a page from `invoices_org_created`
+ * instead of sorting every invoice of the organization (DESC NULLS LAST does not match that index's
+ * DESC, nulls first).
+ */
+function orderOf(sort: InvoiceSort) {
+  const column = sort.replace('-', '')
+  const direction = sort.startsWith('-') ? (column === 'due_date' ? sql`DESC NULLS LAST` : sql`DESC`) : sql`ASC`
+  return sql`${sql.ref(`i.${column}`)} ${direction}, i.created_at DESC, i.id`
+}
+
+/** One page of the filtered invoices in the order asked (newest first by default). */
+export async function invoicePage(db: Db, viewer: Viewer, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; sort: InvoiceSort; today: string }): Promise<InvoiceView[]> {
+  const { rows } = await sql<InvoiceView>`SELECT ${columns(viewer, page.today)} WHERE ${where(conditions)} ORDER BY ${orderOf(page.sort)} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db)
+  return rows
+}
+
+/** How many invoices match. */
+export async function countInvoices(db: Db, conditions: RawBuilder<boolean>[]): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM invoices i WHERE ${where(conditions)}`.execute(db)
+  return Number(rows[0]!.n)
+}
+
+/** One page of the filtered invoices, and how many match. */
 export async function listInvoices(db: Db, viewer: Viewer, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; sort: InvoiceSort; today: string }): Promise<{ count: number; rows: InvoiceView[] }> {
-  const descending = page.sort.startsWith('-')
-  const order = sql`${sql.ref(`i.${page.sort.replace('-', '')}`)} ${descending ? sql`DESC NULLS LAST` : sql`ASC NULLS LAST`}, i.created_at DESC, i.id`
-  const [rows, count] = await Promise.all([
-    sql<InvoiceView>`SELECT ${columns(viewer, page.today)} WHERE ${where(conditions)} ORDER BY ${order} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    sql<{ n: string }>`SELECT count(*) AS n FROM invoices i WHERE ${where(conditions)}`.execute(db),
-  ])
-  return { count: Number(count.rows[0]!.n), rows: rows.rows }
+  const [rows, count] = await Promise.all([invoicePage(db, viewer, conditions, page), countInvoices(db, conditions)])
+  return { count, rows }
 }
 
 export type InvoiceTotals = { count: number; outstanding: string; overdue: string; due_this_month: string; paid_this_quarter: string; draft: string; action_needed: number }
@@ -100,17 +119,25 @@ export type InvoiceTotals = { count: number; outstanding: string; overdue: strin
 /**
  * The list header's figures over every invoice the viewer may see (not the page, and, as the
  * original's, not the filter): what is owed, overdue, due this month; paid this quarter; drafts;
- * and the invoices waiting on someone (drafts to send, overdue ones to chase).
+ * and the invoices waiting on someone (drafts to send, overdue ones to chase). A viewer who sees the
+ * whole organization (an admin) reads them from its rollups (invoice-totals.ts: a row per status,
+ * unpaid due date and paid day, where the invoices are a scan of every row); the others, who see
+ * their own invoices, from those rows. Both sum the same columns under the same conditions.
  */
 export async function invoiceTotals(db: Db, viewer: Viewer, today: string): Promise<InvoiceTotals> {
-  const { rows } = await sql<Record<keyof InvoiceTotals, string>>`SELECT count(*) AS count,
+  const rollup = ruleFor('Invoice', viewer) === 'all'
+  // In the rollups each row counts `n` invoices, paid on the day `paid_on`.
+  const [count, paidSince, from] = rollup
+    ? [sql`i.n`, sql`i.paid_on >= date_trunc('quarter', ${today}::date)::date`, sql`invoice_totals i WHERE i.org_id = ${viewer.orgId}`]
+    : [sql`1`, sql`i.paid_at >= date_trunc('quarter', ${today}::date)`, sql`invoices i WHERE i.org_id = ${viewer.orgId} AND ${visibleSql('Invoice', viewer, 'i')}`]
+  const { rows } = await sql<Record<keyof InvoiceTotals, string>>`SELECT coalesce(sum(${count}), 0) AS count,
       coalesce(sum(i.amount_due) FILTER (WHERE ${unpaidSql}), 0)::numeric(30, 2)::text AS outstanding,
       coalesce(sum(i.amount_due) FILTER (WHERE ${overdueSql(today)}), 0)::numeric(30, 2)::text AS overdue,
       coalesce(sum(i.total_amount) FILTER (WHERE ${unpaidSql} AND date_trunc('month', i.due_date) = date_trunc('month', ${today}::date)), 0)::numeric(30, 2)::text AS due_this_month,
-      coalesce(sum(i.amount_paid) FILTER (WHERE i.paid_at >= date_trunc('quarter', ${today}::date)), 0)::numeric(30, 2)::text AS paid_this_quarter,
+      coalesce(sum(i.amount_paid) FILTER (WHERE ${paidSince}), 0)::numeric(30, 2)::text AS paid_this_quarter,
       coalesce(sum(i.total_amount) FILTER (WHERE i.status = 'Draft'), 0)::numeric(30, 2)::text AS draft,
-      count(*) FILTER (WHERE i.status = 'Draft' OR ${overdueSql(today)}) AS action_needed
-    FROM invoices i WHERE i.org_id = ${viewer.orgId} AND ${visibleSql('Invoice', viewer, 'i')}`.execute(db)
+      coalesce(sum(${count}) FILTER (WHERE i.status = 'Draft' OR ${overdueSql(today)}), 0) AS action_needed
+    FROM ${from}`.execute(db)
   const totals = rows[0]!
   return { ...totals, count: Number(totals.count), action_needed: Number(totals.action_needed) }
 }

@@ -87,7 +87,10 @@ export type TemplateRow = TemplateFields & { id: string; org_id: string; created
 
 export type ProductRow = ProductFields & { id: string; org_id: string; is_deleted: boolean; created_by: string | null; created_at: Date; updated_at: Date }
 
-export type InvoiceTables = { invoices: InvoiceRow; estimates: EstimateRow; products: ProductRow; recurring_invoices: RecurringRow; invoice_templates: TemplateRow } & NoteTablesOf<'invoice'>
+/** The list header's totals kept beside the rows (invoice-totals.ts): per status, unpaid due date and paid day; bigint and numeric columns come back as strings. */
+export type InvoiceTotalsRow = { org_id: string; status: InvoiceRow['status']; due_date: string | null; paid_on: string | null; n: string; amount_due: string; total_amount: string; amount_paid: string }
+
+export type InvoiceTables = { invoices: InvoiceRow; invoice_totals: InvoiceTotalsRow; estimates: EstimateRow; products: ProductRow; recurring_invoices: RecurringRow; invoice_templates: TemplateRow } & NoteTablesOf<'invoice'>
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {
