@@ -5,7 +5,7 @@ import { postCsv } from '../helpers/csv-upload.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
-import { openCountsEqualRows } from '../helpers/case-open-counts.ts'
+import { caseCountsEqualRows } from '../helpers/case-counts.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
 
 // Merge and unmerge, bulk update and delete, and the CSV import of cases, on one app.
@@ -159,7 +159,7 @@ t.test('cases: merge → unmerge, bulk, import', async (t) => {
   })
 
   t.test('rebuild equals live; the open counts are the rows counted', async (t) => {
-    await openCountsEqualRows(t, database.db)
+    await caseCountsEqualRows(t, database.db)
     await rebuildEqualsLive(t, { db: database.db, store }, [casesProjector, caseMergesProjector], { oneByOne: true })
   })
 })

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { activeMembers } from '../../identity/users.ts'
 import { liveAccounts } from '../../projections/account/accounts.ts'
-import { caseConditions, caseTotals, listCases } from '../../projections/case/queries.ts'
+import { caseConditions, caseCounts, caseRows } from '../../projections/case/queries.ts'
 import { mergedFromCases } from '../../projections/case/merges.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
 import { viewerOfIdentity } from '../../visibility/policy.ts'
@@ -73,11 +73,12 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const viewer = viewerOfIdentity(identity)
       const { limit, offset, ordering } = request.query
       const now = clock()
-      const conditions = caseConditions(viewer, filterOf(request.query, await activeCaseFields(db, identity.orgId), now))
+      const filter = filterOf(request.query, await activeCaseFields(db, identity.orgId), now)
+      const conditions = caseConditions(viewer, filter)
       const slim = request.query.slim === 'true'
-      const [{ count, rows }, totals, users, accounts, contacts] = await Promise.all([
-        listCases(db, conditions, { limit, offset, ordering }),
-        caseTotals(db, conditions),
+      const [rows, { count, ...totals }, users, accounts, contacts] = await Promise.all([
+        caseRows(db, conditions, { limit, offset, ordering }),
+        caseCounts(db, viewer, filter, conditions),
         assignableChoices(db, viewer),
         slim ? undefined : liveAccounts(db, identity.orgId),
         slim ? undefined : liveContacts(db, identity.orgId),

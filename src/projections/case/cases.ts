@@ -13,9 +13,9 @@ import { businessCalendarVersions } from '../business-hours/queries.ts'
 import { applyNoteEvent, createNoteTables, noteTables } from '../kernel/notes.ts'
 import type { Projector } from '../kernel/projector.ts'
 import { applyMergeMove, refreshWatchers } from './merge-moves.ts'
-import { OPEN_COUNT_TABLES, createOpenCountTables, movesOpenCounts, withOpenCounts } from './open-counts.ts'
+import { COUNT_TABLES, countedCases, createCountTables, movesCounts, withCounts } from './case-counts.ts'
 
-/** The cases read model (tables.ts): the rows the list, the detail, the tree and the watchers read (queries.ts), and the open counts beside them (open-counts.ts). */
+/** The cases read model (tables.ts): the rows the list, the detail, the tree and the watchers read (queries.ts), and the counts beside them (case-counts.ts). */
 export const CASE_NOTES = noteTables('case')
 const ID_COLUMNS = ['account', 'parent', 'created_by', 'pipeline_id', 'stage_id']
 const LIST_COLUMNS = ['contacts', 'teams', 'assigned_to', 'tags', 'watchers']
@@ -57,10 +57,10 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE case_watchers (case_id uuid NOT NULL, profile_id uuid NOT NULL, org_id uuid NOT NULL, subscribed_via text NOT NULL, created_at timestamptz NOT NULL, PRIMARY KEY (case_id, profile_id))`.execute(db)
   await sql`CREATE TABLE case_internal_notes (comment_id uuid PRIMARY KEY, case_id uuid NOT NULL)`.execute(db)
   await createNoteTables(db, CASE_NOTES)
-  await createOpenCountTables(db)
+  await createCountTables(db)
 }
 
-/** The list's order, the tree's child lookup, the watching list and the custom field filter. */
+/** The list's order and its status and priority filters, the tree's child lookup, the watching list and the custom field filter. */
 async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX cases_org_created ON cases (org_id, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX cases_parent ON cases (parent) WHERE NOT is_deleted`.execute(db)
@@ -69,6 +69,13 @@ async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX cases_board ON cases (org_id, stage_id, status, kanban_order, id) WHERE NOT is_deleted`.execute(db)
   await sql`CREATE INDEX case_watchers_profile ON case_watchers (profile_id, created_at)`.execute(db)
   await sql`CREATE INDEX cases_custom_fields ON cases USING gin (custom_fields jsonb_path_ops) WHERE NOT is_deleted`.execute(db)
+  // The list filtered by status and priority (its counts are kept, case-counts.ts): the matching rows
+  // newest first, instead of walking every case of the organization by date. Statuses and priorities
+  // go together (few Urgent cases are Pending): without the joint statistics the planner multiplies
+  // their shares and expects matches early in the walk by date (20k cases: 20,247 buffers, 15 ms for
+  // a pair that matches nothing; with them 3 buffers).
+  await sql`CREATE INDEX cases_org_status_priority ON cases (org_id, status, priority, created_at DESC, id) WHERE NOT is_deleted`.execute(db)
+  await sql`CREATE STATISTICS cases_org_status_priority (mcv) ON org_id, status, priority FROM cases`.execute(db)
 }
 
 // pg would send a JS object as text anyway; jsonb wants the JSON text.
@@ -103,7 +110,7 @@ async function applySla(db: Db, id: string, event: CaseSlaEvent): Promise<void> 
 }
 
 async function apply(db: Db, id: string, event: CaseEvent): Promise<void> {
-  return movesOpenCounts(event) ? withOpenCounts(db, id, () => applyToRows(db, id, event)) : applyToRows(db, id, event)
+  return movesCounts(event) ? withCounts(db, countedCases(id, event), () => applyToRows(db, id, event)) : applyToRows(db, id, event)
 }
 
 async function applyToRows(db: Db, id: string, event: CaseEvent): Promise<void> {
@@ -166,10 +173,10 @@ async function applyToRows(db: Db, id: string, event: CaseEvent): Promise<void> 
 
 export const casesProjector: Projector = {
   name: 'cases',
-  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations. 3: merges move notes and watchers. 4: the open counts.
-  version: 4,
+  // 2: the SLA instances' events and the clock's deadlines replace the pause table; escalations. 3: merges move notes and watchers. 4: the open counts. 5: the counts by status, priority and first reply, per organization and per profile.
+  version: 5,
   eventTypes: ['CaseCreated', 'CaseUpdated', 'CaseDeleted', 'CaseFirstResponded', 'CaseWatched', 'CaseUnwatched', 'CaseMoved', ...SLA_EVENT_TYPES, 'CaseEscalated', ...MERGE_EVENT_TYPES, ...noteEventTypes('Case')],
-  tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments, ...OPEN_COUNT_TABLES],
+  tables: ['cases', 'case_watchers', 'case_internal_notes', CASE_NOTES.comments, CASE_NOTES.attachments, ...COUNT_TABLES],
   createTables,
   createIndexes,
   apply: (trx, recorded) => apply(trx, caseStreams.idOf(recorded.streamName), domainEventOf<CaseEvent>(recorded)),

@@ -10,11 +10,12 @@ import type { CustomValues } from '../../commands/custom-field/values.ts'
 import type { Db } from '../../db/database.ts'
 import { dateRange } from '../../db/date-range.ts'
 import { containsPattern } from '../../db/like.ts'
-import { visibleSql } from '../../visibility/policy.ts'
+import { ruleFor, visibleSql } from '../../visibility/policy.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import type { BoardColumn, BoardSource } from '../kernel/record-board.ts'
 import { anyOf, liveRecordsTagged } from '../kernel/records.ts'
 import type { CaseRow, CaseWatcherRow } from './tables.ts'
+import { countRows } from './case-counts.ts'
 
 export type { CaseRow, CaseWatcherRow } from './tables.ts'
 export { CASE_NOTES } from './cases.ts'
@@ -105,25 +106,57 @@ function orderOf(ordering: CaseOrdering) {
   return sql`${column} ${direction}, c.created_at DESC, c.id`
 }
 
-/** One page of the filtered cases (newest first unless `ordering` says otherwise), and how many match. */
+/** One page of the filtered cases, newest first unless `ordering` says otherwise. */
+export async function caseRows(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<CaseRecord[]> {
+  const { rows } = await sql<CaseRecord>`SELECT ${COLUMNS} FROM cases c WHERE ${where(conditions)} ORDER BY ${orderOf(page.ordering ?? '-created_at')} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db)
+  return rows
+}
+
+/** One page of the filtered cases, and how many match. */
 export async function listCases(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<{ count: number; rows: CaseRecord[] }> {
-  const [rows, count] = await Promise.all([
-    sql<CaseRecord>`SELECT ${COLUMNS} FROM cases c WHERE ${where(conditions)} ORDER BY ${orderOf(page.ordering ?? '-created_at')} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db),
-    sql<{ n: string }>`SELECT count(*) AS n FROM cases c WHERE ${where(conditions)}`.execute(db),
-  ])
-  return { count: Number(count.rows[0]!.n), rows: rows.rows }
+  const [rows, count] = await Promise.all([caseRows(db, conditions, page), sql<{ n: string }>`SELECT count(*) AS n FROM cases c WHERE ${where(conditions)}`.execute(db)])
+  return { count: Number(count.rows[0]!.n), rows }
 }
 
 export type CaseTotals = { open_count: number; urgent_count: number; awaiting_first_reply: number }
+export type CaseCounts = CaseTotals & { count: number }
 
-/** The queue's totals over the whole filtered set, not the page: open cases, open Urgent ones, open ones nobody has answered yet. */
-export async function caseTotals(db: Db, conditions: RawBuilder<boolean>[]): Promise<CaseTotals> {
-  const open = sql`c.status = ANY(${[...OPEN_STATUSES]}::text[])`
-  const { rows } = await sql<Record<keyof CaseTotals, string>>`SELECT count(*) FILTER (WHERE ${open}) AS open_count,
-      count(*) FILTER (WHERE ${open} AND c.priority = 'Urgent') AS urgent_count,
-      count(*) FILTER (WHERE ${open} AND c.first_response_at IS NULL) AS awaiting_first_reply
-    FROM cases c WHERE ${where(conditions)}`.execute(db)
-  return Object.fromEntries(Object.entries(rows[0]!).map(([key, n]) => [key, Number(n)])) as CaseTotals
+// The filters the kept counts can answer (by status, priority and assignee); any other one given means a scan.
+const UNCOUNTED: (keyof CaseFilter)[] = ['name', 'search', 'caseType', 'account', 'tags', 'createdFrom', 'createdTo', 'slaBreachedAt', 'watching', 'customFields']
+
+/**
+ * The kept counts' rows (case-counts.ts) holding exactly the viewer's filtered set, or null: an admin's
+ * organization, or one assignee in it; a member's cases (created, assigned or watched: `involved`),
+ * or those assigned to them. Any other filter, or more than one assignee, is left to a scan.
+ */
+function keptCountRows(viewer: Viewer, filter: CaseFilter): RawBuilder<unknown> | null {
+  if (UNCOUNTED.some((key) => filter[key] !== undefined && filter[key] !== false)) return null
+  const assignee = filter.assignedTo?.length === 1 ? filter.assignedTo[0]! : filter.assignedTo === undefined ? null : undefined
+  if (assignee === undefined) return null
+  const rule = ruleFor('Case', viewer)
+  if (rule === 'all') return countRows(viewer.orgId, assignee === null ? undefined : { id: assignee, kind: 'assigned' })
+  if (rule !== 'involved' || viewer.profileId === null) return null
+  if (assignee === null) return countRows(viewer.orgId, { id: viewer.profileId, kind: 'involved' })
+  return assignee.toLowerCase() === viewer.profileId.toLowerCase() ? countRows(viewer.orgId, { id: assignee, kind: 'assigned' }) : null
+}
+
+/**
+ * How many cases the viewer's filtered set holds, and the queue's totals over it (not the page): open
+ * cases, open Urgent ones, open ones nobody has answered yet. From the kept counts where they hold the
+ * set, else in one scan of the filtered rows.
+ */
+export async function caseCounts(db: Db, viewer: Viewer, filter: CaseFilter, conditions: RawBuilder<boolean>[]): Promise<CaseCounts> {
+  const open = sql`status = ANY(${[...OPEN_STATUSES]}::text[])`
+  const figures = sql`count(*) AS count, count(*) FILTER (WHERE ${open}) AS open_count, count(*) FILTER (WHERE ${open} AND priority = 'Urgent') AS urgent_count,
+    count(*) FILTER (WHERE ${open} AND first_response_at IS NULL) AS awaiting_first_reply`
+  const kept = keptCountRows(viewer, filter)
+  const query = kept
+    ? sql`SELECT COALESCE(sum(n), 0) AS count, COALESCE(sum(n) FILTER (WHERE ${open}), 0) AS open_count, COALESCE(sum(n) FILTER (WHERE ${open} AND priority = 'Urgent'), 0) AS urgent_count,
+        COALESCE(sum(n) FILTER (WHERE ${open} AND awaiting), 0) AS awaiting_first_reply
+      FROM ${kept} k WHERE ${where([sql<boolean>`true`, ...(filter.status ? [sql<boolean>`status = ANY(${filter.status}::text[])`] : []), ...(filter.hideMerged ? [sql<boolean>`status <> 'Duplicate'`] : []), ...(filter.priority !== undefined ? [sql<boolean>`priority = ${filter.priority}`] : [])])}`
+    : sql`SELECT ${figures} FROM cases c WHERE ${where(conditions)}`
+  const { rows } = await sql<Record<keyof CaseCounts, string>>`${query}`.execute(db)
+  return Object.fromEntries(Object.entries(rows[0]!).map(([key, n]) => [key, Number(n)])) as CaseCounts
 }
 
 /** Everyone watching a case, first subscriber first. */

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
 import type { Db } from '../../db/database.ts'
 import { caseConditions } from './queries.ts'
+import { openNow, openPerAssignee, openUnassigned } from './case-counts.ts'
 import { breachedSql, createdIn, days, figuresFrom, hoursOf, localDay, median, metSql } from './sla-analytics.ts'
 import type { Window } from './sla-analytics.ts'
 
@@ -12,7 +13,7 @@ import type { Window } from './sla-analytics.ts'
  * per-metric figures (sla-analytics.ts). Over the organization's whole queue (the route is
  * admin-only), and never a scan of it: the cases opened in the window are a range of the cases'
  * creation index, those resolved in it a range of the figures' resolution index, and the open ones
- * are counted by the cases read model as they change (open-counts.ts).
+ * are counted by the cases read model as they change (case-counts.ts).
  */
 const frtMinutes = sql`${hoursOf('frt')} * 60`
 /** Each row's assignees, or one null profile for none (over the opened and resolved rows below). */
@@ -57,12 +58,12 @@ export async function serviceFigures(db: Db, orgId: string, w: Window): Promise<
       closed AS (SELECT * FROM resolved WHERE at >= ${w.from}::timestamptz),
       -- A case counts for each of its assignees, an unassigned one under a null profile: the open counts, the week's resolutions and the window's openings, summed per profile.
       per_source AS (
-        SELECT profile_id, open, 0 AS closed_this_week, NULL::float8 AS median, 0 AS breached FROM case_open_assignees WHERE org_id = ${orgId} AND open > 0
-        UNION ALL SELECT NULL, unassigned, 0, NULL, 0 FROM case_open_totals WHERE org_id = ${orgId} AND unassigned > 0
+        SELECT profile_id, open, 0 AS closed_this_week, NULL::float8 AS median, 0 AS breached FROM ${openPerAssignee(orgId)} o
+        UNION ALL SELECT NULL, u.n, 0, NULL, 0 FROM (SELECT ${openUnassigned(orgId)} AS n) u WHERE u.n > 0
         UNION ALL SELECT a.profile_id, 0, count(*), NULL, 0 FROM resolved ${eachAssignee} WHERE at >= ${weekAgo}::timestamptz GROUP BY 1
         UNION ALL SELECT a.profile_id, 0, 0, ${median(sql`frt_minutes`)}, count(*) FILTER (WHERE missed) FROM opened ${eachAssignee} GROUP BY 1)
     SELECT
-      json_build_object('opened', (SELECT count(*) FROM opened), 'closed', (SELECT count(*) FROM closed), 'open_now', COALESCE((SELECT open FROM case_open_totals WHERE org_id = ${orgId}), 0),
+      json_build_object('opened', (SELECT count(*) FROM opened), 'closed', (SELECT count(*) FROM closed), 'open_now', ${openNow(orgId)},
         'median_resolution_hours', (SELECT ${median(sql`hours`)} FROM closed)) AS totals,
       (SELECT ${json(sql`json_build_object('date', d.day::text, 'opened', COALESCE(o.n, 0), 'closed', COALESCE(x.n, 0)) ORDER BY d.day`)} FROM (${days(w)}) d
         LEFT JOIN (SELECT day, count(*) AS n FROM opened GROUP BY 1) o ON o.day = d.day LEFT JOIN (SELECT day, count(*) AS n FROM closed GROUP BY 1) x ON x.day = d.day) AS volume,

@@ -43,11 +43,11 @@ export type CaseRow = CaseFields & {
 export type CaseWatcherRow = { case_id: string; profile_id: string; org_id: string; subscribed_via: WatchVia; created_at: Date }
 export type CaseInternalNoteRow = { comment_id: string; case_id: string }
 
-/** The live open cases of an organization, and those with no assignee; per assignee, theirs (open-counts.ts). */
-export type CaseOpenTotalsRow = { org_id: string; open: number; unassigned: number }
-export type CaseOpenAssigneeRow = { org_id: string; profile_id: string; open: number }
+/** Live cases by status, priority and awaiting a first reply: per organization (and unassigned or not), per profile as assignee or involved (case-counts.ts). */
+export type CaseCountRow = { org_id: string; status: string; priority: string; awaiting: boolean; unassigned: boolean; n: number }
+export type CaseProfileCountRow = { org_id: string; profile_id: string; kind: 'assigned' | 'involved'; status: string; priority: string; awaiting: boolean; n: number }
 
-export type CaseTables = { cases: CaseRow; case_watchers: CaseWatcherRow; case_internal_notes: CaseInternalNoteRow; case_open_totals: CaseOpenTotalsRow; case_open_assignees: CaseOpenAssigneeRow } & NoteTablesOf<'case'>
+export type CaseTables = { cases: CaseRow; case_watchers: CaseWatcherRow; case_internal_notes: CaseInternalNoteRow; case_counts: CaseCountRow; case_profile_counts: CaseProfileCountRow } & NoteTablesOf<'case'>
 
 // This module's tables join the one Database type (db/database.ts).
 declare module '../../db/database.ts' {

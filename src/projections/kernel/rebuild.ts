@@ -98,4 +98,8 @@ async function swapTables(trx: Kysely<Database>, schema: string, tables: readonl
     await sql`DROP TABLE IF EXISTS ${sql.id(LIVE_SCHEMA, table)} CASCADE`.execute(trx)
     await sql`ALTER TABLE ${sql.id(schema, table)} SET SCHEMA ${sql.id(LIVE_SCHEMA)}`.execute(trx)
   }
+  // Extended statistics (a projector's createIndexes may declare some) stay in their schema when
+  // their table moves, and would go with it; the live ones went with the dropped tables.
+  const { rows } = await sql<{ name: string }>`SELECT stxname AS name FROM pg_statistic_ext WHERE stxnamespace = ${schema}::regnamespace`.execute(trx)
+  for (const { name } of rows) await sql`ALTER STATISTICS ${sql.id(schema, name)} SET SCHEMA ${sql.id(LIVE_SCHEMA)}`.execute(trx)
 }
