@@ -22,9 +22,8 @@ import { PARALLEL, seedDeals } from './queries.ts'
 const CLIENTS = [1, 8]
 const DAY = 86_400_000
 const DEAL_LIST = 'GET deal list page 1 + totals'
-/** Issue 32's cells, each held to a p99 at 8 clients within 1.2× of the deal list's. */
-const CASE_CELLS = ['GET case list page 1 + totals', 'GET case list, 3 filters + totals', 'GET SLA analytics (service overview, 14 days)'] as const
-const INVOICE_LIST = 'GET invoice list page 1 + totals'
+/** Issue 32's cells and issue 33's invoice list, each held to a p99 at 8 clients within 1.2× of the deal list's. */
+const MODULE_CELLS = ['GET case list page 1 + totals', 'GET case list, 3 filters + totals', 'GET SLA analytics (service overview, 14 days)', 'GET invoice list page 1 + totals'] as const
 const RATIO_TARGET = 1.2
 
 type Seeder = { kind: string; stream: (id: string) => string; eventsOf: (id: string, i: number) => { type: string; data: unknown }[] }
@@ -101,10 +100,10 @@ export async function moduleListCells(bench: BenchApp, records: number, seconds:
   // The SLA analytics as the web app's /tickets/analytics page loads them (its default window).
   const lists: [string, string][] = [
     [DEAL_LIST, '/api/opportunities/'],
-    [CASE_CELLS[0], '/api/cases/'],
-    [CASE_CELLS[1], caseFilters],
-    [CASE_CELLS[2], '/api/cases/analytics/service/'],
-    [INVOICE_LIST, '/api/invoices/'],
+    [MODULE_CELLS[0], '/api/cases/'],
+    [MODULE_CELLS[1], caseFilters],
+    [MODULE_CELLS[2], '/api/cases/analytics/service/'],
+    [MODULE_CELLS[3], '/api/invoices/'],
   ]
   // What each list answers, so a filter matching nothing shows in the log.
   for (const [workload, path] of lists) progress(`${workload}: ${JSON.stringify((await bench.call('GET', path)).body).length} bytes`)
@@ -115,17 +114,17 @@ export async function moduleListCells(bench: BenchApp, records: number, seconds:
   return cells
 }
 
-/** Each module cell's p99 at 8 clients over the deal list's in the same run: issue 32's against 1.2×, the invoice list's reported. */
+/** Each module cell's p99 at 8 clients over the deal list's in the same run, against 1.2× (issues 32 and 33). */
 export function moduleTargets(cells: Cell[], records: number): string[] {
   const at8 = (workload: string) => cells.find((c) => c.workload === `${workload} @${records}` && c.clients === 8)
   const deals = at8(DEAL_LIST)
   if (!deals) return []
   const scale = records === 100_000 ? '' : ` (at ${records} records of each)`
-  return [...CASE_CELLS, INVOICE_LIST].flatMap((workload) => {
+  return MODULE_CELLS.flatMap((workload) => {
     const cell = at8(workload)
     if (!cell) return []
     const ratio = cell.p99Ms / deals.p99Ms
-    const judged = workload === INVOICE_LIST ? 'reported' : `target ≤ ${RATIO_TARGET}×: ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}`
+    const judged = `target ≤ ${RATIO_TARGET}×: ${ratio <= RATIO_TARGET ? 'met' : 'NOT met'}`
     return [`- ${workload}, 8 clients: p99 ${cell.p99Ms.toFixed(1)} ms vs the deal list's ${deals.p99Ms.toFixed(1)} ms = ${ratio.toFixed(2)}× (${judged})${scale}.`]
   })
 }
