@@ -1,6 +1,9 @@
+import { sql } from 'kysely'
 import pg from 'pg'
 import t from 'tap'
 import { loadConfig } from '../../src/config.ts'
+import { parsePosition } from '../../src/eventstore/event-store.ts'
+import type { Position } from '../../src/eventstore/event-store.ts'
 import { buildApp } from '../../src/http/app.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
 import { singleFlight } from '../../src/projections/kernel/single-flight.ts'
@@ -199,9 +202,24 @@ t.test('no stampede: N concurrent cold requests for the same totals or board com
     pg.Client.prototype.query = query as typeof pg.Client.prototype.query
   })
 
+  /**
+   * Until every read model's checkpoint row has reached the write: a projector with nothing to apply
+   * saves its checkpoint only when idle, and requests that read their stamps on either side of that
+   * save hold two stamps, so two computations (CI saw the board built twice so).
+   */
+  const checkpointsReach = async (position: Position) => {
+    for (let tries = 0; tries < 500; tries++) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM projection_checkpoints WHERE (position_commit, position_prepare) < (${position.commit}, ${position.prepare})`.execute(database.db)
+      if (rows[0]!.n === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    t.fail('the read models saved their checkpoints at the write')
+  }
+
   /** Sends `url` N times at once after a fresh write (so nothing of it is kept), its `pattern` statements held until all N have read their stamps. */
   const stampede = async (url: string, pattern: string) => {
     const position = (await inject('POST', BASE, acme.admin.headers, { name: `Deal ${Math.random()}`, amount: '10', currency: 'USD' })).headers['x-event-position'] as string
+    await checkpointsReach(parsePosition(position)!)
     stampsRead = 0
     stampsWanted = N
     hold = { pattern, until: new Promise((resolve) => (release = resolve)) }
