@@ -148,7 +148,11 @@ export function slaStatus(events: readonly SlaEvent[], calendarOf: CalendarOf, a
   if (clock.state !== 'fulfilled') advance(clock, calendar, Math.max(clock.since, now))
   const usedMinutes = Math.floor(clock.usedMs / MINUTE_MS)
   const targetMinutes = clock.targetMs / MINUTE_MS
-  const deadline = clock.reachedAt ?? addBusinessMs(calendar, new Date(clock.since), clock.targetMs - clock.usedMs).getTime()
+  // A running clock whose target was met exactly (a pause or a retarget came at that instant) is
+  // breached by any time from now on (advance): its deadline is now, not the instant it was met,
+  // else a figure stored now would read as breached before the clock says so.
+  const metExactly = clock.state === 'running' && clock.reachedAt !== null && clock.breachedAt === null
+  const deadline = metExactly ? clock.since : (clock.reachedAt ?? addBusinessMs(calendar, new Date(clock.since), clock.targetMs - clock.usedMs).getTime())
   return {
     state: clock.state,
     targetMinutes,
