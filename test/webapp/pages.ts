@@ -54,6 +54,8 @@ export const BUILT_PAGES: readonly BuiltPage[] = [
   { path: '/notifications', shows: 'Task for the admin' },
   { path: '/documents', shows: 'Seeded document' },
   { path: '/documents/new' },
+  // A new organization's page: it lists the sample-data packs (GET /api/packs/).
+  { path: '/org/new' },
   { path: '/documents/{document}/edit', shows: 'Seeded document' },
   // The list and the detail show an invoice's number, not its title: the seeded one is sent, so it has one.
   { path: '/invoices', shows: '{invoice_number}' },
@@ -93,6 +95,8 @@ export type FormCase = {
   fill: Record<string, string>
   /** Selects by name whose first choice to pick. */
   select?: string[]
+  /** File inputs by name, and the file each uploads (a name, a type and its text). */
+  files?: Record<string, { name: string; mimeType: string; text: string }>
   /** Selects by CSS selector, in order, and the option value to pick (`{key}`: a seeded record's id). */
   choose?: Record<string, string>
   /** The submit button's label where the page holds several forms; else the last submit button. */
@@ -106,6 +110,8 @@ export const FORMS: readonly FormCase[] = [
   { form: '/contacts/new', fill: { first_name: 'Formy', last_name: 'Contactson' }, list: '/contacts', shows: 'Contactson' },
   { form: '/leads/new', fill: { first_name: 'Formy', last_name: 'Leadsworth', job_title: 'Buyer', email: 'formy@example.test' }, list: '/leads', shows: 'Leadsworth' },
   { form: '/pipeline/new', fill: { name: 'Form deal', amount: '2500', closed_on: '2026-12-31' }, select: ['account'], list: '/pipeline', shows: 'Form deal' },
+  // Issue 34: a document uploaded through the app's own form (multipart, through its server to ours).
+  { form: '/documents/new', fill: { title: 'Form document' }, files: { document_file: { name: 'form-notes.txt', mimeType: 'text/plain', text: 'Uploaded through the web app.' } }, list: '/documents', shows: 'Form document' },
   { form: '/solutions/new', fill: { title: 'Form solution', description: 'Made in the form, with the steps that resolve it.' }, list: '/solutions', shows: 'Form solution' },
   { form: '/goals/new', fill: { name: 'Form goal', target_value: '5000', period_start: '2026-11-01', period_end: '2026-11-30' }, list: '/goals', shows: 'Form goal' },
   { form: '/accounts/{account}/edit', fill: { name: 'Seeded Account Renamed' }, list: '/accounts/{account}', shows: 'Seeded Account Renamed' },
