@@ -25,3 +25,10 @@ t.test('a run may gather several types, named by a test of the event', async (t)
   await applyInRuns(events, (e) => e.type !== 'D', async (run) => void calls.push(`run(${run.map(label).join(',')})`), async (e) => void calls.push(label(e)))
   t.same(calls, ['run(C1,U2,U3,C4)', 'D5', 'U6', 'C7'])
 })
+
+t.test('a run of anyLength events alone goes to applyRun however short; a run that mixes in others keeps BATCH_FROM', async (t) => {
+  const events = [event('C', 1), event('D', 2), event('C', 3), event('U', 4), event('D', 5), event('C', 6), event('C', 7)]
+  const calls: string[] = []
+  await applyInRuns(events, (e) => e.type !== 'D', async (run) => void calls.push(`run(${run.map(label).join(',')})`), async (e) => void calls.push(label(e)), (e) => e.type === 'C')
+  t.same(calls, ['run(C1)', 'D2', 'C3', 'U4', 'D5', 'run(C6,C7)'])
+})

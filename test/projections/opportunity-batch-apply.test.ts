@@ -43,7 +43,7 @@ function recorded(streamName: string, type: string, data: Record<string, unknown
 
 const day = (n: number, hour = 9) => new Date(Date.UTC(2026, 10, n, hour, 30)).toISOString()
 const deal = (id: string) => `opportunity-${id}`
-const ids = Array.from({ length: 7 }, () => randomUUID())
+const ids = Array.from({ length: 9 }, () => randomUUID())
 const place = new Map<string, StageOf>()
 
 function created(id: string, at: string, fields: Record<string, unknown> = {}): RecordedEvent {
@@ -64,7 +64,7 @@ function moved(id: string, to: StageOf, at: string): RecordedEvent {
 const positioned = (id: string, kanban_order: number, at: string) => recorded(deal(id), 'OpportunityPositioned', { kanban_order, at })
 const deleted = (id: string, at: string) => recorded(deal(id), 'OpportunityDeleted', { at })
 
-const [a, b, c, d, e, f, g] = ids as [string, string, string, string, string, string, string]
+const [a, b, c, d, e, f, g, h, i] = ids as [string, string, string, string, string, string, string, string, string]
 const firstPage = [
   recorded(`pipeline-${pipelineId}`, 'PipelineCreated', { pipeline_id: pipelineId, org_id: org, name: 'Sales', is_default: true, stages: Object.values(stages), created_by: actor, at: day(1) }),
   created(a, day(1)), created(b, day(1)), created(c, day(2), { amount: null }), created(d, day(2), { currency: null, probability: null }), created(e, day(3)),
@@ -94,6 +94,8 @@ const secondPage = [
   deleted(c, day(8, 10)),
   moved(e, stages.lead, day(8, 11)),
 ]
+/** A page of two creates (a busy moment): a run shorter than BATCH_FROM, which creations alone still apply together. */
+const thirdPage = [created(h, day(9)), created(i, day(9, 10), { amount: '7.25' })]
 
 async function inSchema(db: Db, schema: string, work: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -115,7 +117,7 @@ t.test('a page applied as a batch leaves the rows applied one event at a time le
     await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db)
     for (const projector of projectors) await inSchema(db, schema, (trx) => projector.createTables(trx))
   }
-  const pages = [firstPage, secondPage, secondPage]
+  const pages = [firstPage, secondPage, secondPage, thirdPage, thirdPage]
   for (const projector of projectors) {
     const own = (page: RecordedEvent[]) => page.filter((event) => projector.eventTypes.includes(event.type))
     for (const page of pages) {

@@ -55,6 +55,9 @@ async function insertCreatedDeals(db: Db, deals: readonly CreatedDeal[], fresh?:
   await insertRowsOnce(db, 'goal_deals', 'deal_id', rows, fresh)
 }
 
+/** A deal's creation: its run statement is the INSERT `apply` sends for one (applyInRuns' anyLength). */
+const isCreation = (event: RecordedEvent) => event.type === 'OpportunityCreated'
+
 /** The ledger columns a change of a deal sets. */
 function columnsSet(event: Exclude<OpportunityEvent, { type: 'OpportunityCreated' }>): Record<string, unknown> {
   switch (event.type) {
@@ -109,6 +112,7 @@ export const goalsProjector: Projector = {
         await updateRows(trx, 'goal_deals', 'deal_id', finalColumns(run.filter((e) => e.type !== 'OpportunityCreated')))
       },
       (event) => goalsProjector.apply(trx, event),
+      isCreation,
     ),
 }
 

@@ -2,12 +2,13 @@ import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Position } from '../../eventstore/event-store.ts'
+import { PROJECTOR_NAME } from './projector.ts'
 
 export type Checkpoint = { name: string; version: number; position: Position; updatedAt: Date }
 
-type Row = { name: string; version: number; position_commit: string; position_prepare: string; updated_at: Date }
+export type CheckpointRow = { name: string; version: number; position_commit: string; position_prepare: string; updated_at: Date }
 
-const toCheckpoint = (r: Row): Checkpoint => ({
+export const toCheckpoint = (r: CheckpointRow): Checkpoint => ({
   name: r.name,
   version: r.version,
   position: { commit: BigInt(r.position_commit), prepare: BigInt(r.position_prepare) },
@@ -27,6 +28,30 @@ export async function readCheckpoints(db: Kysely<Database>): Promise<Checkpoint[
 export async function lockCheckpoints(trx: Kysely<Database>, names: readonly string[]): Promise<Map<string, Checkpoint>> {
   const rows = await trx.selectFrom('projection_checkpoints').selectAll().where('name', 'in', names).orderBy('name').forUpdate().execute()
   return new Map(rows.map((row) => [row.name, toCheckpoint(row)]))
+}
+
+/**
+ * The texts of lockCheckpoints and saveCheckpoints with their values inlined, for the simple-query
+ * protocol, which takes no parameters but carries several statements in one round trip (a page's
+ * BEGIN with its lock, its save with its COMMIT: kernel/apply.ts). Only names that are projector
+ * names (assertValidProjectors' pattern), integer versions and bigint positions are inlined.
+ */
+export function lockCheckpointsText(names: readonly string[]): string {
+  return `SELECT * FROM projection_checkpoints WHERE name IN (${names.map(nameLiteral).join(', ')}) ORDER BY name FOR UPDATE`
+}
+
+export function saveCheckpointsText(checkpoints: readonly CheckpointWrite[]): string {
+  const rows = checkpoints.map(({ name, version, position }) => {
+    if (!Number.isInteger(version)) throw new Error(`Expected an integer version for ${name}, got ${version}`)
+    return `(${nameLiteral(name)}, ${version}, ${position.commit}, ${position.prepare})`
+  })
+  return `INSERT INTO projection_checkpoints (name, version, position_commit, position_prepare) VALUES ${rows.join(', ')}
+    ON CONFLICT (name) DO UPDATE SET version = excluded.version, position_commit = excluded.position_commit, position_prepare = excluded.position_prepare, updated_at = now()`
+}
+
+function nameLiteral(name: string): string {
+  if (!PROJECTOR_NAME.test(name)) throw new Error(`Expected a projector name to inline, got "${name}"`)
+  return `'${name}'`
 }
 
 export async function lockCheckpoint(trx: Kysely<Database>, name: string): Promise<Checkpoint | undefined> {

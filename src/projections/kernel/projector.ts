@@ -48,17 +48,21 @@ export const BATCH_FROM = 4
  * For `applyBatch`: consecutive events of `type` (a type name, or a test of the event) go to
  * `applyRun` together (e.g. one multi-row INSERT), every other event, and the events of a run
  * shorter than BATCH_FROM, to `applyOne`, so the log order between them is kept.
+ * `anyLength`: the events whose run statement is the very one `applyOne` sends for each (a
+ * creation's INSERT, one row or many): a run of these alone goes to `applyRun` however short, so a
+ * page of two or three creates under load sends one statement, not one per create.
  */
 export async function applyInRuns(
   events: readonly RecordedEvent[],
   type: string | ((event: RecordedEvent) => boolean),
   applyRun: (run: RecordedEvent[]) => Promise<void>,
   applyOne: (event: RecordedEvent) => Promise<void>,
+  anyLength?: (event: RecordedEvent) => boolean,
 ): Promise<void> {
   const inRun = typeof type === 'string' ? (event: RecordedEvent) => event.type === type : type
   let run: RecordedEvent[] = []
   const flush = async () => {
-    if (run.length >= BATCH_FROM) await applyRun(run)
+    if (run.length >= BATCH_FROM || (run.length > 0 && anyLength && run.every(anyLength))) await applyRun(run)
     else for (const event of run) await applyOne(event)
     run = []
   }
@@ -74,12 +78,13 @@ export async function applyInRuns(
   await flush()
 }
 
-const NAME = /^[a-z][a-z0-9_]{0,40}$/
+/** What a projector's name may be: also what the kernel inlines into SQL text as a literal (checkpoints.ts). */
+export const PROJECTOR_NAME = /^[a-z][a-z0-9_]{0,40}$/
 
 export function assertValidProjectors(projectors: readonly Projector[]): void {
   const seen = new Set<string>()
   for (const p of projectors) {
-    if (!NAME.test(p.name)) throw new Error(`Expected projector name "${p.name}" to match ${NAME}`)
+    if (!PROJECTOR_NAME.test(p.name)) throw new Error(`Expected projector name "${p.name}" to match ${PROJECTOR_NAME}`)
     if (seen.has(p.name)) throw new Error(`Expected unique projector names, "${p.name}" appears twice`)
     seen.add(p.name)
   }

@@ -1,5 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely'
-import type { PostgresPoolClient, Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type pg from 'pg'
 import { freshTables } from '../../db/copy-rows.ts'
 import { poolOf } from '../../db/database.ts'
@@ -7,6 +6,7 @@ import type { Database } from '../../db/database.ts'
 import { START } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyEvents, drain } from './apply.ts'
+import { kyselyOn } from './client-kysely.ts'
 import type { Projector } from './projector.ts'
 
 /**
@@ -50,10 +50,4 @@ export async function replayInto(db: Kysely<Database>, store: EventStore, projec
 function unawaited<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {})
   return promise
-}
-
-/** A kysely whose statements go to `client`, in its transaction if one is open there. */
-function kyselyOn(client: pg.PoolClient): Kysely<Database> {
-  const shared: PostgresPoolClient = { query: client.query.bind(client) as PostgresPoolClient['query'], release: () => {} }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: async () => shared, end: async () => {} } }) })
 }

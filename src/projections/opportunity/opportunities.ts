@@ -7,6 +7,7 @@ import { isStreamOf } from '../../commands/pipeline/kinds.ts'
 import type { PipelineEvent } from '../../commands/pipeline/pipeline.ts'
 import { applyPipelineEvent, createRollupTables, insertCreatedDeals, refreshStallsAt, withTotals } from './opportunity-rollups.ts'
 import { DEAL_UPDATES, applyDealUpdates } from './opportunity-updates.ts'
+import type { RecordedEvent } from '../../eventstore/event-store.ts'
 import { applyInRuns } from '../kernel/projector.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import { liveRecordsTagged } from '../kernel/records.ts'
@@ -187,6 +188,9 @@ async function apply(db: Db, id: string, revision: bigint, event: OpportunityEve
   })
 }
 
+/** A deal's creation: its run statement is the INSERT `apply` sends for one (applyInRuns' anyLength). */
+const isCreation = (event: RecordedEvent) => event.type === 'OpportunityCreated'
+
 const PIPELINE_EVENTS = ['PipelineCreated', 'StageAdded', 'StageUpdated', 'StageRemoved', 'PipelineDeleted']
 
 
@@ -220,6 +224,7 @@ export const opportunitiesProjector: Projector = {
         if (created.length < run.length) await applyDealUpdates(trx, run.filter((e) => e.type !== 'OpportunityCreated'))
       },
       (event) => opportunitiesProjector.apply(trx, event),
+      isCreation,
     ),
 }
 

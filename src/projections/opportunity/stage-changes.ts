@@ -23,15 +23,6 @@ async function createTables(db: Db): Promise<void> {
 
 type Created = Extract<OpportunityEvent, { type: 'OpportunityCreated' }>
 
-const dealOf = (recorded: RecordedEvent, event: Created): DealRow => ({
-  deal_id: opportunityStreams.idOf(recorded.streamName),
-  org_id: event.data.org_id,
-  name: event.data.name,
-  amount: event.data.amount,
-  currency: event.data.currency,
-  stage_entered_at: new Date(event.data.at),
-})
-
 function creationRow(recorded: RecordedEvent, event: Created): StageChangeRow {
   const { data } = event
   return {
@@ -58,11 +49,21 @@ function creationRow(recorded: RecordedEvent, event: Created): StageChangeRow {
   }
 }
 
-/** Runs of creations (a replay, a busy minute): both tables in one statement each. */
+/**
+ * Creations, one or a run of them (a replay, a page under load): the deal's copy and its first
+ * entry in one statement (the page's round trips are what a create costs, docs/performance.md).
+ */
 async function applyCreations(db: Db, run: readonly RecordedEvent[]): Promise<void> {
-  const created = run.map((recorded) => ({ recorded, event: domainEventOf<Created>(recorded) }))
-  await db.insertInto('stage_change_deals').values(created.map(({ recorded, event }) => dealOf(recorded, event))).onConflict((oc) => oc.column('deal_id').doNothing()).execute()
-  await db.insertInto('stage_changes').values(created.map(({ recorded, event }) => creationRow(recorded, event))).onConflict((oc) => oc.column('event_id').doNothing()).execute()
+  const rows = run.map((recorded) => creationRow(recorded, domainEventOf<Created>(recorded)))
+  await sql`WITH c AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS c (event_id uuid, position_commit bigint, position_prepare bigint, org_id uuid, deal_id uuid,
+        deal_name text, pipeline_id uuid, to_stage text, to_stage_id uuid, to_kind text, amount numeric(15, 2), currency text, actor_id uuid, at timestamptz)),
+    deals AS (
+      INSERT INTO stage_change_deals (deal_id, org_id, name, amount, currency, stage_entered_at) SELECT deal_id, org_id, deal_name, amount, currency, at FROM c
+      ON CONFLICT (deal_id) DO NOTHING)
+    INSERT INTO stage_changes (event_id, position_commit, position_prepare, org_id, deal_id, event_type, deal_name, pipeline_id, to_stage, to_stage_id, to_kind, amount, currency, actor_id, at)
+    SELECT event_id, position_commit, position_prepare, org_id, deal_id, 'OpportunityCreated', deal_name, pipeline_id, to_stage, to_stage_id, to_kind, amount, currency, actor_id, at FROM c
+    ON CONFLICT (event_id) DO NOTHING`.execute(db)
 }
 
 const FOLLOWED = new Set<string>(['name', 'amount', 'currency'])
@@ -143,6 +144,9 @@ async function applyChanges(db: Db, run: readonly RecordedEvent[]): Promise<void
     WHERE d.deal_id = v.deal_id`.execute(db)
 }
 
+/** A deal's creation: its run statement is the INSERT `apply` sends for one (applyInRuns' anyLength). */
+const isCreation = (event: RecordedEvent) => event.type === 'OpportunityCreated'
+
 export const stageChangesProjector: Projector = {
   name: 'stage_changes',
   version: 1,
@@ -162,5 +166,6 @@ export const stageChangesProjector: Projector = {
         if (created.length < run.length) await applyChanges(trx, run.filter((e) => e.type !== 'OpportunityCreated'))
       },
       (event) => apply(trx, event),
+      isCreation,
     ),
 }
