@@ -43,12 +43,15 @@ export type BatchWork = { projector: Projector; expectedFrom: Position; events: 
  * fewer, and a statement is what a create costs the projections in CPU (docs/performance.md).
  */
 export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[]): Promise<BatchOutcome[]> {
+  if (work.length === 0) return []
   const client = (await poolOf(db).connect()) as unknown as pg.PoolClient
   let broken: Error | undefined
   try {
+    // A check that must run first in the page's transaction (a lease's fence, on `trx`) goes
+    // between BEGIN and the lock: send BEGIN alone and await it there, or add its statement's text
+    // to this round trip (its answer is then results[1], the lock's results[2]).
     const results = (await client.query(`BEGIN; ${lockCheckpointsText(work.map((w) => w.projector.name))}`)) as unknown as pg.QueryResult<CheckpointRow>[]
     const stored = new Map(results[1]!.rows.map((row) => [row.name, toCheckpoint(row)]))
-    // A check that must run first in the page's transaction (a lease's fence) goes here, on `trx`.
     const trx = kyselyOn(client) as unknown as Transaction<Database>
     const outcomes: BatchOutcome[] = []
     for (const { projector, expectedFrom, events, to } of work) {
