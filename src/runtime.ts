@@ -91,6 +91,8 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     batchSize: config.projectionBatchSize,
     pollMs: config.projectionPollMs,
     leaderRetryMs: config.projectionLeaderRetryMs,
+    leaseMs: config.projectionLeaseMs,
+    applies: config.projectionApply,
   })
   const lookups = cachedLookups({ db, pool, readReplica })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })

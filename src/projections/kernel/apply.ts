@@ -22,6 +22,9 @@ export async function applyEvents(trx: Transaction<Database>, projector: Project
   for (const event of events) await projector.apply(trx, event)
 }
 
+/** A check that runs first in a page's transaction and throws to keep it from committing (the lease fence). */
+export type Fence = (trx: Transaction<Database>) => Promise<void>
+
 export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
 
 /** One projector's share of a page: its events after `expectedFrom`, and where its checkpoint moves (`to`). */
@@ -33,8 +36,9 @@ export type BatchWork = { projector: Projector; expectedFrom: Position; events: 
  * checkpoint is not where this runner believed it was (another runner, or a rebuild swapped
  * tables in) applies nothing and gets the stored position back, to resume from there.
  */
-export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[]): Promise<BatchOutcome[]> {
+export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[], fence?: Fence): Promise<BatchOutcome[]> {
   return db.transaction().execute(async (trx) => {
+    await fence?.(trx)
     const stored = await lockCheckpoints(trx, work.map((w) => w.projector.name))
     const outcomes: BatchOutcome[] = []
     for (const { projector, expectedFrom, events, to } of work) {
@@ -53,8 +57,8 @@ export async function applyBatches(db: Kysely<Database>, work: readonly BatchWor
 }
 
 /** Applies one projector's page and moves its checkpoint in the same transaction (see applyBatches). */
-export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position): Promise<BatchOutcome> {
-  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }])
+export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position, fence?: Fence): Promise<BatchOutcome> {
+  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }], fence)
   return outcome!
 }
 
