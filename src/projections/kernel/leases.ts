@@ -113,12 +113,13 @@ export async function checkFence(trx: Transaction<Database>, owner: string, held
   if (lost.length) throw new LeaseLostError(lost)
 }
 
-export type LeaseRow = { name: string; owner: string | null; epoch: bigint; leaseUntil: Date }
+/** `leaseUntil` is null while nobody holds it (released leases read '-infinity'). */
+export type LeaseRow = { name: string; owner: string | null; epoch: bigint; leaseUntil: Date | null }
 
 /** Who holds what, for `/api/projections/`. */
 export async function readLeases(db: Kysely<Database>): Promise<LeaseRow[]> {
-  const { rows } = await sql<{ name: string; owner: string | null; epoch: string; lease_until: Date }>`
-    SELECT name, owner, epoch::text AS epoch, lease_until FROM projection_leases ORDER BY name`.execute(db)
+  const { rows } = await sql<{ name: string; owner: string | null; epoch: string; lease_until: Date | null }>`
+    SELECT name, owner, epoch::text AS epoch, CASE WHEN owner IS NULL THEN NULL ELSE lease_until END AS lease_until FROM projection_leases ORDER BY name`.execute(db)
   return rows.map((r) => ({ name: r.name, owner: r.owner, epoch: BigInt(r.epoch), leaseUntil: r.lease_until }))
 }
 
