@@ -107,12 +107,12 @@ const onBenchApp = <T>(server: string, work: (bench: Awaited<ReturnType<typeof s
   onBenchApps(server, async (start) => work(await start()))
 
 /** Bench servers started on demand on one fresh database, all stopped (their logs kept) before it is dropped. */
-const onBenchApps = <T>(server: string, work: (start: () => ReturnType<typeof startBenchApp>) => Promise<T>) =>
+const onBenchApps = <T>(server: string, work: (start: (options?: { applies?: boolean }) => ReturnType<typeof startBenchApp>) => Promise<T>) =>
   onFreshDatabase(server, async (url) => {
     const started: Awaited<ReturnType<typeof startBenchApp>>[] = []
     try {
-      return await work(async () => {
-        const bench = await startBenchApp(url)
+      return await work(async (options) => {
+        const bench = await startBenchApp(url, options)
         started.push(bench)
         return bench
       })
