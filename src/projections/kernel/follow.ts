@@ -91,6 +91,8 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
    */
   async function prepareDue(): Promise<void> {
     for (const lane of lanes.filter((l) => !l.cursor && l.retryAt <= Date.now())) {
+      // The term ended (its units change hands): the rest is for whoever applies them next.
+      if (signal.aborted) return
       try {
         const position = await options.prepare(lane.projector, signal)
         if (position === undefined) {
@@ -101,7 +103,7 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
         lane.cursor = lane.saved = position
         lane.savedAt = Date.now()
       } catch (error) {
-        fail(lane, error)
+        if (!signal.aborted) fail(lane, error)
       }
     }
   }

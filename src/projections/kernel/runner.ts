@@ -246,7 +246,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     }
     if (!stored) {
       log.info({ projector: name, to: projector.version }, 'building projection from the log')
-      const result = await rebuildProjection(db, store, projector, batchSize)
+      const result = await rebuildProjection(db, store, projector, batchSize, { signal })
       log.info({ projector: name, events: result.events, ms: result.ms }, 'projection built')
       return result.position
     }

@@ -30,8 +30,11 @@ export type Units = {
  */
 export function createUnits(options: UnitsOptions): Units {
   const { leases, owner, names, leaseMs, log } = options
+  /** Every unit this process holds a lease on, renewed at each tick: those applied, and those being handed on or taken up. */
   let held: Held = new Map()
   let term: { stop: AbortController; done: Promise<void> } | undefined
+  /** A change of the applied units under way: the old term drains, then the new one starts. */
+  let switching: Promise<void> | undefined
   let wake: (() => void) | undefined
   const wakeup = createWakeup((listener) => ((wake = listener), () => (wake = undefined)))
 
@@ -42,26 +45,37 @@ export function createUnits(options: UnitsOptions): Units {
     term = undefined
   }
 
-  function startTerm(): void {
-    if (held.size === 0) return
+  function startTerm(units: Held): void {
+    if (units.size === 0) return
     const stop = new AbortController()
-    const done = options.applyHeld(held, stop.signal).catch((error: unknown) => log.error({ err: error }, 'projection term failed'))
+    const done = options.applyHeld(units, stop.signal).catch((error: unknown) => log.error({ err: error }, 'projection term failed'))
     term = { stop, done }
   }
 
+  /**
+   * Renewal never waits for a term to drain (a page, or a read model's first build, may take long):
+   * a change is started here and completes on its own, and later ticks keep renewing meanwhile.
+   */
   async function tick(): Promise<void> {
     const share = new Set(shareOf(names, await leases.heartbeat(), owner))
-    const kept = await leases.renew(held)
-    const lost = [...held.keys()].filter((name) => !kept.has(name))
-    const excess = [...kept.keys()].filter((name) => !share.has(name))
-    const gained = await leases.acquire([...share].filter((name) => !kept.has(name)))
-    if (lost.length + excess.length + gained.size === 0) return
+    const renewed = await leases.renew(held)
+    const lost = [...held.keys()].filter((name) => !renewed.has(name))
+    held = renewed
     if (lost.length) log.warn({ units: lost }, 'projection units lost to another process')
-    await endTerm()
-    await leases.release(excess)
-    held = new Map([...[...kept].filter(([name]) => share.has(name)), ...gained])
-    log.info({ held: held.size, gained: [...gained.keys()], released: excess, lost }, 'projection units changed hands')
-    startTerm()
+    if (switching) return
+    const excess = [...held.keys()].filter((name) => !share.has(name))
+    const gained = await leases.acquire([...share].filter((name) => !held.has(name)))
+    held = new Map([...held, ...gained])
+    if (lost.length + excess.length + gained.size === 0) return
+    log.info({ gained: [...gained.keys()], released: excess, lost }, 'projection units changed hands')
+    switching = (async () => {
+      await endTerm()
+      await leases.release(excess)
+      held = new Map([...held].filter(([name]) => !excess.includes(name)))
+      startTerm(new Map(held))
+    })()
+      .catch((error: unknown) => log.warn({ err: error }, 'projection units could not change hands'))
+      .finally(() => (switching = undefined))
   }
 
   return {
@@ -77,6 +91,7 @@ export function createUnits(options: UnitsOptions): Units {
         await wakeup.sleep(leaseMs / 3, signal)
       }
       wakeup.close()
+      await switching
       await endTerm()
       const given = [...held.keys()]
       held = new Map()
