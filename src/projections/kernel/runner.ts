@@ -102,6 +102,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   const stopping = new AbortController()
   let running: Promise<void> | undefined
   let followerPoll: NodeJS.Timeout | undefined
+  let stopHearing: (() => void) | undefined
   /** The last position announced to followers as reached by every read model. */
   let announced: Position | undefined
 
@@ -191,21 +192,25 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     settleWaiters()
   }
 
-  // The units other processes apply: their progress comes from the checkpoint table, only while
-  // someone waits here, when a process announces a commit, and by polling as the fallback.
-  function followCheckpointsWhileWaiting(): void {
+  /**
+   * The units other processes apply: their progress comes from their announcements, heard all the
+   * time (a write here must not wait for a fallback poll because the announcement it needed came
+   * before it started waiting), and from the checkpoint table, polled only while someone waits.
+   */
+  function hearAnnouncement(message: string | undefined): void {
+    if (holdsAll()) return
+    const [at, list] = message?.split(' ') ?? []
+    const position = at === undefined ? undefined : parsePosition(at)
+    if (position) markAnnounced(position, list?.split(','))
+    else void readReached()
+  }
+
+  function pollCheckpointsWhileWaiting(): void {
     if (followerPoll || holdsAll()) return
-    const unsubscribe = notices?.subscribe((message) => {
-      const [at, list] = message?.split(' ') ?? []
-      const position = at === undefined ? undefined : parsePosition(at)
-      if (position) markAnnounced(position, list?.split(','))
-      else void readReached()
-    })
     followerPoll = setInterval(async () => {
       if (waiters.size === 0 || holdsAll()) {
         clearInterval(followerPoll)
         followerPoll = undefined
-        unsubscribe?.()
         return
       }
       await readReached()
@@ -228,7 +233,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         reject(new ProjectionLagError(position, timeoutMs))
       }, timeoutMs)
       waiters.add(waiter)
-      followCheckpointsWhileWaiting()
+      pollCheckpointsWhileWaiting()
     })
   }
 
@@ -343,10 +348,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     rebuilds,
     start() {
       for (const p of projectors) if (!reached.has(p.name)) reached.set(p.name, START)
+      stopHearing ??= notices?.subscribe(hearAnnouncement)
       running ??= Promise.all([lead(), options.applies ? units.run(stopping.signal) : undefined]).then(() => {})
     },
     async stop() {
       stopping.abort()
+      stopHearing?.()
       clearInterval(followerPoll)
       await running
       await rebuildQueue
