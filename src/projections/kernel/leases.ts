@@ -123,14 +123,20 @@ export async function readLeases(db: Kysely<Database>): Promise<LeaseRow[]> {
   return rows.map((r) => ({ name: r.name, owner: r.owner, epoch: BigInt(r.epoch), leaseUntil: r.lease_until }))
 }
 
+/** A unit and how much work it is likely to be: the number of event types its read model applies. */
+export type Unit = { name: string; weight: number }
+
 /**
- * This process's share: the units at positions rank, rank + M, rank + 2M… of the registry, for the
- * member at `rank` of M live members (sorted by name, the same list in every process). Dealing the
- * registry out in turn spreads each module's projectors (the six a deal create feeds sit side by side
- * in it) across processes rather than handing them to one.
+ * This process's share, for the member at `rank` of M live members (sorted by name, the same list in
+ * every process). The units are dealt out heaviest first, in a snake (ranks 0…M-1, then M-1…0), so
+ * the heaviest read models land on different processes and each process's total evens out. The
+ * weight is a proxy: the read models that apply the most event types are the ones most writes feed
+ * (the activity feed, notifications and search each apply a deal create's events, as do the deals').
  */
-export function shareOf(names: readonly string[], members: readonly string[], owner: string): string[] {
+export function shareOf(units: readonly Unit[], members: readonly string[], owner: string): string[] {
   const rank = members.indexOf(owner)
   if (rank < 0) return []
-  return names.filter((_, i) => i % members.length === rank)
+  const m = members.length
+  const dealt = units.map((unit, order) => ({ ...unit, order })).sort((a, b) => b.weight - a.weight || a.order - b.order)
+  return dealt.filter((_, i) => (Math.floor(i / m) % 2 === 0 ? i % m : m - 1 - (i % m)) === rank).map((unit) => unit.name)
 }

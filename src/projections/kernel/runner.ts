@@ -86,7 +86,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   const units = createUnits({
     leases: leaseStore(db, owner, options.leaseMs),
     owner,
-    names,
+    units: projectors.map((p) => ({ name: p.name, weight: p.eventTypes.length })),
     leaseMs: options.leaseMs,
     log,
     applyHeld: (held, signal) => {

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino'
 import { createWakeup } from '../../eventstore/wakeup.ts'
 import { shareOf } from './leases.ts'
-import type { Held, LeaseStore } from './leases.ts'
+import type { Held, LeaseStore, Unit } from './leases.ts'
 
 export type UnitsOptions = {
   leases: LeaseStore
   owner: string
-  /** Every unit (projector name), in registry order: the same list in every process. */
-  names: readonly string[]
+  /** Every unit, in registry order: the same list in every process. */
+  units: readonly Unit[]
   leaseMs: number
   log: Logger
   /** Applies the held units until `signal` aborts: one term, restarted whenever the held set changes. */
@@ -29,7 +29,7 @@ export type Units = {
  * stops renewing: its units are free once their leases run out, and its share goes to the others.
  */
 export function createUnits(options: UnitsOptions): Units {
-  const { leases, owner, names, leaseMs, log } = options
+  const { leases, owner, units, leaseMs, log } = options
   /** Every unit this process holds a lease on, renewed at each tick: those applied, and those being handed on or taken up. */
   let held: Held = new Map()
   let term: { stop: AbortController; done: Promise<void> } | undefined
@@ -57,7 +57,7 @@ export function createUnits(options: UnitsOptions): Units {
    * a change is started here and completes on its own, and later ticks keep renewing meanwhile.
    */
   async function tick(): Promise<void> {
-    const share = new Set(shareOf(names, await leases.heartbeat(), owner))
+    const share = new Set(shareOf(units, await leases.heartbeat(), owner))
     const renewed = await leases.renew(held)
     const lost = [...held.keys()].filter((name) => !renewed.has(name))
     held = renewed
