@@ -125,7 +125,13 @@ t.test('the fence is checked in the page transaction: a takeover waits for a pag
   const mine = await leaseStore(database.db, 'me', 60_000).acquire(['seq_a'])
   const fence = (trx: Parameters<typeof checkFence>[0]) => checkFence(trx, 'me', mine)
   const first = await store.appendToStream('s', [{ type: 'Sequenced', data: {} }])
-  const [event] = (await store.readAll({ after: built.position, maxCount: 10 })).events
+  // Visible once no older transaction is still open (the shared server may hold one for a moment).
+  const visibleAfter = (after: Position) =>
+    eventually('the appended event is visible', 5_000, async () => {
+      const { events } = await store.readAll({ after, maxCount: 10 })
+      return events.length ? events : undefined
+    })
+  const [event] = await visibleAfter(built.position)
   const page = applyBatch(database.db, projector, built.position, [event!], first.position, fence)
   await eventually('the page holds the fence', 5_000, async () => {
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'projection_leases' AND l.mode = 'RowShareLock' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(database.db)
@@ -139,7 +145,7 @@ t.test('the fence is checked in the page transaction: a takeover waits for a pag
   t.match(await page, { applied: true }, 'the page granted before the takeover commits')
   await takeover
   const second = await store.appendToStream('s', [{ type: 'Sequenced', data: {} }])
-  const events = (await store.readAll({ after: first.position, maxCount: 10 })).events
+  const events = await visibleAfter(first.position)
   await t.rejects(applyBatch(database.db, projector, first.position, events, second.position, fence), LeaseLostError, 'the next page, under the old epoch, is refused')
   t.same((await sequenceRows(database.db, 'seq_a')).get('s'), [0n], 'and left nothing behind')
 })
