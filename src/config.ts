@@ -102,7 +102,7 @@ export type Config = Readonly<{
   projectionLeaderRetryMs: number
   projectionLeaseMs: number
   projectionApply: boolean
-  /** How often the projections' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
+  /** How often the scheduled processes' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
   claimSweepIntervalMs: number
   claimSweepGraceMs: number
   /** How often the projections' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
