@@ -105,7 +105,7 @@ export type Config = Readonly<{
   /** How often the scheduled processes' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
   claimSweepIntervalMs: number
   claimSweepGraceMs: number
-  /** How often the projections' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
+  /** How often the scheduled processes' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
   dueNotifyIntervalMs: number
   readyMaxLagMs: number
   shutdownTimeoutMs: number

@@ -39,9 +39,9 @@ export type Runtime = {
   lookups: Lookups
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
   webhooks: WebhookDispatcher
-  /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
+  /** Frees orphan name claims on the scheduled processes' leader; not started: only the server sweeps. */
   claims: ClaimSweeper
-  /** The modules' scheduled processes (src/modules/), such as the due notifier; not started: only the server runs them, and they work only on the projections' leader. */
+  /** The modules' scheduled processes (src/modules/), such as the due notifier; not started: only the server runs them, and they work only on the scheduled processes' leader. */
   processes: readonly Process[]
   /**
    * The server's background work: the projections, then the webhook deliveries, which wait for the
