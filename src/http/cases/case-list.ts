@@ -49,24 +49,27 @@ export function caseListRoute(deps: Deps): FastifyPluginAsyncZod {
       const viewer = viewerOfIdentity(identity)
       const { limit, offset, ordering } = request.query
       const now = clock()
-      const [definitions, stamps] = await Promise.all([activeCaseFields(deps, orgId), readStamps(db, LIST_SOURCES)])
-      const filter = filterOf(request.query, definitions, now)
+      const filter = filterOf(request.query, await activeCaseFields(deps, orgId), now)
       const conditions = caseConditions(viewer, filter)
       const slim = request.query.slim === 'true'
-      const picker = <T>(source: string, load: () => Promise<T[]>) =>
-        orgParts.get(`${source} ${orgId}`, stamps.get(source), 0, async () => {
-          const value = await load()
-          return { value, keep: value.length <= KEPT_PICKER_ROWS }
-        })
       const countsNow = () => caseCounts(db, viewer, filter, conditions)
-      const [rows, { count, ...totals }, accounts, contacts, calendars] = await Promise.all([
-        caseRows(db, conditions, { limit, offset, ordering }),
-        // A breach filter counts at `now`: not kept.
-        filter.slaBreachedAt ? countsNow() : counts.get<CaseCounts>(JSON.stringify([viewer, filter]), stamps.get('cases'), 0, async () => ({ value: await countsNow() })),
-        slim ? undefined : picker('accounts', async () => (await liveAccounts(db, orgId)).map(({ id, name }) => ({ id, name }))),
-        slim ? undefined : picker('contacts', async () => (await liveContacts(db, orgId)).map(primaryEmailContactRef)),
-        orgParts.get<CalendarOf>(`calendars ${orgId}`, stamps.get('business_calendars'), 0, async () => ({ value: await businessCalendarVersions(db, orgId) })),
-      ])
+      // The page is never kept: read beside the stamps; what is kept is loaded (or not) once they are known.
+      const kept = async () => {
+        const stamps = await readStamps(db, LIST_SOURCES)
+        const picker = <T>(source: string, load: () => Promise<T[]>) =>
+          orgParts.get(`${source} ${orgId}`, stamps.get(source), 0, async () => {
+            const value = await load()
+            return { value, keep: value.length <= KEPT_PICKER_ROWS }
+          })
+        return Promise.all([
+          // A breach filter counts at `now`: not kept.
+          filter.slaBreachedAt ? countsNow() : counts.get<CaseCounts>(JSON.stringify([viewer, filter]), stamps.get('cases'), 0, async () => ({ value: await countsNow() })),
+          slim ? undefined : picker('accounts', async () => (await liveAccounts(db, orgId)).map(({ id, name }) => ({ id, name }))),
+          slim ? undefined : picker('contacts', async () => (await liveContacts(db, orgId)).map(primaryEmailContactRef)),
+          orgParts.get<CalendarOf>(`calendars ${orgId}`, stamps.get('business_calendars'), 0, async () => ({ value: await businessCalendarVersions(db, orgId) })),
+        ])
+      }
+      const [rows, [{ count, ...totals }, accounts, contacts, calendars]] = await Promise.all([caseRows(db, conditions, { limit, offset, ordering }), kept()])
       const pointedAt = new Set(caseProfileIds(rows))
       const members = await activeMembersAnd(db, orgId, [...pointedAt])
       const cases = await casesOf(deps, viewer, rows, now, { calendars, profiles: members.filter((m) => pointedAt.has(m.id)).map(profileRefOf) })
