@@ -51,7 +51,7 @@ async function createIndexes(db: Db): Promise<void> {
   await sql`CREATE INDEX case_sla_figures_resolved ON case_sla_figures (res_fulfilled_at) WHERE res_state = 'fulfilled'`.execute(db)
   await sql`CREATE INDEX case_sla_figures_opened ON case_sla_figures (org_id, created_at) INCLUDE (priority, case_type, assigned_to, frt_state, frt_used_ms, frt_deadline, frt_breached_at)
     WHERE NOT is_deleted AND status <> 'Duplicate'`.execute(db)
-  await sql`CREATE INDEX case_sla_figures_org_resolved ON case_sla_figures (org_id, res_fulfilled_at) INCLUDE (assigned_to, res_used_ms)
+  await sql`CREATE INDEX case_sla_figures_org_resolved ON case_sla_figures (org_id, res_fulfilled_at) INCLUDE (assigned_to, res_state, res_used_ms)
     WHERE res_state = 'fulfilled' AND NOT is_deleted AND status <> 'Duplicate'`.execute(db)
 }
 
