@@ -174,6 +174,17 @@ t.test('the sealing store over PostgreSQL', async (t) => {
     t.same(await keyRows(`contact-${raced}`), before, 'the stored key is kept')
     t.same(((await elsewhere.readStream(`contact-${raced}`))[0]!.data as { email: string }).email, 'raced@jackson.test', 'and the events are sealed with it')
 
+    // In one batch (appends of one turn go together): the one whose key lost goes again, its neighbour is kept.
+    const [lostAgain, neighbour] = [randomUUID(), randomUUID()]
+    await elsewhere.subjectKeys.forSealing([`contact-${lostAgain}`])
+    await Promise.all([
+      fresh.appendToStream(`contact-${lostAgain}`, [created(lostAgain, 'again@jackson.test')], { expectedRevision: 'no_stream' }),
+      fresh.appendToStream(`contact-${neighbour}`, [created(neighbour, 'neighbour@jackson.test')], { expectedRevision: 'no_stream' }),
+    ])
+    const emails = await Promise.all([lostAgain, neighbour].map(async (id) => ((await elsewhere.readStream(`contact-${id}`))[0]!.data as { email: string }).email))
+    t.same(emails, ['again@jackson.test', 'neighbour@jackson.test'], 'both written once, each under its stored key')
+    t.equal((await raw.readStream(`contact-${neighbour}`)).length + (await raw.readStream(`contact-${lostAgain}`)).length, 2)
+
     // Erased before the create reached this process: nothing personal is written.
     const gone = randomUUID()
     await elsewhere.subjectKeys.destroy(`contact-${gone}`)
