@@ -232,7 +232,7 @@ async function sealingAppender(url: string): Promise<Appender> {
   const db = createDb(pool)
   await migrateToLatest(db)
   const plain = createPostgresEventStore({ pool })
-  const sealed = sealingStore(plain, subjectKeys(db, keyWrapping(config.masterKeys), { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const sealed = sealingStore(plain, subjectKeys(db, keyWrapping(config.masterKeys), { inEventDatabase: true }), cataloguedPersonalSpecs)
   const orgId = randomUUID()
   const contact = (id: string, i: number) => ({ type: 'ContactCreated', data: { contact_id: id, org_id: orgId, first_name: `Ada ${i}`, last_name: 'Lovelace', email: `ada.${i}.${id}@example.test`, phone: '+44 20 7946 0000', address_line: '12 St James Square', city: 'London', at: new Date().toISOString() }, metadata })
   const create = (store: EventStore) => () => (_c: number, i: number) => {

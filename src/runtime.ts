@@ -78,7 +78,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
       ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
   // Personal fields are sealed above either adapter (issue 31); the keys are read from the primary, never a replica behind it.
-  const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { flushedByAppend: config.eventStore === 'postgres' })
+  const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { inEventDatabase: config.eventStore === 'postgres' })
   const store = sealingStore(adapter, keys, cataloguedPersonalSpecs)
   const checkpointNotices = startNotifications(pool, CHECKPOINT_CHANNEL)
   const projections = createProjectionRunner({

@@ -16,7 +16,7 @@ export const silentLogger = pino({ level: 'silent' })
 
 /** The store the service runs on: PostgreSQL's, sealing personal fields (src/privacy/). */
 export function testStore(t: Test, database: TestDatabase): EventStore {
-  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, keyWrapping(TEST_MASTER_KEYS), { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, keyWrapping(TEST_MASTER_KEYS), { inEventDatabase: true }), cataloguedPersonalSpecs)
   onTeardown(t, () => store.close())
   return store
 }
