@@ -22,12 +22,12 @@ import { countLine, progress, reporting } from './progress.ts'
 
 export type Member = { profileId: string; headers: { authorization: string } }
 
-export type FromParent = { type: 'ryw-start'; since: string } | { type: 'ryw-collect' } | { type: 'leader?' } | { type: 'stop' }
+export type FromParent = { type: 'ryw-start'; since: string } | { type: 'ryw-collect' } | { type: 'units?' } | { type: 'stop' }
 export type ToParent =
   | { type: 'ready'; url: string; orgId: string; admin: Member; member: Member }
   | { type: 'ryw-started' }
   | { type: 'ryw-samples'; samples: number[] }
-  | { type: 'leader'; isLeader: boolean }
+  | { type: 'units'; held: number; of: number }
   | { type: 'stopped'; log: [string, number][] }
   | { type: 'leading' }
 
@@ -53,7 +53,8 @@ export type BenchApp = {
   startRywWaits(since: Position): Promise<void>
   collectRywWaits(): Promise<number[]>
   /** Whether this server leads the projections now (several may share one database). */
-  isLeader(): Promise<boolean>
+  /** The projection units the server applies, of how many. */
+  units(): Promise<{ held: number; of: number }>
   /** Server warnings and errors logged: message → count (complete once stopped). */
   serverLog: Map<string, number>
   /** Sends one JSON request as the admin; throws unless 2xx. Answers the body and the event position header. */
@@ -74,8 +75,9 @@ export function compileBenchServer(): void {
   execFileSync(process.execPath, [tsc, '-p', fileURLToPath(new URL('../tsconfig.bench.json', import.meta.url))], { stdio: 'inherit' })
 }
 
-export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
-  const child = fork(`${COMPILED}bench/server.js`, [], { env: { ...process.env, DATABASE_URL: databaseUrl }, execArgv: SERVER_FLAGS })
+/** `applies: false`: the server applies no projection unit (a bench projector, or another server, does). */
+export async function startBenchApp(databaseUrl: string, options: { applies?: boolean } = {}): Promise<BenchApp> {
+  const child = fork(`${COMPILED}bench/server.js`, [], { env: { ...process.env, DATABASE_URL: databaseUrl, BENCH_SERVER_APPLIES: String(options.applies ?? true) }, execArgv: SERVER_FLAGS })
   const ready = (await nextMessage(child, 'ready')) as Extract<ToParent, { type: 'ready' }>
   const pool = createQuietPool(databaseUrl, 20)
   const db = createDb(pool)
@@ -112,10 +114,11 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
       child.send({ type: 'ryw-collect' } satisfies FromParent)
       return ((await samples) as Extract<ToParent, { type: 'ryw-samples' }>).samples
     },
-    async isLeader() {
-      const answer = nextMessage(child, 'leader')
-      child.send({ type: 'leader?' } satisfies FromParent)
-      return ((await answer) as Extract<ToParent, { type: 'leader' }>).isLeader
+    async units() {
+      const answer = nextMessage(child, 'units')
+      child.send({ type: 'units?' } satisfies FromParent)
+      const { held, of } = (await answer) as Extract<ToParent, { type: 'units' }>
+      return { held, of }
     },
     async call(method, path, body) {
       const response = await fetch(`${ready.url}${path}`, { method, headers: { ...ready.admin.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })

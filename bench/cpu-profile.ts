@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const name = `bench_cpu_${Date.now()}`
   await createDatabase(SERVER, name)
   const projector = PROFILED === 'projections' ? await startProjector(withDatabase(SERVER, name), [...startFlags(), ...profiling]) : undefined
-  const bench = await startBenchApp(withDatabase(SERVER, name)).catch(async (error: unknown) => {
+  const bench = await startBenchApp(withDatabase(SERVER, name), { applies: !projector }).catch(async (error: unknown) => {
     await projector?.stop()
     throw error
   })

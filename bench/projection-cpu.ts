@@ -16,8 +16,8 @@ export async function projectionCpuCells(databaseUrl: string, seconds: number, c
   const projector = await startProjector(databaseUrl, flags)
   let bench: BenchApp | undefined
   try {
-    bench = await startBenchApp(databaseUrl)
-    if (await bench.isLeader()) throw new Error('the bench server leads the projections, not the bench projector')
+    bench = await startBenchApp(databaseUrl, { applies: false })
+    if ((await bench.units()).held > 0) throw new Error('the bench server applies projection units, not only the bench projector')
     await bench.call('GET', '/api/opportunities/pipelines/')
     const cells: Cell[] = []
     let counter = 0

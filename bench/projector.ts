@@ -1,6 +1,6 @@
 /**
  * A process that applies the projections and serves no HTTP (issue 36): forked by bench/app.ts
- * before the bench server, it takes the projections' lead, so the server follows and the CPU this
+ * before the bench server, it takes every projection unit (the server applies none), so the server follows and the CPU this
  * process spends is the projections' alone (bench/projection-cpu.ts, `BENCH_PROFILE=projections
  * npm run bench:cpu`). Its connections carry application_name PROJECTOR_APP, so the database's
  * backends serving it are told apart from the server's.
@@ -19,8 +19,8 @@ const { config } = loadConfig({ NODE_ENV: 'development', DATABASE_URL: url.toStr
 const runtime = await openRuntime(config, pino({ level: 'warn' }), 'server')
 runtime.projections.start()
 const deadline = Date.now() + 30_000
-while (!runtime.projections.isLeader) {
-  if (Date.now() > deadline) throw new Error('the bench projector did not take the projections lead within 30 s')
+while (runtime.projections.held.size < runtime.projections.projectors.length) {
+  if (Date.now() > deadline) throw new Error('the bench projector did not take every projection unit within 30 s')
   await new Promise((resolve) => setTimeout(resolve, 20))
 }
 process.on('message', async (message: FromParent) => {

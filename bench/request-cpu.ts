@@ -2,8 +2,9 @@
  * CPU per request on a database kept by `BENCH_KEEP_DATABASES=1 BENCH_ONLY=queries npm run bench`,
  * in-process (app.inject, no sockets): `node --import tsx bench/request-cpu.ts <database url> <n> <path>...`
  * (HOT in a path is the seeded "hot" tag; SEQ the request's number, so each request is a filter of its own:
- * nothing of it kept from another). Prints per path the wall p50 and the process CPU per
- * request; run under `node --cpu-prof` for the frames. The caller is an admin of the organization
+ * nothing of it kept from another). Prints per path the wall p50, the process CPU per request and
+ * that of the process and the database's backends together (from /proc, bench/cpu-cost.ts: what the
+ * bench's cells call CPU per answer); run under `node --cpu-prof` for the frames. The caller is an admin of the organization
  * holding the most deals. PROF_DUMP=<file> writes the last answer of each path (to compare bytes).
  */
 import { randomBytes } from 'node:crypto'
@@ -13,6 +14,7 @@ import { sql } from 'kysely'
 import { loadConfig } from '../src/config.ts'
 import { buildApp } from '../src/http/app.ts'
 import { openRuntime } from '../src/runtime.ts'
+import { withCpuCost } from './cpu-cost.ts'
 
 // Statements sent, counted at the client (each is a round trip and a protocol write).
 let statements = 0
@@ -39,16 +41,19 @@ for (const raw of paths) {
   const times: number[] = []
   const cpu0 = process.cpuUsage()
   const statements0 = statements
-  for (let i = 0; i < Number(n); i++) {
-    const t0 = performance.now()
-    const r = await app.inject({ method: 'GET', url: url(i), headers })
-    times.push(performance.now() - t0)
-    if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${r.body.slice(0, 300)}`)
-    bodies[path] = r.body
-  }
+  const { cpuUsPerOp } = await withCpuCost(runtime.pool, [process.pid], async () => {
+    for (let i = 0; i < Number(n); i++) {
+      const t0 = performance.now()
+      const r = await app.inject({ method: 'GET', url: url(i), headers })
+      times.push(performance.now() - t0)
+      if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${r.body.slice(0, 300)}`)
+      bodies[path] = r.body
+    }
+    return { ops: Number(n) }
+  })
   const cpu = process.cpuUsage(cpu0)
   times.sort((a, b) => a - b)
-  console.log(`${path}: n=${n} p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms, cpu ${((cpu.user + cpu.system) / 1000 / Number(n)).toFixed(2)} ms/req, ${((statements - statements0) / Number(n)).toFixed(1)} statements/req, ${bodies[path]!.length} bytes`)
+  console.log(`${path}: n=${n} p50 ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms, mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms, cpu ${((cpu.user + cpu.system) / 1000 / Number(n)).toFixed(2)} ms/req (with the database's ${cpuUsPerOp === undefined ? '?' : (cpuUsPerOp / 1000).toFixed(2)}), ${((statements - statements0) / Number(n)).toFixed(1)} statements/req, ${bodies[path]!.length} bytes`)
 }
 if (process.env.PROF_DUMP) { const { writeFileSync } = await import('node:fs'); writeFileSync(process.env.PROF_DUMP, JSON.stringify(bodies)) }
 await app.close()

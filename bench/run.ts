@@ -107,12 +107,12 @@ const onBenchApp = <T>(server: string, work: (bench: Awaited<ReturnType<typeof s
   onBenchApps(server, async (start) => work(await start()))
 
 /** Bench servers started on demand on one fresh database, all stopped (their logs kept) before it is dropped. */
-const onBenchApps = <T>(server: string, work: (start: () => ReturnType<typeof startBenchApp>) => Promise<T>) =>
+const onBenchApps = <T>(server: string, work: (start: (options?: { applies?: boolean }) => ReturnType<typeof startBenchApp>) => Promise<T>) =>
   onFreshDatabase(server, async (url) => {
     const started: Awaited<ReturnType<typeof startBenchApp>>[] = []
     try {
-      return await work(async () => {
-        const bench = await startBenchApp(url)
+      return await work(async (options) => {
+        const bench = await startBenchApp(url, options)
         started.push(bench)
         return bench
       })
@@ -232,7 +232,7 @@ async function sealingAppender(url: string): Promise<Appender> {
   const db = createDb(pool)
   await migrateToLatest(db)
   const plain = createPostgresEventStore({ pool })
-  const sealed = sealingStore(plain, subjectKeys(db, keyWrapping(config.masterKeys), { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const sealed = sealingStore(plain, subjectKeys(db, keyWrapping(config.masterKeys), { inEventDatabase: true }), cataloguedPersonalSpecs)
   const orgId = randomUUID()
   const contact = (id: string, i: number) => ({ type: 'ContactCreated', data: { contact_id: id, org_id: orgId, first_name: `Ada ${i}`, last_name: 'Lovelace', email: `ada.${i}.${id}@example.test`, phone: '+44 20 7946 0000', address_line: '12 St James Square', city: 'London', at: new Date().toISOString() }, metadata })
   const create = (store: EventStore) => () => (_c: number, i: number) => {

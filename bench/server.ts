@@ -4,8 +4,8 @@
  * it, on the bench database given as DATABASE_URL; buildApp; projections started; listening on
  * 127.0.0.1 at a random port. One organization with an admin and a second member, with JWT access
  * tokens (an organization of its own: several servers may share a database). Talks to the parent
- * over IPC (messages in bench/app.ts). BENCH_SERVER_LEADER_RETRY_MS: how often it tries to take the
- * projections' lead (a long one keeps it a follower while bench projectors hand the lead over).
+ * over IPC (messages in bench/app.ts). BENCH_SERVER_APPLIES=false: it applies no projection unit
+ * (PROJECTION_APPLY), and follows a bench projector's progress.
  */
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
@@ -20,7 +20,7 @@ import type { FromParent, ToParent } from './app.ts'
 
 const send = (message: ToParent) => process.send!(message)
 
-const { config } = loadConfig({ NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, JWT_SECRET: randomBytes(32).toString('base64url'), ACCESS_TOKEN_TTL_SECONDS: '86400', LOG_LEVEL: 'warn', PROJECTION_LEADER_RETRY_MS: process.env.BENCH_SERVER_LEADER_RETRY_MS })
+const { config } = loadConfig({ NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, JWT_SECRET: randomBytes(32).toString('base64url'), ACCESS_TOKEN_TTL_SECONDS: '86400', LOG_LEVEL: 'warn', PROJECTION_APPLY: process.env.BENCH_SERVER_APPLIES })
 const serverLog = new Map<string, number>()
 // Quiet: only warnings and errors, counted by message (with the error's message) instead of printed.
 const logger = pino({ level: 'warn' }, {
@@ -62,8 +62,8 @@ process.on('message', async (message: FromParent) => {
     send({ type: 'ryw-samples', samples: ryw.samples })
     ryw.since = null
     ryw.samples = []
-  } else if (message.type === 'leader?') {
-    send({ type: 'leader', isLeader: runtime.projections.isLeader })
+  } else if (message.type === 'units?') {
+    send({ type: 'units', held: runtime.projections.held.size, of: runtime.projections.projectors.length })
   } else if (message.type === 'stop') {
     await app.close()
     await runtime.close()

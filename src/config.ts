@@ -44,6 +44,10 @@ const EnvSchema = z.object({
   PROJECTION_POLL_MS: positiveMs.default(500),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
   PROJECTION_LEADER_RETRY_MS: positiveMs.default(1000),
+  /** How long a process's hold on its projection units lasts unrenewed: a dead process's units move within about this long. */
+  PROJECTION_LEASE_MS: positiveMs.default(3000),
+  /** `false`: this process applies no projection (it serves and follows the others' progress). */
+  PROJECTION_APPLY: z.enum(['true', 'false']).default('true'),
   CLAIM_SWEEP_INTERVAL_MS: positiveMs.default(60_000),
   CLAIM_SWEEP_GRACE_MS: positiveMs.default(300_000),
   DUE_NOTIFY_INTERVAL_MS: positiveMs.default(60_000),
@@ -96,10 +100,12 @@ export type Config = Readonly<{
   projectionPollMs: number
   projectionBatchSize: number
   projectionLeaderRetryMs: number
-  /** How often the projections' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
+  projectionLeaseMs: number
+  projectionApply: boolean
+  /** How often the scheduled processes' leader frees name claims no record holds (processes/claim-sweeper.ts), and how old such a claim must be. */
   claimSweepIntervalMs: number
   claimSweepGraceMs: number
-  /** How often the projections' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
+  /** How often the scheduled processes' leader raises the notifications of due tasks and red deals (processes/due-notifier.ts). */
   dueNotifyIntervalMs: number
   readyMaxLagMs: number
   shutdownTimeoutMs: number
@@ -188,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
     projectionPollMs: e.PROJECTION_POLL_MS,
     projectionBatchSize: e.PROJECTION_BATCH_SIZE,
     projectionLeaderRetryMs: e.PROJECTION_LEADER_RETRY_MS,
+    projectionLeaseMs: e.PROJECTION_LEASE_MS,
+    projectionApply: e.PROJECTION_APPLY === 'true',
     claimSweepIntervalMs: e.CLAIM_SWEEP_INTERVAL_MS,
     claimSweepGraceMs: e.CLAIM_SWEEP_GRACE_MS,
     dueNotifyIntervalMs: e.DUE_NOTIFY_INTERVAL_MS,

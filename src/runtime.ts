@@ -39,9 +39,9 @@ export type Runtime = {
   lookups: Lookups
   /** Webhook deliveries (issue 8); not started: only the server delivers. */
   webhooks: WebhookDispatcher
-  /** Frees orphan name claims on the projections' leader; not started: only the server sweeps. */
+  /** Frees orphan name claims on the scheduled processes' leader; not started: only the server sweeps. */
   claims: ClaimSweeper
-  /** The modules' scheduled processes (src/modules/), such as the due notifier; not started: only the server runs them, and they work only on the projections' leader. */
+  /** The modules' scheduled processes (src/modules/), such as the due notifier; not started: only the server runs them, and they work only on the scheduled processes' leader. */
   processes: readonly Process[]
   /**
    * The server's background work: the projections, then the webhook deliveries, which wait for the
@@ -78,7 +78,7 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
       ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
   // Personal fields are sealed above either adapter (issue 31); the keys are read from the primary, never a replica behind it.
-  const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { flushedByAppend: config.eventStore === 'postgres' })
+  const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { inEventDatabase: config.eventStore === 'postgres' })
   const store = sealingStore(adapter, keys, cataloguedPersonalSpecs)
   const checkpointNotices = startNotifications(pool, CHECKPOINT_CHANNEL)
   const projections = createProjectionRunner({
@@ -91,6 +91,8 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
     batchSize: config.projectionBatchSize,
     pollMs: config.projectionPollMs,
     leaderRetryMs: config.projectionLeaderRetryMs,
+    leaseMs: config.projectionLeaseMs,
+    applies: config.projectionApply,
   })
   const lookups = cachedLookups({ db, pool, readReplica })
   const webhooks = createWebhookDispatcher({ db, store, logger, ...webhookDispatcherSettings(config) })

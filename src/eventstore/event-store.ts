@@ -39,11 +39,22 @@ export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint
  */
 export type StreamGuard = { streamName: string; revision: bigint | 'no_stream' }
 
+/**
+ * A person's new data key (issue 31), wrapped by the master key, for the append that first seals
+ * with it to store in its own transaction (src/privacy/sealing-store.ts). PostgreSQL only, where the
+ * keys live in the events' database; KurrentDB refuses them.
+ */
+export type NewSubjectKey = { subject: string; wrappedKey: Buffer }
+
 export type AppendOptions = {
   expectedRevision?: ExpectedRevision
   /** Fails with WrongExpectedRevisionError naming the guard stream when it moved. */
   guard?: StreamGuard
+  /** Stored with the events, all or none; fails with SubjectKeyExistsError when one of the subjects has a key (or a destroyed one) already. */
+  newKeys?: readonly NewSubjectKey[]
 }
+
+export type MultiAppendOptions = { guards?: readonly StreamGuard[]; newKeys?: readonly NewSubjectKey[] }
 
 export type EventMetadata = {
   /** Profile id of the caller who caused the event; null for system work (seeding, migrations). */
@@ -130,7 +141,7 @@ export interface EventStore {
    * one after another, and a failure between them leaves the earlier ones (the claim sweeper's case).
    * Answers the last write's next revision and the latest position.
    */
-  appendToStreams(writes: readonly StreamWrite[], options?: { guards?: readonly StreamGuard[] }): Promise<AppendResult>
+  appendToStreams(writes: readonly StreamWrite[], options?: MultiAppendOptions): Promise<AppendResult>
   /** Events of one stream in revision order; an empty list when the stream does not exist. */
   readStream(streamName: string, options?: { fromRevision?: bigint; maxCount?: number }): Promise<RecordedEvent[]>
   /** One page of the global log in commit order. */
@@ -153,5 +164,13 @@ export class WrongExpectedRevisionError extends Error {
   ) {
     super(`Expected stream ${streamName} to be at ${String(expected)}, but it is at ${String(actual)}`)
     this.name = 'WrongExpectedRevisionError'
+  }
+}
+
+/** An append's new data key lost to a key stored first (or a destroyed one): nothing was written, so seal with the stored key and append again. */
+export class SubjectKeyExistsError extends Error {
+  constructor(readonly subjects: readonly string[]) {
+    super(`Expected no data key yet for ${subjects.join(', ')}`)
+    this.name = 'SubjectKeyExistsError'
   }
 }

@@ -5,7 +5,7 @@
 import { BACKWARDS, END, EventStoreDBClient, StreamNotFoundError, WrongExpectedVersionError, eventTypeFilter, excludeSystemEvents, jsonEvent } from '@eventstore/db-client'
 import type { AllStreamRecordedEvent, AllStreamSubscription, JSONType } from '@eventstore/db-client'
 import { START, WrongExpectedRevisionError, comparePositions } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, MultiAppendOptions, NewSubjectKey, NewEvent, Position, ReadAllOptions, ReadAllPage, RecordedEvent, StreamWrite, SubscribeOptions, VisibilityLag } from './event-store.ts'
 import { eventTypesRegex, isWanted, toActualRevision, toReadAllPage, toReadPosition, toRecordedEvent, toStoredMetadata } from './kurrentdb-mapping.ts'
 
 export type KurrentDbEventStoreOptions = {
@@ -14,6 +14,11 @@ export type KurrentDbEventStoreOptions = {
   /** Delay before restarting the wake-up subscription behind onAppended after it dropped. */
   pollIntervalMs?: number
   defaultPageSize?: number
+}
+
+/** The data keys live in PostgreSQL, apart from KurrentDB: no append here can store one, so none may be lost by being ignored. */
+function refuseKeys(keys: readonly NewSubjectKey[] | undefined): void {
+  if (keys?.length) throw new Error('Expected no data keys in a KurrentDB append: they are made in PostgreSQL before it (subjectKeys without inEventDatabase)')
 }
 
 export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
@@ -32,6 +37,7 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
 
   async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`Expected at least one event to append to ${streamName}`)
+    refuseKeys(opts.newKeys)
     /*
      * NOT ATOMIC on KurrentDB: the client has no multi-stream conditional append, so the guard is
      * read, then the events appended. An append to the guard stream landing between the two goes
@@ -58,8 +64,9 @@ export function createKurrentDbEventStore(options: KurrentDbEventStoreOptions): 
   }
 
   // NOT ATOMIC (see the port): the guards are read first, then each write appended after the previous one.
-  async function appendToStreams(writes: readonly StreamWrite[], opts: { guards?: readonly StreamGuard[] } = {}): Promise<AppendResult> {
+  async function appendToStreams(writes: readonly StreamWrite[], opts: MultiAppendOptions = {}): Promise<AppendResult> {
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
+    refuseKeys(opts.newKeys)
     for (const { streamName: guardStream, revision } of opts.guards ?? []) {
       const actual = await lastRevision(guardStream)
       if (actual !== revision) throw new WrongExpectedRevisionError(guardStream, revision, actual)

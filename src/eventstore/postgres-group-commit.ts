@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { StreamGuard, StreamWrite } from './event-store.ts'
+import type { NewSubjectKey, StreamGuard, StreamWrite } from './event-store.ts'
 
 /** What one append of a batch came to: its last event's position and revision, or why it failed. */
 export type AppendOutcome =
@@ -8,8 +8,8 @@ export type AppendOutcome =
   | { ok: false; code: string; stream: string | null; actual: bigint | null; message: string | null }
 
 export type GroupCommitter = {
-  /** Queues one append (its writes all or none, each guard checked); answers its own outcome once its batch has committed. */
-  append(writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendOutcome>
+  /** Queues one append (its writes and new data keys all or none, each guard checked); answers its own outcome once its batch has committed. */
+  append(writes: readonly StreamWrite[], guards: readonly StreamGuard[], newKeys?: readonly NewSubjectKey[]): Promise<AppendOutcome>
 }
 
 /**
@@ -76,9 +76,9 @@ export function createGroupCommitter(pool: pg.Pool, committed: () => void): Grou
     }
   }
 
-  function append(writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendOutcome> {
+  function append(writes: readonly StreamWrite[], guards: readonly StreamGuard[], newKeys: readonly NewSubjectKey[] = []): Promise<AppendOutcome> {
     // Serialized here, so events that cannot be (a bigint in the data) fail their own append only.
-    const request = JSON.stringify(requestOf(writes, guards))
+    const request = JSON.stringify(requestOf(writes, guards, newKeys))
     return new Promise((resolve, reject) => {
       queue.push({ request, resolve, reject })
       schedule()
@@ -88,8 +88,8 @@ export function createGroupCommitter(pool: pg.Pool, committed: () => void): Grou
   return { append }
 }
 
-/** One append as crm_append_streams' arguments, by name. */
-function requestOf(writes: readonly StreamWrite[], guards: readonly StreamGuard[]) {
+/** One append as crm_append_streams' arguments, by name, and the data keys to store with it (crm_append_batch). */
+function requestOf(writes: readonly StreamWrite[], guards: readonly StreamGuard[], newKeys: readonly NewSubjectKey[]) {
   const events = writes.flatMap((write) => write.events)
   return {
     streams: writes.map((w) => w.streamName),
@@ -103,6 +103,7 @@ function requestOf(writes: readonly StreamWrite[], guards: readonly StreamGuard[
     versions: events.map((e) => e.schemaVersion ?? 1),
     data: events.map((e) => e.data ?? null),
     metadata: events.map((e) => e.metadata ?? {}),
+    keys: newKeys.map((key) => ({ subject: key.subject, key: key.wrappedKey.toString('hex') })),
   }
 }
 

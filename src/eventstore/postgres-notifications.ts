@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { endQuietly } from '../db/quiet-end.ts'
 
-/** Appends to the event log; the projections' leader announces its checkpoints on CHECKPOINT_CHANNEL. */
+/** Appends to the event log; each process applying projection units announces what they reached on CHECKPOINT_CHANNEL. */
 const CHANNEL = 'crm_events'
 export const CHECKPOINT_CHANNEL = 'crm_checkpoints'
 const RECONNECT_MS = 1000
@@ -10,7 +10,7 @@ const RECONNECT_MS = 1000
 export type Notifications = {
   /**
    * Called after a local commit: wakes local listeners now, other processes through NOTIFY. A
-   * `message` (e.g. the position the projections' leader has reached) travels with it; when
+   * `message` (e.g. the position a process's projection units have reached) travels with it; when
    * several are sent meanwhile, the latest is what the coalesced NOTIFY carries.
    */
   appended(message?: string): void

@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import { START, WrongExpectedRevisionError } from './event-store.ts'
-import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag, Position } from './event-store.ts'
+import { START, SubjectKeyExistsError, WrongExpectedRevisionError } from './event-store.ts'
+import type { AppendOptions, AppendResult, EventStore, MultiAppendOptions, NewSubjectKey, ExpectedRevision, NewEvent, ReadAllOptions, ReadAllPage, RecordedEvent, StreamGuard, StreamWrite, SubscribeOptions, VisibilityLag, Position } from './event-store.ts'
 import { createGroupCommitter } from './postgres-group-commit.ts'
 import { startNotifications } from './postgres-notifications.ts'
 import { createWakeup, nextHiddenRetryMs } from './wakeup.ts'
@@ -41,6 +41,8 @@ export const streamLockKey = (nameSql: string): string => `hashtextextended(${na
  * A multi-stream append (a name claim with the record that holds it): all commit or none.
  */
 const WRONG_REVISION = 'CRM01'
+/** A new data key's subject had one already (migrations/…-append-batch-subject-keys.ts). */
+const KEY_EXISTS = 'CRM02'
 
 const STREAM_REVISION_SQL = 'SELECT max(stream_revision)::text AS revision FROM events WHERE stream_name = $1'
 
@@ -102,25 +104,26 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const committer = createGroupCommitter(pool, () => notifications.appended())
 
   async function appendToStream(streamName: string, events: readonly NewEvent[], opts: AppendOptions = {}): Promise<AppendResult> {
-    return append([{ streamName, events, expectedRevision: opts.expectedRevision ?? 'any' }], opts.guard ? [opts.guard] : [])
+    return append([{ streamName, events, expectedRevision: opts.expectedRevision ?? 'any' }], opts.guard ? [opts.guard] : [], opts.newKeys ?? [])
   }
 
-  async function appendToStreams(writes: readonly StreamWrite[], opts: { guards?: readonly StreamGuard[] } = {}): Promise<AppendResult> {
+  async function appendToStreams(writes: readonly StreamWrite[], opts: MultiAppendOptions = {}): Promise<AppendResult> {
     if (writes.length === 0) throw new Error('Expected at least one stream to append to')
-    return append(writes, opts.guards ?? [])
+    return append(writes, opts.guards ?? [], opts.newKeys ?? [])
   }
 
   /** One append through the group committer, its outcome as the port answers it. */
-  async function append(writes: readonly StreamWrite[], guards: readonly StreamGuard[]): Promise<AppendResult> {
+  async function append(writes: readonly StreamWrite[], guards: readonly StreamGuard[], newKeys: readonly NewSubjectKey[]): Promise<AppendResult> {
     for (const write of writes) if (write.events.length === 0) throw new Error(`Expected at least one event to append to ${write.streamName}`)
     const expectations = new Map<string, ExpectedRevision>([...guards.map((g) => [g.streamName, g.revision] as const), ...writes.map((w) => [w.streamName, w.expectedRevision] as const)])
     for (;;) {
-      const outcome = await committer.append(writes, guards)
+      const outcome = await committer.append(writes, guards, newKeys)
       if (outcome.ok) return { nextExpectedRevision: BigInt(outcome.revision), position: { commit: BigInt(outcome.commit), prepare: BigInt(outcome.prepare) } }
       if (outcome.code === WRONG_REVISION && outcome.stream !== null) {
         const actual = outcome.actual ?? -1n
         throw new WrongExpectedRevisionError(outcome.stream, expectations.get(outcome.stream) ?? 'any', actual < 0n ? 'no_stream' : actual)
       }
+      if (outcome.code === KEY_EXISTS) throw new SubjectKeyExistsError(newKeys.map((key) => key.subject))
       // Under the locks a revision is only taken by a row written past them (by hand); 'any' and
       // 'stream_exists' hold whatever it holds, so they go again, other expectations have lost.
       if (outcome.code === UNIQUE_VIOLATION && writes.every((w) => w.expectedRevision === 'any' || w.expectedRevision === 'stream_exists')) continue

@@ -65,8 +65,15 @@ export async function memberPage(db: Db, orgId: string, active: boolean, filters
 }
 
 /** Active members ordered by email, for pickers (assignees, mentions). */
-export function activeMembers(db: Db, orgId: string) {
-  return members(db, orgId).where('p.is_active', '=', true).orderBy(sql`lower(u.email)`).orderBy('p.id').execute()
+export const activeMembers = (db: Db, orgId: string) => activeMembersAnd(db, orgId, [])
+
+/** The active members and those of `ids` (active or not), ordered by email: a picker and the members a page of records points at, in one query. */
+export function activeMembersAnd(db: Db, orgId: string, ids: readonly string[]) {
+  return members(db, orgId)
+    .where((eb) => (ids.length ? eb.or([eb('p.is_active', '=', true), eb('p.id', 'in', ids)]) : eb('p.is_active', '=', true)))
+    .orderBy(sql`lower(u.email)`)
+    .orderBy('p.id')
+    .execute()
 }
 
 /** Which of these profile ids are active members of the organization (for records that point at members). */

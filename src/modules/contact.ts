@@ -4,7 +4,7 @@ import type { ContactEvent } from '../commands/contact/contact.ts'
 import { By, Id, Ids, at, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { contactsProjector } from '../projections/contact/contacts.ts'
 import { email, firstOf, words } from '../projections/search/search-documents.ts'
-import { created, deleted, noteReadings, personName, updatedFlat } from '../projections/record/record-kinds.ts'
+import { created, deleted, noteReadings, personErased, personName, updatedFlat } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Contacts (contact-<id>): commands/record.ts events.
@@ -59,6 +59,7 @@ export const contactModule: ModuleManifest = {
     version: 0,
     table: 'contacts',
     name: personName,
+    erased: personErased,
     page: '/contacts',
     noun: 'contact',
     activity: { ContactCreated: created, ContactUpdated: updatedFlat, ContactDeleted: deleted, ...noteReadings('Contact') },

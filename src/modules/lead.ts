@@ -5,7 +5,7 @@ import type { LeadEvent } from '../commands/lead/lead.ts'
 import { By, CustomValues, Day, Decimal, Id, Ids, Placement, at, changedPaths, changesOf, eventsOf, noteDefinitions, texts } from '../events/event-schemas.ts'
 import { leadsProjector } from '../projections/lead/leads.ts'
 import { email, firstOf, words } from '../projections/search/search-documents.ts'
-import { created, deleted, noteReadings, personName, updatedChanges } from '../projections/record/record-kinds.ts'
+import { created, deleted, noteReadings, personErased, personName, updatedChanges } from '../projections/record/record-kinds.ts'
 import type { ModuleManifest } from './manifest.ts'
 
 // Leads (lead-<id>).
@@ -70,6 +70,7 @@ export const leadModule: ModuleManifest = {
     version: 0,
     table: 'leads',
     name: personName,
+    erased: personErased,
     page: '/leads',
     noun: 'lead',
     activity: {

@@ -36,7 +36,7 @@ export type ModuleManifest = Readonly<{
   routes?: (deps: Deps, files: FileStore) => Promise<readonly RoutePlugin[]>
   /** Its read models: the runner applies them, the CLI rebuilds them, readiness checks them. */
   projectors?: readonly Projector[]
-  /** Its scheduled processes: the server starts them (only the projections' leader does work). */
+  /** Its scheduled processes: the server starts them (only the scheduled processes' leader, the holder of the advisory lock, does work). */
   processes?: readonly ((deps: ProcessDeps) => Process)[]
   /** The record kinds its `{id}` paths name. */
   idKinds?: readonly IdKind[]

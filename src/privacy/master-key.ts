@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto'
+import { pooledRandomBytes } from './pooled-random.ts'
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
 
@@ -36,7 +37,7 @@ export function keyWrapping(masters: MasterKeys): KeyWrapping {
   const byId = new Map([masters.current, ...masters.retired].map((master) => [idOf(master).toString('hex'), master]))
   return {
     wrap(subject, dataKey) {
-      const iv = randomBytes(IV_BYTES)
+      const iv = pooledRandomBytes(IV_BYTES)
       const cipher = createCipheriv('aes-256-gcm', masters.current, iv).setAAD(Buffer.from(subject))
       const wrapped = Buffer.concat([cipher.update(dataKey), cipher.final()])
       return Buffer.concat([Buffer.from([FORMAT]), currentId, iv, cipher.getAuthTag(), wrapped])

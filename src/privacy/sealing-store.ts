@@ -1,4 +1,5 @@
-import type { EventStore, NewEvent, RecordedEvent } from '../eventstore/event-store.ts'
+import { SubjectKeyExistsError } from '../eventstore/event-store.ts'
+import type { AppendResult, EventStore, NewEvent, NewSubjectKey, RecordedEvent, StreamWrite } from '../eventstore/event-store.ts'
 import { sealData, unsealData } from './seal.ts'
 import type { SubjectKeys } from './subject-keys.ts'
 
@@ -28,17 +29,29 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function sealingStore(inner: EventStore, keys: SubjectKeys, specs: PersonalSpecs): SealingStore {
   type Target = { spec: PersonalSpec; subject: string }
+  type Made = ReturnType<SubjectKeys['propose']>
   const targetOf = (streamName: string, type: string, data: unknown): Target | undefined => {
     const spec = specs(type)
     const subject = spec && isObject(data) ? spec.subject(streamName, data) : undefined
     return spec && subject ? { spec, subject } : undefined
   }
 
-  async function seal<W extends { streamName: string; events: readonly NewEvent[] }>(writes: readonly W[]): Promise<W[]> {
+  /**
+   * The writes with their personal fields sealed, and the keys made for them. With `proposing` (and
+   * the keys in the events' database), a subject the append creates (its own stream, expected
+   * absent: a contact's create, with its email claim) and this process has not cached gets a fresh
+   * key for the append to store in its own transaction (`made`), rather than a round trip first.
+   */
+  async function seal(writes: readonly StreamWrite[], proposing: boolean): Promise<{ writes: StreamWrite[]; made: Made }> {
     const targets = writes.map((write) => write.events.map((event) => targetOf(write.streamName, event.type, event.data)))
     const subjects = targets.flat().flatMap((target) => (target ? [target.subject] : []))
-    if (subjects.length === 0) return [...writes]
-    const sealing = await keys.forSealing(subjects)
+    if (subjects.length === 0) return { writes: [...writes], made: new Map() }
+    const created = new Set(proposing && keys.inEventDatabase ? writes.filter((write) => write.expectedRevision === 'no_stream').map((write) => write.streamName) : [])
+    const made = keys.propose(subjects.filter((subject) => created.has(subject)))
+    const known = subjects.filter((subject) => !made.has(subject))
+    // A create's subjects are all made here: no await, which is a turn of the event loop per append.
+    const sealing = known.length ? await keys.forSealing(known) : new Map<string, Buffer | null>()
+    for (const [subject, { key }] of made) sealing.set(subject, key)
     const sealed = (event: NewEvent, target: Target | undefined): NewEvent => {
       if (!target) return event
       const key = sealing.get(target.subject)
@@ -46,7 +59,25 @@ export function sealingStore(inner: EventStore, keys: SubjectKeys, specs: Person
       if (key === undefined) throw new Error(`Expected a data key for ${target.subject}`)
       return { ...event, data: sealData(event.data, target.spec.fields, key, target.subject) }
     }
-    return writes.map((write, w) => ({ ...write, events: write.events.map((event, e) => sealed(event, targets[w]![e])) }) as W)
+    return { writes: writes.map((write, w) => ({ ...write, events: write.events.map((event, e) => sealed(event, targets[w]![e])) })), made }
+  }
+
+  /**
+   * Seals and appends (`store`: the adapter's call). An append whose new key lost to a stored one
+   * (another process made it, or erased the person first) wrote nothing: it is sealed again with
+   * the stored key, and appended without making one.
+   */
+  async function append(writes: readonly StreamWrite[], store: (sealed: StreamWrite[], newKeys: NewSubjectKey[]) => Promise<AppendResult>): Promise<AppendResult> {
+    const first = await seal(writes, true)
+    if (first.made.size === 0) return store(first.writes, [])
+    try {
+      const result = await store(first.writes, [...first.made.values()].map((made) => made.stored))
+      keys.stored(new Map([...first.made].map(([subject, made]) => [subject, made.key])))
+      return result
+    } catch (error) {
+      if (!(error instanceof SubjectKeyExistsError)) throw error
+      return store((await seal(writes, false)).writes, [])
+    }
   }
 
   async function unseal(events: RecordedEvent[]): Promise<RecordedEvent[]> {
@@ -70,11 +101,9 @@ export function sealingStore(inner: EventStore, keys: SubjectKeys, specs: Person
     kind: inner.kind,
     subjectKeys: keys,
     personal: specs,
-    appendToStream: async (streamName, events, options) => {
-      const [write] = await seal([{ streamName, events }])
-      return inner.appendToStream(streamName, write!.events, options)
-    },
-    appendToStreams: async (writes, options) => inner.appendToStreams(await seal(writes), options),
+    appendToStream: (streamName, events, options) =>
+      append([{ streamName, events, expectedRevision: options?.expectedRevision ?? 'any' }], ([sealed], newKeys) => inner.appendToStream(streamName, sealed!.events, { ...options, newKeys })),
+    appendToStreams: (writes, options) => append(writes, (sealed, newKeys) => inner.appendToStreams(sealed, { ...options, newKeys })),
     readStream: async (streamName, options) => unseal(await inner.readStream(streamName, options)),
     readAll: async (options) => {
       const page = await inner.readAll(options)

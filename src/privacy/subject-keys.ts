@@ -1,19 +1,30 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database.ts'
+import type { NewSubjectKey } from '../eventstore/event-store.ts'
 import type { KeyWrapping } from './master-key.ts'
 import { newDataKey } from './seal.ts'
 
 /**
  * The people's data keys (table subject_keys, migrations/…-subject-keys.ts), stored wrapped by the
- * master key (`wrapping`, master-key.ts) and cached unwrapped per process so
- * that sealing costs a query only for a subject this process has not met within the last minute:
- * a create (one new key, one round trip), not an edit nor a read of a known person. A destroyed key
- * is cached as null. Another process that erases someone is heard of when the entry expires
- * (`ttlMs`); the process that erases drops its own entry at once.
+ * master key (`wrapping`, master-key.ts) and cached unwrapped per process so that sealing costs a
+ * query only for a subject this process has not met within the last minute, and none for a new
+ * person on PostgreSQL, whose key the creating append stores itself (`propose`, `inEventDatabase`).
+ * A destroyed key is cached as null. Another process that erases someone is heard of when the entry
+ * expires (`ttlMs`); the process that erases drops its own entry at once.
  */
 export type SubjectKeys = {
+  /** Whether the events go to the keys' database, so that an append can store the keys it seals with (propose). */
+  readonly inEventDatabase: boolean
   /** The keys to seal with, made for the subjects that have none; null for a destroyed one. */
   forSealing(subjects: readonly string[]): Promise<Map<string, Buffer | null>>
+  /**
+   * Fresh keys for subjects this process has not cached, for the append that seals with them to
+   * store (NewSubjectKey): no query. Only for people the append creates; for one who has a key
+   * already the append fails (SubjectKeyExistsError), and forSealing reads the stored key.
+   */
+  propose(subjects: readonly string[]): Map<string, { key: Buffer; stored: NewSubjectKey }>
+  /** Caches the keys an append stored (propose) once it has committed. */
+  stored(keys: ReadonlyMap<string, Buffer>): void
   /** The keys to unseal with: null for a destroyed one, absent for a subject that never had one. */
   forUnsealing(subjects: readonly string[]): Promise<Map<string, Buffer | null>>
   /** Destroys the subject's key (or records that it has none and may get none): what erasure does. */
@@ -26,8 +37,8 @@ type Row = { subject: string; data_key: Buffer | null }
 export type SubjectKeyOptions = {
   ttlMs?: number
   maxEntries?: number
-  /** True only when the events go to the same PostgreSQL database as the keys (see makeOrRead); never for KurrentDB. */
-  flushedByAppend?: boolean
+  /** True only when the events go to the same PostgreSQL database as the keys (propose, makeOrRead); never for KurrentDB. */
+  inEventDatabase?: boolean
 }
 
 export function subjectKeys(db: Db, wrapping: KeyWrapping, options: SubjectKeyOptions = {}): SubjectKeys {
@@ -64,13 +75,13 @@ export function subjectKeys(db: Db, wrapping: KeyWrapping, options: SubjectKeyOp
   /**
    * One round trip: inserts a fresh key for each subject and answers the stored one. The SELECT
    * cannot see a key another process committed while the INSERT waited on it; those are read again.
-   * With `flushedByAppend` the insert commits without waiting for its WAL to reach the disk (a
+   * With `inEventDatabase` the insert commits without waiting for its WAL to reach the disk (a
    * create then costs one round trip, not a second disk flush): the append that follows commits
    * durably to the same database, and flushing its commit flushes every WAL record before it.
    */
   async function makeOrRead(subjects: readonly string[]): Promise<Row[]> {
     const hexKeys = subjects.map((subject) => wrapping.wrap(subject, newDataKey()).toString('hex'))
-    const commit = options.flushedByAppend ? 'off' : 'on'
+    const commit = options.inEventDatabase ? 'off' : 'on'
     const { rows } = await sql<Row>`
       WITH settings AS (SELECT set_config('synchronous_commit', ${commit}, true)),
       wanted AS (SELECT w.* FROM unnest(${subjects}::text[], ${hexKeys}::text[]) AS w(subject, hex) CROSS JOIN settings),
@@ -106,6 +117,19 @@ export function subjectKeys(db: Db, wrapping: KeyWrapping, options: SubjectKeyOp
   }
 
   return {
+    inEventDatabase: options.inEventDatabase ?? false,
+    propose(subjects) {
+      const fresh = [...new Set(subjects)].filter((subject) => !cached(subject))
+      return new Map(
+        fresh.map((subject) => {
+          const key = newDataKey()
+          return [subject, { key, stored: { subject, wrappedKey: wrapping.wrap(subject, key) } }]
+        }),
+      )
+    },
+    stored(keys) {
+      for (const [subject, key] of keys) remember(subject, key)
+    },
     async forSealing(subjects) {
       const keys = known(subjects)
       const unknown = subjects.filter((subject) => keys.get(subject) === undefined)

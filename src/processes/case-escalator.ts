@@ -6,7 +6,7 @@ import type { ProjectionRunner } from '../projections/kernel/runner.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type CaseEscalatorOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
-  /** Only the projections' leader escalates, so one process does at a time. */
+  /** Only the scheduled processes' leader (the advisory lock's holder) escalates, so one process does at a time. */
   projections: Pick<ProjectionRunner, 'isLeader'>
   logger: Logger
   intervalMs: number

@@ -6,7 +6,7 @@ import type { ProjectionRunner } from '../projections/kernel/runner.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type ClaimSweeperOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
-  /** Leads the sweeps too: only the projections' leader sweeps, so one process does at a time. */
+  /** Leads the sweeps too: only the scheduled processes' leader sweeps, so one process does at a time. */
   projections: Pick<ProjectionRunner, 'isLeader' | 'waitFor'>
   logger: Logger
   /** A claim younger than this is never judged: its create may still be on its way. */

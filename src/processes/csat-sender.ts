@@ -7,7 +7,7 @@ import type { ProjectionRunner } from '../projections/kernel/runner.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type CsatSenderOptions = Pick<Deps, 'db' | 'store' | 'clock' | 'config'> & {
-  /** Only the projections' leader sends, so one process does at a time (and the survey's stream stops a second). */
+  /** Only the scheduled processes' leader (the advisory lock's holder) sends, so one process does at a time (and the survey's stream stops a second). */
   projections: Pick<ProjectionRunner, 'isLeader'>
   /** Null where mail cannot leave (production without SMTP): then no survey is recorded either. */
   mail: MailTransport | null

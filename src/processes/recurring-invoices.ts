@@ -11,7 +11,7 @@ import { dueSchedules } from '../projections/invoice/recurring.ts'
 import { everyInterval } from './every-interval.ts'
 
 export type RecurringInvoicerOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
-  /** Only the projections' leader generates, so one process does at a time (and the append's checks stop a second). */
+  /** Only the scheduled processes' leader (the advisory lock's holder) generates, so one process does at a time (and the append's checks stop a second). */
   projections: Pick<ProjectionRunner, 'isLeader'>
   logger: Logger
   intervalMs: number

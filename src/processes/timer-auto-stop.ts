@@ -11,7 +11,7 @@ import { everyInterval } from './every-interval.ts'
 export const AUTO_STOP_AFTER_MS = 12 * 3_600_000
 
 export type TimerAutoStopOptions = Pick<Deps, 'db' | 'store' | 'clock'> & {
-  /** Only the projections' leader stops timers, so one process does at a time. */
+  /** Only the scheduled processes' leader (the advisory lock's holder) stops timers, so one process does at a time. */
   projections: Pick<ProjectionRunner, 'isLeader'>
   logger: Logger
   intervalMs: number

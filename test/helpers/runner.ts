@@ -16,12 +16,12 @@ export const silentLogger = pino({ level: 'silent' })
 
 /** The store the service runs on: PostgreSQL's, sealing personal fields (src/privacy/). */
 export function testStore(t: Test, database: TestDatabase): EventStore {
-  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, keyWrapping(TEST_MASTER_KEYS), { flushedByAppend: true }), cataloguedPersonalSpecs)
+  const store = sealingStore(createPostgresEventStore({ pool: database.pool, pollIntervalMs: 50 }), subjectKeys(database.db, keyWrapping(TEST_MASTER_KEYS), { inEventDatabase: true }), cataloguedPersonalSpecs)
   onTeardown(t, () => store.close())
   return store
 }
 
-export function testRunner(t: Test, database: TestDatabase, store: EventStore, projectors: Projector[], options: { leaderRetryMs?: number; checkpointNotices?: Notifications } = {}) {
+export function testRunner(t: Test, database: TestDatabase, store: EventStore, projectors: Projector[], options: { leaderRetryMs?: number; leaseMs?: number; applies?: boolean; checkpointNotices?: Notifications } = {}) {
   const runner = createProjectionRunner({
     db: database.db,
     poolOptions: database.pool.options,
@@ -31,6 +31,8 @@ export function testRunner(t: Test, database: TestDatabase, store: EventStore, p
     batchSize: 7,
     pollMs: 50,
     leaderRetryMs: options.leaderRetryMs ?? 100,
+    leaseMs: options.leaseMs ?? 600,
+    applies: options.applies ?? true,
     checkpointNotices: options.checkpointNotices,
   })
   onTeardown(t, () => runner.stop())

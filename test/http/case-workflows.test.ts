@@ -7,6 +7,7 @@ import type { Headers } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import { caseCountsEqualRows } from '../helpers/case-counts.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { figureFactsEqualCases, figuresRebuildEqualsLive } from '../helpers/case-figures.ts'
 
 // Merge and unmerge, bulk update and delete, and the CSV import of cases, on one app.
 const BASE = '/api/cases/'
@@ -161,5 +162,7 @@ t.test('cases: merge → unmerge, bulk, import', async (t) => {
   t.test('rebuild equals live; the open counts are the rows counted', async (t) => {
     await caseCountsEqualRows(t, database.db)
     await rebuildEqualsLive(t, { db: database.db, store }, [casesProjector, caseMergesProjector], { oneByOne: true })
+    await figureFactsEqualCases(t, database.db)
+    await figuresRebuildEqualsLive(t, { db: database.db, store })
   })
 })

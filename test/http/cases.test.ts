@@ -11,6 +11,7 @@ import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
 import { multipartBody } from '../helpers/multipart.ts'
 import { caseCountsEqualRows, keptCountsEqualScan } from '../helpers/case-counts.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
+import { figureFactsEqualCases, figuresRebuildEqualsLive } from '../helpers/case-figures.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
 const BASE = '/api/cases/'
@@ -342,6 +343,8 @@ t.test('cases: /api/cases/ as the original and its two apps use it', async (t) =
     const queries = ['', 'show_merged=true', 'status=New&status=Closed', 'priority=Urgent', `assigned_to=${alice.profileId}`, `assigned_to=${bob.profileId}&status=New&priority=Urgent`]
     await keptCountsEqualScan(t, list, { admin, alice: alice.headers, bob: bob.headers }, queries)
     await rebuildEqualsLive(t, { db: database.db, store }, casesProjector, { oneByOne: true })
+    await figureFactsEqualCases(t, database.db)
+    await figuresRebuildEqualsLive(t, { db: database.db, store })
     const statistics = await sql<{ schema: string }>`SELECT stxnamespace::regnamespace::text AS schema FROM pg_statistic_ext WHERE stxname = 'cases_org_status_priority'`.execute(database.db)
     t.same(statistics.rows, [{ schema: 'public' }], 'the joint statistics of status and priority are swapped in with the rebuilt table')
   })

@@ -54,7 +54,11 @@ t.test('/api/privacy/erasures/', async (t) => {
   const task: string = (await ok('POST', '/api/tasks/', admin, { title: 'Send the contract', contacts: [contact] })).id
   const billed: string = (await ok('POST', '/api/accounts/', admin, { name: 'Kiruna Mining' })).id
   const invoice: string = (await ok('POST', '/api/invoices/', admin, { account_id: billed, contact_id: contact, invoice_title: 'Renewal', currency: 'EUR', line_items: [{ name: 'Licence', unit_price: '10' }] })).invoice.id
+  const licence = [{ name: 'Licence', unit_price: '10' }]
+  const estimate: string = (await ok('POST', '/api/invoices/estimates/', admin, { title: 'Quote', account_id: billed, contact_id: contact, currency: 'EUR', line_items: licence })).estimate.id
+  const recurring: string = (await ok('POST', '/api/invoices/recurring/', admin, { title: 'Monthly', account_id: billed, contact_id: contact, currency: 'EUR', start_date: '2030-01-01', line_items: licence })).recurring_invoice.id
   const other: string = (await ok('POST', '/api/contacts/', admin, { first_name: 'Otto', email: 'otto@mail.test' })).id
+  const othersInvoice: string = (await ok('POST', '/api/invoices/', admin, { account_id: billed, contact_id: other, invoice_title: 'Support', currency: 'EUR', line_items: licence })).invoice.id
   const erase = (headers: Headers, kind: string, id: string) => app.inject({ method: 'POST', url: '/api/privacy/erasures/', headers, payload: { kind, id } })
 
   // Every row of every table of the database as text, the event log and the keys included (what
@@ -158,6 +162,21 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.equal(taskShown.statusCode, 200, 'the task still answers')
     t.match(taskShown.json().task_obj.contacts, [{ ...tombstone, primary_email: blank }], 'with its contact as a tombstone')
     t.match((await app.inject({ url: `/api/invoices/${invoice}/`, headers: admin })).json().invoice.contact, { ...tombstone, email: blank }, "an invoice's contact too")
+    // Where a record names the person by a plain id and a name string, the mark sits beside them.
+    const listed = async (url: string, id: string, headers = admin) => (await app.inject({ url, headers })).json().results.find((row: { id: string }) => row.id === id)
+    const named = { contact, contact_name: blank, contact_erased: true }
+    t.match(await listed('/api/invoices/', invoice), named, "an invoice list's contact name: blank, marked erased")
+    t.match(await listed('/api/invoices/estimates/', estimate), named, "an estimate's")
+    t.match(await listed('/api/invoices/recurring/', recurring), { contact, contact_erased: true }, "a recurring invoice's (its blank name reads null, as before)")
+    t.notOk('contact_erased' in (await listed('/api/invoices/', othersInvoice)), "another person's invoice carries no mark")
+    const picker: { id: string; first_name: string; erased?: true }[] = (await app.inject({ url: '/api/accounts/', headers: admin })).json().contacts
+    t.match(picker.find((c) => c.id === contact), { first_name: blank, erased: true }, "the account form's contact picker")
+    t.notOk('erased' in picker.find((c) => c.id === other)!, 'beside other contacts unmarked')
+    const entries = (await app.inject({ url: `/api/activities/?entity_id=${contact}`, headers: admin })).json().activities
+    t.ok(entries.length > 0 && entries.every((entry: { entity_name: string; entity_erased?: true }) => entry.entity_name === blank && entry.entity_erased === true), "the activity feed's entries about the person: a blank name, marked")
+    t.ok((await app.inject({ url: `/api/activities/?entity_id=${other}`, headers: admin })).json().activities.every((entry: object) => !('entity_erased' in entry)), "other people's unmarked")
+    const notices = (await app.inject({ url: '/api/notifications/', headers: alice.headers })).json().results.filter((n: { entity_id: string }) => n.entity_id === contact)
+    t.match(notices, [{ entity_name: blank, entity_erased: true }], 'the notification of the mention: a blank name, marked')
     const otto = (await app.inject({ url: `/api/contacts/${other}/`, headers: admin })).json().contact_obj
     t.match(otto, { first_name: 'Otto', email: 'otto@mail.test' }, 'other people are untouched')
     t.notOk('erased' in otto, 'and carry no mark')
@@ -174,7 +193,7 @@ t.test('/api/privacy/erasures/', async (t) => {
   })
 
   t.test('a lead is erased the same way', async (t) => {
-    const lead: string = (await ok('POST', '/api/leads/', admin, { first_name: `Lena${mark}`, email: `lena.${mark}@mail.test`, company_name: 'Kiruna Mining' })).id
+    const lead: string = (await ok('POST', '/api/leads/', admin, { first_name: `Lena${mark}`, email: `lena.${mark}@mail.test`, company_name: 'Kiruna Mining', rating: 'hot', status: 'assigned' })).id
     await ok('PATCH', `/api/leads/${lead}/`, admin, { last_name: `Lund${mark}` })
     const followUp: string = (await ok('POST', '/api/tasks/', admin, { title: 'Follow up', lead })).id
     const receipt = await erase(admin, 'lead', lead)
@@ -183,6 +202,8 @@ t.test('/api/privacy/erasures/', async (t) => {
     t.notMatch(await dump(), new RegExp(`(Lena|lena\\.|Lund)${mark}`), 'nothing of the lead left')
     t.match((await app.inject({ url: `/api/leads/${lead}/`, headers: admin })).json().lead_obj, { first_name: READ_MODEL_ERASED, last_name: READ_MODEL_ERASED, email: READ_MODEL_ERASED, company_name: 'Kiruna Mining', erased: true }, 'the company is no person: kept')
     t.match((await app.inject({ url: `/api/tasks/${followUp}/`, headers: admin })).json().task_obj.lead, { id: lead, name: 'Kiruna Mining', first_name: READ_MODEL_ERASED, erased: true }, "a task's lead: a tombstone beside the id")
+    const hot = (await app.inject({ url: '/api/dashboard/', headers: admin })).json().hot_leads.find((l: { id: string }) => l.id === lead)
+    t.match(hot, { first_name: READ_MODEL_ERASED, erased: true }, "the dashboard's hot leads: blank names, marked")
   })
 
   t.test("a web form's answers go with the lead they made (sealed under the lead's key, on the submission's own stream)", async (t) => {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import type { Test } from 'tap'
+import type { Transaction } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
 import { randomUUID } from 'node:crypto'
 import { START } from '../../src/eventstore/event-store.ts'
 import type { Position, RecordedEvent } from '../../src/eventstore/event-store.ts'
@@ -53,5 +55,25 @@ t.test('a page that fails commits nothing, neither rows nor checkpoints, and its
   t.same(await rowsOf(database, 'a'), [])
   t.same(await positionOf(database, 'a'), START)
   t.same(await applyBatches(database.db, [{ projector: a, expectedFrom: START, events, to: at(1) }]), [{ applied: true, position: at(1) }])
+  t.same(await rowsOf(database, 'a'), [{ stream_name: 's', events: 1, total: '1' }])
+})
+
+t.test("a fence runs in the page's transaction before anything else: when it throws nothing commits, when it passes the page applies", async (t) => {
+  const { database, projectors: { a } } = await setUp(t)
+  const events = [counted('s', '1', 1)]
+  const page = [{ projector: a, expectedFrom: START, events, to: at(1) }]
+  await t.rejects(applyBatches(database.db, page, async () => { throw new Error('lease lost') }), /lease lost/)
+  t.same(await rowsOf(database, 'a'), [])
+  t.same(await positionOf(database, 'a'), START)
+  let fresh: boolean | undefined
+  let xid: string | undefined
+  const fence = async (trx: Transaction<Database>) => {
+    fresh = (await sql<{ fresh: boolean }>`SELECT pg_current_xact_id_if_assigned() IS NULL AS fresh`.execute(trx)).rows[0]!.fresh
+    xid = (await sql<{ xid: string }>`SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text AS xid`.execute(trx)).rows[0]!.xid
+  }
+  t.same(await applyBatches(database.db, page, fence), [{ applied: true, position: at(1) }])
+  t.equal(fresh, true, 'the fence ran first: nothing of the page had locked or written yet')
+  const { rows } = await sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM projection_checkpoints WHERE name = 'a'`.execute(database.db)
+  t.equal(rows[0]!.xmin, xid, 'in the transaction that moved the checkpoint')
   t.same(await rowsOf(database, 'a'), [{ stream_name: 's', events: 1, total: '1' }])
 })

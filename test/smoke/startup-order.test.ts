@@ -51,7 +51,7 @@ t.test('one server on an empty database: migrations, then read models, then webh
   const lines = linesOf(server)
   const at = (msg: string) => lines.findIndex((l) => l.msg === msg)
   t.ok(at('applied migrations') >= 0, 'the server applied the migrations')
-  t.ok(at('applied migrations') < at('this process now applies the projections'), 'before leading the projections')
+  t.ok(at('applied migrations') < at('projection units changed hands'), 'before taking the projection units')
   t.ok(at('applied migrations') < at(DELIVERS), 'and before delivering webhooks')
   t.same(problemsOf([server]), [], 'no warning or error on the way, no missing relation')
 })

@@ -15,7 +15,7 @@ import { NoteLists, memberNoteRoutes } from '../kernel/note-routes.ts'
 import { notesView } from '../kernel/note-views.ts'
 import { viewerOf } from '../kernel/auth.ts'
 import { recordWriteRoutes } from '../kernel/record-routes.ts'
-import { IdFilter, ProfileRef, TagRef, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
+import { Erased, IdFilter, ProfileRef, TagRef, erasedMark, optionalEmail, optionalText, tagRefs } from '../kernel/relations.ts'
 import { checkRelations } from '../../projections/record/relations.ts'
 import { IdParams, PageQuery, authErrors, nextOffset, pageOf } from '../kernel/schemas/common.ts'
 import { ContactRecord, contactRecords } from '../contacts/schemas.ts'
@@ -68,7 +68,7 @@ const AccountList = pageOf(AccountRecord)
     page_number: z.number().int(),
     active_accounts: Section('open_accounts', 'open_accounts_count').describe('One page (limit, offset) of the active accounts, and how many match'),
     closed_accounts: Section('close_accounts', 'close_accounts_count').describe('One page (limit, offset) of the inactive accounts, and how many match'),
-    contacts: z.array(z.object({ id: z.uuid(), first_name: z.string() })).describe("The organization's contacts, for the account form"),
+    contacts: z.array(z.object({ id: z.uuid(), first_name: z.string(), erased: Erased })).describe("The organization's contacts, for the account form"),
     teams: z.array(TeamChoice),
     users: z.array(UserChoice).describe('Active members'),
     tags: z.array(TagRef).describe("The organization's tags, for the filter picker"),
@@ -119,7 +119,7 @@ export function accountRoutes(deps: Deps): FastifyPluginAsyncZod {
         listAccounts(db, orgId, { ...filter, isActive: true }),
         listAccounts(db, orgId, { ...filter, isActive: false }),
         tagRefs(db, orgId),
-        contactPicker(db, orgId),
+        contactPicker(db, orgId).then((rows) => rows.map(({ id, first_name, is_erased }) => ({ id, first_name, ...erasedMark({ is_erased }) }))),
         userChoices(db, orgId),
         teamChoices(db, orgId),
       ])

@@ -105,9 +105,12 @@ export async function userChoices(db: Db, orgId: string): Promise<z.infer<typeof
 
 /** Whom a record may be assigned to, as the original's task and case forms offer it: every active member to an admin, the admins to anyone else. */
 export async function assignableChoices(db: Db, viewer: { orgId: string; isAdmin: boolean }): Promise<z.infer<typeof UserChoice>[]> {
-  const members = await activeMembers(db, viewer.orgId)
-  return members.filter((m) => viewer.isAdmin || m.role === 'ADMIN').map((m) => ({ id: m.id, user__email: m.email }))
+  return assignableAmong(await activeMembers(db, viewer.orgId), viewer)
 }
+
+/** The same, among members already read (the inactive ones left out). */
+export const assignableAmong = (members: readonly { id: string; email: string; role: string; is_active: boolean }[], viewer: { isAdmin: boolean }): z.infer<typeof UserChoice>[] =>
+  members.filter((m) => m.is_active && (viewer.isAdmin || m.role === 'ADMIN')).map((m) => ({ id: m.id, user__email: m.email }))
 
 export async function teamChoices(db: Db, orgId: string): Promise<z.infer<typeof TeamChoice>[]> {
   return (await allTeams(db, orgId)).map(({ id, name, description }) => ({ id, name, description }))

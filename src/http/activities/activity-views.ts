@@ -3,6 +3,7 @@ import { ACTION_DISPLAY, ACTIVITY_ACTIONS } from '../../projections/activity/das
 import type { ActivityAction, ActivityView } from '../../projections/activity/dashboard-activity.ts'
 import type { RecordKinds } from '../../projections/record/record-kinds.ts'
 import { humanizedTime } from '../dashboard/dashboard-views.ts'
+import { EntityErased, erasedMarkAs } from '../kernel/relations.ts'
 
 /** One entry of the activity feed, as the original's dashboard activity (GET /api/activities/ and the dashboard's `activities`). */
 export const activitySchema = (kinds: RecordKinds) => z.object({
@@ -13,6 +14,7 @@ export const activitySchema = (kinds: RecordKinds) => z.object({
   entity_type: z.enum(kinds.types),
   entity_id: z.uuid(),
   entity_name: z.string().nullable().describe("The record's current name; null once the record is gone"),
+  entity_erased: EntityErased,
   description: z.string(),
   link: z.string().describe("The record's page in the web app (`/accounts/<id>`, `/contacts/<id>`, `/leads/<id>`, `/pipeline/<id>`, `/tasks/<id>`)"),
   timestamp: z.string().describe('ISO 8601'),
@@ -30,6 +32,7 @@ export const activityBody = (row: ActivityView, now: Date): z.infer<ReturnType<t
   entity_type: row.entity_type,
   entity_id: row.entity_id,
   entity_name: row.entity_name,
+  ...erasedMarkAs('entity_erased', row.entity_erased),
   description: row.description,
   link: row.link,
   timestamp: row.at.toISOString(),

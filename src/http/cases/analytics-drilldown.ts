@@ -57,7 +57,7 @@ export function caseAnalyticsDrilldownRoutes(deps: Deps): FastifyPluginAsyncZod 
     app.get('/api/cases/analytics/drilldown/', { schema: { tags: TAGS, summary: "The cases behind a figure: how many, and the newest 1000 as the case list answers them", querystring: DrilldownQuery, response: { 200: DrilldownAnswer, ...errors } } }, async (request) => {
       const scope = await scopeOf(deps, request, request.query)
       const { count, rows } = await listCases(db, [...scope.conditions, ...metricCondition(scope, request.query.metric, request.query.bucket)], { limit: SHOWN, offset: 0 })
-      return { count, results: await casesOf(db, viewerOfIdentity(identityOf(request)), rows, deps.clock()) }
+      return { count, results: await casesOf(deps, viewerOfIdentity(identityOf(request)), rows, deps.clock()) }
     })
 
     app.get('/api/cases/analytics/export/', { schema: { tags: TAGS, summary: "The cases behind a figure as CSV, newest first, with a header row", description: "`fmt` is csv, the only format (named so as not to collide with the original's `format`). A cell that could start a spreadsheet formula is prefixed with `'`.", querystring: ExportQuery, response: { 200: z.string().describe('text/csv'), ...errors } } }, async (request, reply) => {

@@ -5,7 +5,7 @@ import { FIRST_RESPONSE_HOURS } from '../../commands/case/sla.ts'
 import { CASE_PRIORITIES } from '../../commands/case/fields.ts'
 import type { Deps } from '../../deps.ts'
 import { ForbiddenError } from '../../errors.ts'
-import { organizationById } from '../../identity/organizations.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { displayName, membersByIds } from '../../identity/users.ts'
 import { businessCalendarOf } from '../../projections/business-hours/queries.ts'
 import { agentFigures, backlogFigures, frtFigures, mttrFigures, slaFigures } from '../../projections/case/sla-analytics.ts'
@@ -62,9 +62,9 @@ export function caseAnalyticsRoutes(deps: Deps): FastifyPluginAsyncZod {
       const viewer = viewerOfIdentity(identity)
       if (!viewer.isAdmin) throw new ForbiddenError('Admin access required')
       const days = Math.max(1, Math.min(request.query.days ?? 14, 90))
-      const [org, calendar] = await Promise.all([organizationById(db, identity.orgId), businessCalendarOf(db, identity.orgId)])
+      const org = await lookupsOf(deps).organization(identity.orgId)
       const now = deps.clock()
-      const window = { ...(await lastDays(db, org.timezone, now, days)), timezone: org.timezone, now }
+      const [calendar, window] = await Promise.all([businessCalendarOf(db, identity.orgId), lastDays(db, org.timezone, now, days).then((range) => ({ ...range, timezone: org.timezone, now }))])
       const figures = await serviceFigures(db, identity.orgId, window)
       const members = new Map((await membersByIds(db, identity.orgId, figures.by_agent.flatMap((a) => (a.profile_id ? [a.profile_id] : [])))).map((m) => [m.id, displayName(m)]))
       const round = (n: number | null) => (n === null ? null : Math.round(n))

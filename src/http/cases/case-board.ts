@@ -54,12 +54,12 @@ export function caseBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       if (id !== undefined && id !== '' && !isUuid(id)) throw new NotFoundError('Pipeline not found')
       const pipeline = id ? await orNotFound(casePipelineModel.pipelineOf(db, viewer.orgId, id)) : null
       const now = clock()
-      const conditions = caseConditions(viewer, filterOf(query, await activeCaseFields(db, viewer.orgId), now))
+      const conditions = caseConditions(viewer, filterOf(query, await activeCaseFields(deps, viewer.orgId), now))
       const columns = pipeline ? stageColumns(pipeline.stages) : statusColumns
       const column = pipeline ? caseStageColumn : caseStatusColumn
       if (pipeline) conditions.push(inColumns(column, columns.map((c) => c.key)))
       const { rows, counts } = await boardCards<CaseRecord>(db, CASE_BOARD, conditions, column, columns.map((c) => c.key), CARDS_PER_COLUMN)
-      const cards = await casesOf(db, viewer, rows, now)
+      const cards = await casesOf(deps, viewer, rows, now)
       return {
         mode: pipeline ? ('pipeline' as const) : ('status' as const),
         pipeline: pipeline && { id: pipeline.id, name: pipeline.name, is_default: pipeline.is_default },
@@ -74,7 +74,7 @@ export function caseBoardRoutes(deps: Deps): FastifyPluginAsyncZod {
       await moveCase(deps, callerOf(request), request.params.id, { stageId: stage_id, status, kanbanOrder: kanban_order, aboveId: above_case_id, belowId: below_case_id }, commands.session)
       await commands.settle()
       const row = await visibleCase(db, callerOf(request), request.params.id)
-      const [card] = await casesOf(db, viewerOf(request), [row], clock())
+      const [card] = await casesOf(deps, viewerOf(request), [row], clock())
       return { error: false as const, message: 'Case moved successfully', case: card! }
     })
   }

@@ -47,7 +47,7 @@ export async function mergedRedirect(db: Deps['db'], caller: Caller, id: string)
  */
 export function caseMergeRoutes(deps: Deps): FastifyPluginAsyncZod {
   const { db, clock } = deps
-  const caseBody = async (viewer: ReturnType<typeof viewerOf>, id: string) => (await casesOf(db, viewer, [await orNotFound(caseOf(db, viewer.orgId, id))], clock()))[0]!
+  const caseBody = async (viewer: ReturnType<typeof viewerOf>, id: string) => (await casesOf(deps, viewer, [await orNotFound(caseOf(db, viewer.orgId, id))], clock()))[0]!
 
   return async (app) => {
     app.post('/api/cases/:id/merge/:into_id/', { schema: { tags: TAGS, summary: 'Merge a duplicate case into another (admin, or the creator of both)', description: "Every comment, attachment and watcher of the duplicate moves to the other, and its id (and those merged into it before) reaches the other from now on; it becomes Duplicate, closed today, read-only until unmerged. 400: into itself, already merged elsewhere, or into a case that is merged itself; 404: either case not a live case of the caller's organization. Merging again into the same case answers already_merged.", params: IdParams.extend({ into_id: z.uuid() }), response: { 200: z.object({ error: z.literal(false), message: z.string(), already_merged: z.boolean().optional(), target_case: Case, source_case_id: z.uuid(), redirected_url: z.string() }), ...errors } } }, async (request, reply) => {

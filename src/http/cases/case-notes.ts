@@ -38,7 +38,7 @@ export function caseNoteRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
     answerOf: async (request, id) => {
       const viewer = viewerOf(request)
       const row = await visibleCase(db, callerOf(request), id)
-      const [[body], notes] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, viewer.orgId, id)])
+      const [[body], notes] = await Promise.all([casesOf(deps, viewer, [row], clock()), caseNotesView(db, viewer.orgId, id)])
       return { cases_obj: body!, ...notes }
     },
   })

@@ -1,12 +1,13 @@
 import { z } from 'zod'
 import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
 import { slaView } from '../../commands/case/sla.ts'
-import type { Db } from '../../db/database.ts'
+import type { CalendarOf } from '../../commands/business-hours/sla-clock.ts'
+import type { Deps } from '../../deps.ts'
+import { lookupsOf } from '../../lookups/lookups.ts'
 import { businessCalendarVersions } from '../../projections/business-hours/queries.ts'
 import { caseRefs, childCounts } from '../../projections/case/queries.ts'
-import type { CaseRecord } from '../../projections/case/queries.ts'
+import type { CaseRecord, ListedCase } from '../../projections/case/queries.ts'
 import { liveContacts } from '../../projections/contact/contacts.ts'
-import { definitionsOf } from '../../projections/custom-field/custom-fields.ts'
 import type { Viewer } from '../../visibility/policy.ts'
 import { PrimaryEmailContactRef, ProfileRef, TagRef, nameRefs, primaryEmailContactRef, profileRefs, tagRefs } from '../kernel/relations.ts'
 import { iso } from '../kernel/schemas/common.ts'
@@ -60,22 +61,36 @@ const unique = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id
 const indexed = <T extends { id: string }>(rows: readonly T[]) => new Map(rows.map((row) => [row.id, row]))
 const picked = <T>(map: Map<string, T>, ids: readonly string[]) => ids.flatMap((id) => map.get(id) ?? [])
 
-/** The organization's active custom fields for cases, in display order: the ones a case shows and its list filters by. */
-export const activeCaseFields = (db: Db, orgId: string) => definitionsOf(db, orgId, 'cases', { activeOnly: true })
+/** What case views read: the database, and the cached lookups where the app has them. */
+export type CaseViewSource = Pick<Deps, 'db' | 'lookups'>
+
+/** The organization's active custom fields for cases, in display order: the ones a case shows and its list filters by (the cached lookup's, where the app has it). */
+export const activeCaseFields = async (source: CaseViewSource, orgId: string) => (await lookupsOf(source).customFields(orgId, 'cases')).filter((d) => d.is_active)
+
+/** The members the rows point at (assignees, creators), active or not. */
+export const caseProfileIds = (rows: readonly CaseRecord[]) => unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))
+
+/** What a caller already holds of what the bodies need, so it is not fetched again: the case list's kept calendars, and the members it read with its picker. */
+export type CaseViewsGiven = { calendars?: CalendarOf; profiles?: z.infer<typeof ProfileRef>[] }
+
+/** Rows as a list reads them carry their child counts (queries.ts `caseRows`); other rows have them counted here. */
+type CaseRows = readonly CaseRecord[] | readonly ListedCase[]
+const listedChildCounts = (rows: CaseRows) => (rows.every((row) => 'child_count' in row) ? new Map((rows as readonly ListedCase[]).map((row) => [row.id, row.child_count])) : undefined)
 
 /** Case rows as response bodies at `now` (the SLA flags); what they point at is fetched once for the batch. */
-export async function casesOf(db: Db, viewer: Viewer, rows: readonly CaseRecord[], now: Date): Promise<CaseBody[]> {
+export async function casesOf(source: CaseViewSource, viewer: Viewer, rows: CaseRows, now: Date, given: CaseViewsGiven = {}): Promise<CaseBody[]> {
+  const { db } = source
   const { orgId } = viewer
   const [accounts, teams, tags, profiles, contacts, definitions, children, parents, calendars] = await Promise.all([
     nameRefs(db, 'accounts', orgId, unique(rows.map((r) => r.account))),
     nameRefs(db, 'teams', orgId, unique(rows.flatMap((r) => r.teams))),
     tagRefs(db, orgId, unique(rows.flatMap((r) => r.tags))),
-    profileRefs(db, orgId, unique(rows.flatMap((r) => [...r.assigned_to, r.created_by]))),
+    given.profiles ?? profileRefs(db, orgId, caseProfileIds(rows)),
     liveContacts(db, orgId, unique(rows.flatMap((r) => r.contacts))),
-    activeCaseFields(db, orgId),
-    childCounts(db, orgId, rows.map((r) => r.id)),
+    activeCaseFields(source, orgId),
+    listedChildCounts(rows) ?? childCounts(db, orgId, rows.map((r) => r.id)),
     caseRefs(db, viewer, unique(rows.map((r) => r.parent))),
-    businessCalendarVersions(db, orgId),
+    given.calendars ?? businessCalendarVersions(db, orgId),
   ])
   const shownKeys = new Set(definitions.map((d) => d.key))
   const people = indexed(profiles)

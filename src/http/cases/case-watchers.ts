@@ -56,9 +56,9 @@ export function caseWatcherRoutes(deps: Deps): FastifyPluginAsyncZod {
     app.get('/api/cases/watching/', { schema: { tags: TAGS, summary: "The caller's watched cases, newest first, with the case list's filters (at most 500)", querystring: CaseFilterQuery, response: { 200: WatchingList, ...errors } } }, async (request) => {
       const viewer = viewerOf(request)
       const now = clock()
-      const filter = { ...filterOf(request.query, await activeCaseFields(db, viewer.orgId), now), watching: true }
+      const filter = { ...filterOf(request.query, await activeCaseFields(deps, viewer.orgId), now), watching: true }
       const { count, rows } = await listCases(db, caseConditions(viewer, filter), { limit: WATCHING_LIMIT, offset: 0, ordering: request.query.ordering })
-      return { cases: await casesOf(db, viewer, rows, now), count }
+      return { cases: await casesOf(deps, viewer, rows, now), count }
     })
   }
 }

@@ -3,40 +3,32 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { mayWriteCase } from '../../commands/case/case.ts'
 import type { CaseInput } from '../../commands/case/case.ts'
-import { CASE_PRIORITIES, CASE_STATUSES, CASE_TYPES } from '../../commands/case/fields.ts'
 import { changeCase, createCase, deleteCase, visibleCase } from '../../commands/case/write-case.ts'
 import { actorOfCaller } from '../../commands/caller.ts'
 import type { Deps } from '../../deps.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { activeMembers } from '../../identity/users.ts'
-import { liveAccounts } from '../../projections/account/accounts.ts'
-import { caseConditions, caseCounts, caseRows } from '../../projections/case/queries.ts'
 import { mergedFromCases } from '../../projections/case/merges.ts'
-import { liveContacts } from '../../projections/contact/contacts.ts'
 import { viewerOfIdentity } from '../../visibility/policy.ts'
-import { assignableChoices } from '../accounts/schemas.ts'
 import { fieldBody } from '../custom-fields/schemas.ts'
 import { identityOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
-import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
+import { ErrorBody, IdParams, Message, authErrors } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
 import { caseBoardRoutes } from './case-board.ts'
+import { CASE_CHOICES, caseListRoute } from './case-list.ts'
 import { caseBulkRoutes } from './case-bulk.ts'
 import { caseImportRoutes } from './case-import.ts'
 import { MergedRedirect, caseMergeRoutes, mergedRedirect } from './case-merge.ts'
-import { filterOf } from './case-filter.ts'
 import { caseNoteRoutes, caseNotesView } from './case-notes.ts'
 import { caseSolutionRoutes, caseSolutionsView } from './case-solutions.ts'
 import { caseTreeRoutes } from './case-tree.ts'
 import { activeCaseFields, casesOf } from './case-views.ts'
 import { caseWatcherRoutes } from './case-watchers.ts'
-import { CaseBodySchema, CaseDetail, CaseList, CaseListQuery, CasePatch } from './schemas.ts'
-import { primaryEmailContactRef } from '../kernel/relations.ts'
+import { CaseBodySchema, CaseDetail, CasePatch } from './schemas.ts'
 
 const TAGS = ['cases']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
-const pairs = (values: readonly string[]): [string, string][] => values.map((value) => [value, value])
-const CHOICES = { status: pairs(CASE_STATUSES), priority: pairs(CASE_PRIORITIES), type_of_case: pairs(CASE_TYPES) }
 
 const ShowMerged = z.object({ show_merged: z.string().optional().describe('true: a merged duplicate answers its own detail, not where it went') })
 
@@ -50,7 +42,7 @@ function inputOf(body: z.infer<typeof CasePatch>): CaseInput {
 
 /**
  * Cases (the original's CaseListView and CaseDetailView): the queue with its totals and the form's
- * pickers, create, detail, PUT, PATCH, DELETE; comments, internal notes and attachments
+ * pickers (case-list.ts), create, detail, PUT, PATCH, DELETE; comments, internal notes and attachments
  * (case-notes.ts); watchers (case-watchers.ts); linked knowledge-base solutions and suggestions
  * (case-solutions.ts); the problem → incident tree (case-tree.ts); the board and card moves
  * (case-board.ts). Who:
@@ -68,37 +60,6 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
   }
 
   return async (app) => {
-    app.get('/api/cases/', { schema: { tags: TAGS, summary: 'Cases, newest first, with the queue\'s totals over the whole filtered set and the case form\'s pickers', description: 'A non-admin sees only cases they created, are assigned to or watch, in the page and the totals alike. Merged duplicates are left out unless show_merged=true. Blank filter values are no filter; malformed ones match nothing.', querystring: CaseListQuery, response: { 200: CaseList, ...errors } } }, async (request) => {
-      const identity = identityOf(request)
-      const viewer = viewerOfIdentity(identity)
-      const { limit, offset, ordering } = request.query
-      const now = clock()
-      const filter = filterOf(request.query, await activeCaseFields(db, identity.orgId), now)
-      const conditions = caseConditions(viewer, filter)
-      const slim = request.query.slim === 'true'
-      const [rows, { count, ...totals }, users, accounts, contacts] = await Promise.all([
-        caseRows(db, conditions, { limit, offset, ordering }),
-        caseCounts(db, viewer, filter, conditions),
-        assignableChoices(db, viewer),
-        slim ? undefined : liveAccounts(db, identity.orgId),
-        slim ? undefined : liveContacts(db, identity.orgId),
-      ])
-      const cases = await casesOf(db, viewer, rows, now)
-      return {
-        count,
-        offset: nextOffset(offset, cases.length, count),
-        limit,
-        results: cases,
-        cases_count: count,
-        cases,
-        ...totals,
-        ...CHOICES,
-        users,
-        ...(accounts && { accounts_list: accounts.map(({ id, name }) => ({ id, name })) }),
-        ...(contacts && { contacts_list: contacts.map(primaryEmailContactRef) }),
-      }
-    })
-
     app.post('/api/cases/', { schema: { tags: TAGS, summary: 'Open a case (any member); its creator may then read, change and delete it', description: 'The account, contacts, teams, assignees, tags and parent must be live records of the caller\'s organization (400 naming the field otherwise). Its SLA targets follow its priority.', body: CaseBodySchema, response: { 200: Created, ...errors } } }, async (request, reply) => {
       const commands = requestCommands(deps, request, reply)
       const { id } = await createCase(deps, callerOf(request), inputOf(request.body), commands.session)
@@ -113,7 +74,7 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       const redirect = request.query.show_merged === 'true' ? undefined : await mergedRedirect(db, caller, request.params.id)
       if (redirect) return redirect
       const row = await visibleCase(db, caller, request.params.id)
-      const [[body], notes, definitions, mentions, mergedFrom, solutions] = await Promise.all([casesOf(db, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(db, identity.orgId), mentionable(deps, viewer, row.created_by), mergedFromCases(db, identity.orgId, row.id), caseSolutionsView(db, identity.orgId, row.id)])
+      const [[body], notes, definitions, mentions, mergedFrom, solutions] = await Promise.all([casesOf(deps, viewer, [row], clock()), caseNotesView(db, identity.orgId, row.id), activeCaseFields(deps, identity.orgId), mentionable(deps, viewer, row.created_by), mergedFromCases(db, identity.orgId, row.id), caseSolutionsView(db, identity.orgId, row.id)])
       return {
         cases_obj: body!,
         merged_from_cases: mergedFrom.map((m) => ({ ...m, merged_at: m.merged_at.toISOString() })),
@@ -123,7 +84,7 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
         comment_permission: mayWriteCase({ createdBy: row.created_by, fields: row }, actorOfCaller(caller)),
         users_mention: mentions,
         custom_field_definitions: definitions.map(fieldBody),
-        ...CHOICES,
+        ...CASE_CHOICES,
       }
     })
 
@@ -142,6 +103,7 @@ export function caseRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod 
       return { error: false as const, message: 'Case Deleted Successfully.' }
     })
 
+    await app.register(caseListRoute(deps))
     await app.register(caseNoteRoutes(deps, files))
     await app.register(caseWatcherRoutes(deps))
     await app.register(caseSolutionRoutes(deps))

@@ -9,6 +9,7 @@ import { openTasksDue, taskConditions, taskTotals } from '../../projections/task
 import { Task, tasksOf } from '../tasks/task-views.ts'
 import type { Deps } from '../../deps.ts'
 import { viewerOf } from '../kernel/auth.ts'
+import { Erased, erasedMark } from '../kernel/relations.ts'
 import { authErrors } from '../kernel/schemas/common.ts'
 import { activityBody, activitySchema } from '../activities/activity-views.ts'
 import { dateIn, monthOf, moneyNumber } from './dashboard-views.ts'
@@ -54,7 +55,7 @@ const homeOf = (kinds: RecordKinds) => z.object({
     other_currency_count: z.number().int().describe('Deals in another currency, left out of the sums'),
   }),
   hot_leads: z
-    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
+    .array(z.object({ id: z.uuid(), first_name: z.string(), last_name: z.string().nullable(), erased: Erased, company: z.string().nullable(), rating: z.string().nullable(), next_follow_up: z.string().nullable().describe('YYYY-MM-DD'), last_contacted: z.string().nullable().describe('YYYY-MM-DD') }))
     .describe('The ten newest hot leads the caller may see'),
   tasks: z.array(Task).describe('The ten open tasks with a due date due soonest (overdue first) that the caller may see, as /api/tasks/ answers them'),
   activities: z.array(activitySchema(kinds)).describe("The organization's ten latest changes of the records the caller may see, of every kind the modules declare (accounts, contacts, leads, deals, tasks, cases, invoices: creations, changes, stage moves, conversions, deletions, comments), newest first: /api/activities/'s first ten"),
@@ -104,7 +105,7 @@ export function dashboardRoutes(deps: Deps, kinds: RecordKinds): FastifyPluginAs
           currency,
           other_currency_count: money.other_currency_count,
         },
-        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, company: lead.company_name, rating: lead.rating?.toUpperCase() ?? null, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
+        hot_leads: hot.map((lead) => ({ id: lead.id, first_name: lead.first_name, last_name: lead.last_name, ...erasedMark(lead), company: lead.company_name, rating: lead.rating?.toUpperCase() ?? null, next_follow_up: lead.next_follow_up, last_contacted: lead.last_contacted })),
         tasks: await tasksOf(db, viewer, upcoming.rows, today),
         activities: activities.map((row) => activityBody(row, now)),
         goal_summary: goals.map((goal) => ({

@@ -17,6 +17,8 @@ import type { OpportunityView } from '../../projections/opportunity/opportunitie
 import { pipelineOf } from '../../projections/pipeline/pipelines.ts'
 import type { RebuildProgress } from '../../projections/kernel/rebuild.ts'
 import { projectionsStatus } from '../../projections/kernel/status.ts'
+import { readLeases } from '../../projections/kernel/leases.ts'
+import type { LeaseRow } from '../../projections/kernel/leases.ts'
 import type { Deps } from '../../deps.ts'
 import { DEAL_ROW_EVENTS, dealChange, dealRow } from '../opportunities/opportunity-changes.ts'
 import type { DealWatcher } from '../opportunities/opportunity-changes.ts'
@@ -81,6 +83,15 @@ const ProjectionState = z.object({
   lag_events: z.number().int(),
   lag_events_capped: z.boolean(),
   lag_ms: z.number(),
+  lag_seconds: z.number().describe('The age of its oldest unapplied event, in seconds (0 when caught up)'),
+  unit: z
+    .object({
+      owner: z.string().nullable().describe('The process applying it (host:pid:tag), null while nobody does'),
+      epoch: z.string().describe('Grows at every change of owner; each page commits only under the epoch its process holds'),
+      lease_until: z.string().nullable().describe('When the owner must have renewed by, or lose it to another process'),
+      this_process: z.boolean(),
+    })
+    .describe('Each read model is a unit that one process at a time applies, on a lease (docs/operations.md, "Projection units")'),
   failure: z.string().nullable(),
 })
 function rebuildView(name: string, version: number, rebuilds: ReadonlyMap<string, RebuildProgress | null>): z.infer<typeof Rebuild> | null {
@@ -90,8 +101,13 @@ function rebuildView(name: string, version: number, rebuilds: ReadonlyMap<string
   return { version, started_at: progress.startedAt.toISOString(), events: progress.events, events_per_second: progress.eventsPerSecond, done: progress.done, eta_seconds: progress.etaSeconds }
 }
 
+function unitView(lease: LeaseRow | undefined, process: string): z.infer<typeof ProjectionState>['unit'] {
+  return { owner: lease?.owner ?? null, epoch: String(lease?.epoch ?? 0n), lease_until: lease?.leaseUntil?.toISOString() ?? null, this_process: lease?.owner === process }
+}
+
 const Projections = z.object({
-  leader: z.boolean().describe('Whether this process applies the projections (one process does)'),
+  leader: z.boolean().describe('Whether this process runs the scheduled processes (escalations, recurring invoices, sweeps: one process at a time)'),
+  process: z.string().describe("This process's name in `unit.owner`"),
   projections: z.array(ProjectionState),
   visibility: z.object({ hidden_events: z.number().int(), hidden_for_ms: z.number(), blocked_by_pid: z.number().int().nullable() }),
 })
@@ -249,9 +265,11 @@ export function streamRoutes(deps: Deps, recordKinds: RecordKinds): FastifyPlugi
 
     app.get('/api/projections/', { schema: { tags: ['operations'], summary: "The read models' progress (admins)", description: 'Per projection: version, the version serving reads and the one being built beside it (blue-green, with progress), checkpoint, events and ms behind, the failure it is retrying; and whether this process leads.', response: { 200: Projections, ...authErrors } } }, async (request) => {
       requireAdmin(request)
-      const status = await projectionsStatus(db, store, projections.projectors, { failures: projections.failures })
+      const [status, leases] = await Promise.all([projectionsStatus(db, store, projections.projectors, { failures: projections.failures }), readLeases(db)])
+      const leaseOf = new Map(leases.map((lease) => [lease.name, lease]))
       return {
         leader: projections.isLeader,
+        process: projections.owner,
         projections: status.projectors.map((p) => ({
           name: p.name,
           version: p.version,
@@ -262,6 +280,8 @@ export function streamRoutes(deps: Deps, recordKinds: RecordKinds): FastifyPlugi
           lag_events: p.lagEvents,
           lag_events_capped: p.lagEventsCapped,
           lag_ms: p.lagMs,
+          lag_seconds: p.lagMs / 1000,
+          unit: unitView(leaseOf.get(p.name), projections.owner),
           failure: p.failure,
         })),
         visibility: { hidden_events: status.visibility.hiddenEvents, hidden_for_ms: status.visibility.hiddenForMs, blocked_by_pid: status.visibility.blocker?.pid ?? null },

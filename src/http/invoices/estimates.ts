@@ -14,7 +14,7 @@ import { callerOf, requestCommands } from '../kernel/commands.ts'
 import type { RequestCommands } from '../kernel/commands.ts'
 import { pageLinks } from '../kernel/page-links.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors, iso } from '../kernel/schemas/common.ts'
-import { IdFilter } from '../kernel/relations.ts'
+import { ContactErased, IdFilter, erasedMarkAs } from '../kernel/relations.ts'
 import { InvoiceBody, lineInputOf } from './schemas.ts'
 import { InvoiceDetailView, LineItemView, invoiceDetail, lineItemView } from './views.ts'
 import { publicUrl } from './public-links.ts'
@@ -42,6 +42,7 @@ const EstimateListItem = z.object({
   account_name: z.string().nullable(),
   contact: z.uuid().nullable(),
   contact_name: z.string().nullable(),
+  contact_erased: ContactErased,
   opportunity: z.object({ id: z.uuid(), name: z.string() }).nullable(),
   converted_to_invoice: z.object({ id: z.uuid(), invoice_number: z.string().nullable() }).nullable(),
   client_name: z.string(),
@@ -67,6 +68,7 @@ function listItem(row: EstimateView): z.infer<typeof EstimateListItem> {
   return {
     id: row.id, estimate_number: row.estimate_number, title: row.title, status: row.status, account: row.account, account_name: row.account_name, contact: row.contact,
     contact_name: row.contact_first_name === null ? null : [row.contact_first_name, row.contact_last_name].filter(Boolean).join(' '),
+    ...erasedMarkAs('contact_erased', row.contact_is_erased),
     opportunity: row.opportunity && row.opportunity_name !== null ? { id: row.opportunity, name: row.opportunity_name } : null,
     converted_to_invoice: row.converted_to_invoice ? { id: row.converted_to_invoice, invoice_number: row.invoice_number } : null,
     client_name: row.client_name, issue_date: row.issue_date, expiry_date: row.expiry_date, total_amount: row.total_amount, currency: row.currency, is_expired: row.is_expired, created_at: row.created_at.toISOString(),

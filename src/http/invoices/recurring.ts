@@ -14,6 +14,7 @@ import { viewerOf } from '../kernel/auth.ts'
 import { callerOf, requestCommands } from '../kernel/commands.ts'
 import type { RequestCommands } from '../kernel/commands.ts'
 import { pageLinks } from '../kernel/page-links.ts'
+import { ContactErased, erasedMarkAs } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, Message, PageQuery, authErrors } from '../kernel/schemas/common.ts'
 import { formBoolean, formNumber } from '../kernel/schemas/form-values.ts'
 import { InvoiceBody, lineInputOf } from './schemas.ts'
@@ -41,6 +42,7 @@ const RecurringBody = InvoiceBody.pick({ account_id: true, contact_id: true, opp
 const Amount = z.string().describe('A decimal string with two places')
 const RecurringListItem = z.object({
   id: z.uuid(), title: z.string(), account: z.uuid().nullable(), account_name: z.string().nullable(), contact: z.uuid().nullable(), contact_name: z.string().nullable(),
+  contact_erased: ContactErased,
   client_name: z.string(), frequency: z.enum(RECURRING_FREQUENCIES), custom_days: z.number().int().nullable(), payment_terms: z.string(),
   start_date: z.string(), end_date: z.string().nullable(), next_generation_date: z.string().describe('The next period\'s date'), is_active: z.boolean(), auto_send: z.boolean(),
   total_amount: Amount.describe('One period\'s invoice total'), currency: z.string(), invoices_generated: z.number().int(), created_at: z.string(),
@@ -54,7 +56,7 @@ const ListQuery = PageQuery.extend({ is_active: z.enum(['true', 'false']).option
 
 function listItem(row: RecurringView): z.infer<typeof RecurringListItem> {
   const { id, title, account, account_name, contact, contact_name, client_name, frequency, custom_days, payment_terms, start_date, end_date, next_generation_date, is_active, auto_send, total_amount, currency, invoices_generated } = row
-  return { id, title, account, account_name, contact, contact_name, client_name, frequency, custom_days, payment_terms, start_date, end_date, next_generation_date, is_active, auto_send, total_amount, currency, invoices_generated, created_at: row.created_at.toISOString() }
+  return { id, title, account, account_name, contact, contact_name, ...erasedMarkAs('contact_erased', row.contact_is_erased), client_name, frequency, custom_days, payment_terms, start_date, end_date, next_generation_date, is_active, auto_send, total_amount, currency, invoices_generated, created_at: row.created_at.toISOString() }
 }
 
 function detail(row: RecurringView, names: ReadonlyMap<string, string>): z.infer<typeof RecurringDetail> {

@@ -4,7 +4,7 @@ import type { Payment } from '../../commands/invoice/invoice.ts'
 import { lineAmounts } from '../../commands/invoice/money.ts'
 import type { InvoiceView } from '../../projections/invoice/queries.ts'
 import { iso } from '../kernel/schemas/common.ts'
-import { ContactRef, contactRef } from '../kernel/relations.ts'
+import { ContactErased, ContactRef, contactRef, erasedMarkAs } from '../kernel/relations.ts'
 
 /** Invoices as the original's serializers answer them (InvoiceListSerializer, InvoiceSerializer): amounts as decimal strings. */
 
@@ -51,6 +51,7 @@ export const InvoiceListItem = z.object({
   account_name: z.string().nullable(),
   contact: z.uuid().nullable(),
   contact_name: z.string().nullable(),
+  contact_erased: ContactErased,
   client_name: z.string(),
   client_email: z.string(),
   issue_date: Day,
@@ -117,7 +118,7 @@ const personName = (row: InvoiceView) => (row.contact_first_name === null ? null
 export function invoiceListItem(row: InvoiceView): z.infer<typeof InvoiceListItem> {
   return {
     id: row.id, invoice_number: row.invoice_number, invoice_title: row.invoice_title, status: row.status,
-    account: row.account, account_name: row.account_name, contact: row.contact, contact_name: personName(row),
+    account: row.account, account_name: row.account_name, contact: row.contact, contact_name: personName(row), ...erasedMarkAs('contact_erased', row.contact_is_erased),
     client_name: row.client_name, client_email: row.client_email, issue_date: row.issue_date, due_date: row.due_date,
     total_amount: row.total_amount, amount_due: row.amount_due, amount_paid: row.amount_paid, currency: row.currency,
     is_overdue: row.is_overdue, line_items_count: row.line_items.length, created_at: row.created_at.toISOString(),

@@ -52,6 +52,16 @@ export const ProfileRef = z.object({ id: z.uuid(), email: z.string(), first_name
 export const Erased = z.literal(true).optional().describe('Present, true, once the person was erased (GDPR): their personal fields are then blank strings. Absent otherwise')
 export const erasedMark = (row: { is_erased: boolean }): { erased?: true } => (row.is_erased ? { erased: true } : {})
 
+/**
+ * The same mark where a record names a person by a plain id and a name string rather than by a
+ * nested ref (an invoice list's `contact` and `contact_name`, an activity's `entity_id` and
+ * `entity_name`): `<key>: true` beside them once the person was erased, absent otherwise. The name
+ * stays a string (blank once erased), which the apps cast.
+ */
+export const ContactErased = Erased.describe('Present, true, once the contact was erased (GDPR): `contact_name` is then blank. Absent otherwise')
+export const EntityErased = Erased.describe('Present, true, when the record is a person who was erased (GDPR): `entity_name` is then blank. Absent otherwise')
+export const erasedMarkAs = <K extends string>(key: K, isErased: boolean | null | undefined): Partial<Record<K, true>> => (isErased ? ({ [key]: true } as Record<K, true>) : {})
+
 const personRef = { id: z.uuid(), first_name: z.string(), last_name: z.string().nullable() }
 /** A contact a deal or a lead points at (and the deal form's picker), its email under the original's deal serializer's name. */
 export const ContactRef = z.object({ ...personRef, email: z.string().nullable(), erased: Erased })

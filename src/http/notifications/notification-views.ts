@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Db } from '../../db/database.ts'
 import type { NotificationView } from '../../projections/notification/notifications.ts'
-import { ProfileRef, profileRefs } from '../kernel/relations.ts'
+import { EntityErased, ProfileRef, erasedMarkAs, profileRefs } from '../kernel/relations.ts'
 
 /** A notification as the original answers it (list, and each frame of the live stream). */
 export const Notification = z.object({
@@ -11,6 +11,7 @@ export const Notification = z.object({
   entity_type: z.string().describe('The kind of record: Account, Contact, Lead, Opportunity, Task'),
   entity_id: z.uuid(),
   entity_name: z.string().describe("The record's current name; blank once it is gone"),
+  entity_erased: EntityErased,
   data: z.record(z.string(), z.unknown()).describe('Per verb: `comment_excerpt` for mentions, `due_date` for tasks, `days_in_stage` for red deals, `level`, `breached` and `actions` for breached cases'),
   link: z.string().describe("The record's page in the web app, e.g. `/leads/<id>`"),
   read_at: z.string().nullable(),
@@ -27,6 +28,7 @@ export async function notificationBodies(db: Db, orgId: string, rows: readonly N
     entity_type: row.entity_type,
     entity_id: row.entity_id,
     entity_name: row.entity_name ?? '',
+    ...erasedMarkAs('entity_erased', row.entity_erased),
     data: row.data,
     link: row.link,
     read_at: row.read_at?.toISOString() ?? null,

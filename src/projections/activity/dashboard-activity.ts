@@ -113,7 +113,7 @@ export function dashboardActivityProjector(kinds: RecordKinds): ErasingProjector
   }, eraseEntries)
 }
 
-export type ActivityView = ActivityRow & { entity_name: string | null; actor_email: string | null; actor_name: string | null; link: string }
+export type ActivityView = ActivityRow & { entity_name: string | null; entity_erased: boolean; actor_email: string | null; actor_name: string | null; link: string }
 
 /** A profile's display name: first and last name, or the email while both are blank (as goals name owners). */
 const displayName = sql<string>`coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email)`
@@ -128,7 +128,7 @@ export type ActivityFilter = { entityType?: string; entityId?: string; actorId?:
  */
 export async function listActivities(db: Db, kinds: RecordKinds, viewer: Viewer, filter: ActivityFilter): Promise<ActivityView[]> {
   const conditions = activityConditions(kinds, viewer, filter)
-  const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${kinds.nameSql('a')} AS entity_name,
+  const { rows } = await sql<Omit<ActivityView, 'link'>>`SELECT a.*, ${kinds.nameSql('a')} AS entity_name, ${kinds.erasedSql('a')} AS entity_erased,
       u.email AS actor_email, CASE WHEN u.id IS NULL THEN NULL ELSE ${displayName} END AS actor_name
     FROM dashboard_activity a
     LEFT JOIN profiles p ON p.id = a.actor_id AND p.org_id = a.org_id

@@ -106,14 +106,18 @@ function orderOf(ordering: CaseOrdering) {
   return sql`${column} ${direction}, c.created_at DESC, c.id`
 }
 
+/** A listed case: its row and how many live children it has (childCounts), read in the same statement. */
+export type ListedCase = CaseRecord & { child_count: number }
+const CHILD_COUNT = sql`(SELECT count(*)::int FROM cases ch WHERE ch.org_id = c.org_id AND ch.parent = c.id AND NOT ch.is_deleted) AS child_count`
+
 /** One page of the filtered cases, newest first unless `ordering` says otherwise. */
-export async function caseRows(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<CaseRecord[]> {
-  const { rows } = await sql<CaseRecord>`SELECT ${COLUMNS} FROM cases c WHERE ${where(conditions)} ORDER BY ${orderOf(page.ordering ?? '-created_at')} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db)
+export async function caseRows(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<ListedCase[]> {
+  const { rows } = await sql<ListedCase>`SELECT ${COLUMNS}, ${CHILD_COUNT} FROM cases c WHERE ${where(conditions)} ORDER BY ${orderOf(page.ordering ?? '-created_at')} LIMIT ${page.limit} OFFSET ${page.offset}`.execute(db)
   return rows
 }
 
 /** One page of the filtered cases, and how many match. */
-export async function listCases(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<{ count: number; rows: CaseRecord[] }> {
+export async function listCases(db: Db, conditions: RawBuilder<boolean>[], page: { limit: number; offset: number; ordering?: CaseOrdering }): Promise<{ count: number; rows: ListedCase[] }> {
   const [rows, count] = await Promise.all([caseRows(db, conditions, page), sql<{ n: string }>`SELECT count(*) AS n FROM cases c WHERE ${where(conditions)}`.execute(db)])
   return { count: Number(count.rows[0]!.n), rows }
 }

@@ -1,9 +1,8 @@
 import { sql } from 'kysely'
 import type { RawBuilder } from 'kysely'
 import type { Db } from '../../db/database.ts'
-import { caseConditions } from './queries.ts'
 import { openNow, openPerAssignee, openUnassigned } from './case-counts.ts'
-import { breachedSql, createdIn, days, figuresFrom, hoursOf, localDay, median, metSql } from './sla-analytics.ts'
+import { breachedSql, days, hoursOf, localDay, median, metSql } from './sla-analytics.ts'
 import type { Window } from './sla-analytics.ts'
 
 /**
@@ -11,17 +10,16 @@ import type { Window } from './sla-analytics.ts'
  * /tickets/analytics): totals, daily volume, first-response attainment by priority, the case-type
  * mix and the per-agent table, over the same analytics read model and the same clock as the
  * per-metric figures (sla-analytics.ts). Over the organization's whole queue (the route is
- * admin-only), and never a scan of it: the cases opened in the window are a range of the cases'
- * creation index, those resolved in it a range of the figures' resolution index, and the open ones
- * are counted by the cases read model as they change (case-counts.ts).
+ * admin-only), and never a scan of it: the cases opened in the window and those resolved in it are
+ * two ranges of the figures' indexes, which hold every column read here (sla-figures.ts: its rows
+ * carry the case's facts, so no case row is read), and the open ones are counted by the cases read
+ * model as they change (case-counts.ts).
  */
 const frtMinutes = sql`${hoursOf('frt')} * 60`
 /** Each row's assignees, or one null profile for none (over the opened and resolved rows below). */
 const eachAssignee = sql`LEFT JOIN LATERAL unnest(assigned_to) AS a(profile_id) ON true`
-
-/** The cases whose resolution was fulfilled (closing) in [from, to), with their figures `f`. */
-const resolvedFrom = (conditions: RawBuilder<boolean>[], from: Date, to: Date) =>
-  sql`case_sla_figures f JOIN cases c ON c.id = f.case_id WHERE f.res_state = 'fulfilled' AND f.res_fulfilled_at >= ${from}::timestamptz AND f.res_fulfilled_at < ${to}::timestamptz AND ${sql.join(conditions, sql` AND `)}`
+/** The organization's cases the overview counts, as the cases' admin view with merged duplicates left out (the predicate of the figures' two indexes). */
+const counted = (orgId: string) => sql`f.org_id = ${orgId} AND NOT f.is_deleted AND f.status <> 'Duplicate'`
 
 /** The organization's last `count` whole days, today the last: [start of the first, start of tomorrow). */
 export async function lastDays(db: Db, timezone: string, now: Date, count: number): Promise<{ from: Date; to: Date }> {
@@ -46,15 +44,15 @@ export type ServiceFigures = {
  * has at 100k cases.)
  */
 export async function serviceFigures(db: Db, orgId: string, w: Window): Promise<ServiceFigures> {
-  // An admin's view: every live case of the organization but merged duplicates, as the open counts count them.
-  const conditions = caseConditions({ orgId, profileId: null, isAdmin: true }, { hideMerged: true })
   const weekAgo = new Date(w.now.getTime() - 7 * 24 * 3_600_000)
   const since = weekAgo < w.from ? weekAgo : w.from
   const json = (rows: RawBuilder<unknown>) => sql`COALESCE(json_agg(${rows}), '[]')`
   const { rows } = await sql<ServiceFigures>`WITH
-      opened AS MATERIALIZED (SELECT c.priority, COALESCE(c.case_type, 'Uncategorized') AS case_type, c.assigned_to, ${localDay(sql`c.created_at`, w)} AS day,
-          ${frtMinutes} AS frt_minutes, ${metSql('frt')} AS met, ${breachedSql('frt', w.now)} AS missed FROM ${figuresFrom([...conditions, createdIn(w)])}),
-      resolved AS MATERIALIZED (SELECT c.assigned_to, f.res_fulfilled_at AS at, ${localDay(sql`f.res_fulfilled_at`, w)} AS day, ${hoursOf('res')} AS hours FROM ${resolvedFrom(conditions, since, w.to)}),
+      opened AS MATERIALIZED (SELECT f.priority, COALESCE(f.case_type, 'Uncategorized') AS case_type, f.assigned_to, ${localDay(sql`f.created_at`, w)} AS day,
+          ${frtMinutes} AS frt_minutes, ${metSql('frt')} AS met, ${breachedSql('frt', w.now)} AS missed
+        FROM case_sla_figures f WHERE ${counted(orgId)} AND f.created_at >= ${w.from}::timestamptz AND f.created_at < ${w.to}::timestamptz),
+      resolved AS MATERIALIZED (SELECT f.assigned_to, f.res_fulfilled_at AS at, ${localDay(sql`f.res_fulfilled_at`, w)} AS day, ${hoursOf('res')} AS hours
+        FROM case_sla_figures f WHERE ${counted(orgId)} AND f.res_state = 'fulfilled' AND f.res_fulfilled_at >= ${since}::timestamptz AND f.res_fulfilled_at < ${w.to}::timestamptz),
       closed AS (SELECT * FROM resolved WHERE at >= ${w.from}::timestamptz),
       -- A case counts for each of its assignees, an unassigned one under a null profile: the open counts, the week's resolutions and the window's openings, summed per profile.
       per_source AS (

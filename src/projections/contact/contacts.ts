@@ -92,9 +92,9 @@ export function colleaguesOf(db: Db, orgId: string, contact: { id: string; accou
   return byName(db.selectFrom('contacts').selectAll().where('org_id', '=', orgId).where('account', '=', contact.account).where('id', '!=', contact.id).where('is_deleted', '=', false)).limit(limit).execute()
 }
 
-/** Ids and first names of the organization's live contacts, by name: the account form's contact picker. */
-export function contactPicker(db: Db, orgId: string): Promise<{ id: string; first_name: string }[]> {
-  return byName(db.selectFrom('contacts').select(['id', 'first_name']).where('org_id', '=', orgId).where('is_deleted', '=', false)).execute()
+/** Ids and first names of the organization's live contacts, by name, and whether each was erased: the account form's contact picker. */
+export function contactPicker(db: Db, orgId: string): Promise<{ id: string; first_name: string; is_erased: boolean }[]> {
+  return byName(db.selectFrom('contacts').select(['id', 'first_name', 'is_erased']).where('org_id', '=', orgId).where('is_deleted', '=', false)).execute()
 }
 
 /** A live contact of the organization, or undefined: another org's id looks exactly like a missing one. */

@@ -44,11 +44,11 @@ export async function recordCounts(db: Db, viewer: Viewer, now: Date): Promise<R
   return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, Number(value)])) as RecordCounts
 }
 
-export type HotLead = { id: string; first_name: string; last_name: string | null; company_name: string | null; rating: string | null; next_follow_up: string | null; last_contacted: string | null }
+export type HotLead = { id: string; first_name: string; last_name: string | null; is_erased: boolean; company_name: string | null; rating: string | null; next_follow_up: string | null; last_contacted: string | null }
 
 /** The ten newest hot leads the caller may see. */
 export async function hotLeads(db: Db, viewer: Viewer, limit: number): Promise<HotLead[]> {
-  const { rows } = await sql<HotLead>`SELECT l.id, l.first_name, l.last_name, l.company_name, l.rating, l.next_follow_up::text AS next_follow_up, l.last_contacted::text AS last_contacted FROM leads l
+  const { rows } = await sql<HotLead>`SELECT l.id, l.first_name, l.last_name, l.is_erased, l.company_name, l.rating, l.next_follow_up::text AS next_follow_up, l.last_contacted::text AS last_contacted FROM leads l
     WHERE ${where([...leadsOf(viewer), HOT_LEAD])} ORDER BY l.created_at DESC, l.id LIMIT ${limit}`.execute(db)
   return rows
 }

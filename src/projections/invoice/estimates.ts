@@ -95,13 +95,13 @@ export const estimatesProjector: Projector = {
 
 // Reads.
 
-export type EstimateView = EstimateRow & { is_expired: boolean; account_name: string | null; contact_first_name: string | null; contact_last_name: string | null; contact_email: string | null; opportunity_name: string | null; invoice_number: string | null }
+export type EstimateView = EstimateRow & { is_expired: boolean; account_name: string | null; contact_first_name: string | null; contact_last_name: string | null; contact_email: string | null; contact_is_erased: boolean | null; opportunity_name: string | null; invoice_number: string | null }
 
 const expired = (today: string) => sql<boolean>`(e.status IN ('Sent', 'Viewed') AND e.expiry_date < ${today}::date)`
 
 function columns(viewer: Viewer, today: string) {
   return sql`${ROW}, CASE WHEN ${expired(today)} THEN 'Expired' ELSE e.status END AS status, coalesce(${expired(today)}, false) AS is_expired,
-    a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email, o.name AS opportunity_name, i.invoice_number
+    a.name AS account_name, c.first_name AS contact_first_name, c.last_name AS contact_last_name, c.email AS contact_email, c.is_erased AS contact_is_erased, o.name AS opportunity_name, i.invoice_number
     FROM estimates e
     LEFT JOIN accounts a ON a.id = e.account
     LEFT JOIN contacts c ON c.id = e.contact

@@ -87,9 +87,9 @@ export const recurringProjector: Projector = {
   apply: (trx, recorded) => apply(trx, recurringStreams.idOf(recorded.streamName), domainEventOf<RecurringEvent>(recorded)),
 }
 
-export type RecurringView = RecurringRow & { account_name: string | null; contact_name: string | null }
+export type RecurringView = RecurringRow & { account_name: string | null; contact_name: string | null; contact_is_erased: boolean | null }
 
-const VIEW = sql`${ROW}, a.name AS account_name, nullif(trim(concat_ws(' ', c.first_name, c.last_name)), '') AS contact_name
+const VIEW = sql`${ROW}, a.name AS account_name, nullif(trim(concat_ws(' ', c.first_name, c.last_name)), '') AS contact_name, c.is_erased AS contact_is_erased
   FROM recurring_invoices r LEFT JOIN accounts a ON a.id = r.account LEFT JOIN contacts c ON c.id = r.contact`
 
 /** A live schedule of the organization (whether the caller may act on it is the use case's check), or undefined. */

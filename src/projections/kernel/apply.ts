@@ -26,6 +26,9 @@ export async function applyEvents(trx: Transaction<Database>, projector: Project
   for (const event of events) await projector.apply(trx, event)
 }
 
+/** A check that runs first in a page's transaction and throws to keep it from committing (the lease fence). */
+export type Fence = (trx: Transaction<Database>) => Promise<void>
+
 export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
 
 /** One projector's share of a page: its events after `expectedFrom`, and where its checkpoint moves (`to`). */
@@ -37,22 +40,26 @@ export type BatchWork = { projector: Projector; expectedFrom: Position; events: 
  * checkpoint is not where this runner believed it was (another runner, or a rebuild swapped
  * tables in) applies nothing and gets the stored position back, to resume from there.
  *
- * The transaction is opened on a pool client of its own rather than kysely's, so that its BEGIN
- * travels with the checkpoints' lock and its COMMIT with their save, two statements in one round
- * trip each (simple-query protocol, values inlined): a page of one create sends two statements
- * fewer, and a statement is what a create costs the projections in CPU (docs/performance.md).
+ * The transaction is opened on a pool client of its own rather than kysely's, so that its COMMIT
+ * travels with the checkpoints' save, and, on a page without a fence, its BEGIN with their lock:
+ * one round trip each (simple-query protocol, values inlined). A statement is what a create costs
+ * the projections in CPU (docs/performance.md). `fence` runs first, between BEGIN and the lock.
  */
-export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[]): Promise<BatchOutcome[]> {
+export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[], fence?: Fence): Promise<BatchOutcome[]> {
   if (work.length === 0) return []
   const client = (await poolOf(db).connect()) as unknown as pg.PoolClient
   let broken: Error | undefined
   try {
-    // A check that must run first in the page's transaction (a lease's fence, on `trx`) goes
-    // between BEGIN and the lock: send BEGIN alone and await it there, or add its statement's text
-    // to this round trip (its answer is then results[1], the lock's results[2]).
-    const results = (await client.query(`BEGIN; ${lockCheckpointsText(work.map((w) => w.projector.name))}`)) as unknown as pg.QueryResult<CheckpointRow>[]
-    const stored = new Map(results[1]!.rows.map((row) => [row.name, toCheckpoint(row)]))
     const trx = kyselyOn(client) as unknown as Transaction<Database>
+    const lock = lockCheckpointsText(work.map((w) => w.projector.name))
+    let locked: pg.QueryResult<CheckpointRow>
+    if (fence) {
+      // The fence is a kysely statement with parameters, which cannot share BEGIN's round trip.
+      await client.query('BEGIN')
+      await fence(trx)
+      locked = await client.query<CheckpointRow>(lock)
+    } else locked = ((await client.query(`BEGIN; ${lock}`)) as unknown as pg.QueryResult<CheckpointRow>[])[1]!
+    const stored = new Map(locked.rows.map((row) => [row.name, toCheckpoint(row)]))
     const outcomes: BatchOutcome[] = []
     for (const { projector, expectedFrom, events, to } of work) {
       const storedPosition = stored.get(projector.name)?.position ?? START
@@ -79,8 +86,8 @@ export async function applyBatches(db: Kysely<Database>, work: readonly BatchWor
 }
 
 /** Applies one projector's page and moves its checkpoint in the same transaction (see applyBatches). */
-export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position): Promise<BatchOutcome> {
-  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }])
+export async function applyBatch(db: Kysely<Database>, projector: Projector, expectedFrom: Position, events: readonly RecordedEvent[], to: Position, fence?: Fence): Promise<BatchOutcome> {
+  const [outcome] = await applyBatches(db, [{ projector, expectedFrom, events, to }], fence)
   return outcome!
 }
 

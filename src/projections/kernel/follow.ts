@@ -5,7 +5,7 @@ import { comparePositions } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { createWakeup, delay, nextHiddenRetryMs } from '../../eventstore/wakeup.ts'
 import { applyBatch, applyBatches } from './apply.ts'
-import type { BatchOutcome } from './apply.ts'
+import type { BatchOutcome, Fence } from './apply.ts'
 import type { Projector } from './projector.ts'
 
 /** How long a projector's checkpoint may lag behind events that are none of its business. */
@@ -24,6 +24,8 @@ export type FollowOptions = {
    * is built beside the old one's tables (asked again after `pollMs`).
    */
   prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined>
+  /** Runs first in every page's transaction: throws when this process may no longer commit (see leases.ts checkFence). */
+  fence?: Fence
   /** Every projector has applied (or had nothing to apply) up to `position`. */
   reached(name: string, position: Position): void
   failed(name: string, error: unknown): void
@@ -89,6 +91,8 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
    */
   async function prepareDue(): Promise<void> {
     for (const lane of lanes.filter((l) => !l.cursor && l.retryAt <= Date.now())) {
+      // The term ended (its units change hands): the rest is for whoever applies them next.
+      if (signal.aborted) return
       try {
         const position = await options.prepare(lane.projector, signal)
         if (position === undefined) {
@@ -99,7 +103,7 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
         lane.cursor = lane.saved = position
         lane.savedAt = Date.now()
       } catch (error) {
-        fail(lane, error)
+        if (!signal.aborted) fail(lane, error)
       }
     }
   }
@@ -109,7 +113,7 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     if (work.length === 0) return
     const batch = work.map(({ lane, events, to }) => ({ projector: lane.projector, expectedFrom: lane.saved!, events, to }))
     try {
-      const outcomes = await applyBatches(options.db, batch)
+      const outcomes = await applyBatches(options.db, batch, options.fence)
       work.forEach(({ lane }, i) => settle(lane, outcomes[i]!))
       return
     } catch (error) {
@@ -117,7 +121,7 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     }
     for (const [i, { lane }] of work.entries()) {
       const { projector, expectedFrom, events, to } = batch[i]!
-      await applyBatch(options.db, projector, expectedFrom, events, to).then(
+      await applyBatch(options.db, projector, expectedFrom, events, to, options.fence).then(
         (outcome) => settle(lane, outcome),
         (error: unknown) => fail(lane, error),
       )

@@ -10,10 +10,13 @@ import { delay, untilAborted } from '../../eventstore/wakeup.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { followLog } from './follow.ts'
 import { createLeadership } from './leadership.ts'
+import { LeaseLostError, checkFence, leaseStore, processName } from './leases.ts'
+import type { Held } from './leases.ts'
 import { assertValidProjectors } from './projector.ts'
 import type { Projector } from './projector.ts'
 import { rebuildProjection } from './rebuild.ts'
 import type { RebuildProgress } from './rebuild.ts'
+import { createUnits } from './units.ts'
 
 export type ProjectionRunnerOptions = {
   db: Kysely<Database>
@@ -25,6 +28,13 @@ export type ProjectionRunnerOptions = {
   pollMs: number
   leaderRetryMs: number
   /**
+   * How long a process's hold on its projection units lasts without renewal (renewed every third of
+   * it): a process that dies hands its units over within about this long.
+   */
+  leaseMs: number
+  /** False: this process applies no projection (it serves, and follows the others' progress). */
+  applies: boolean
+  /**
    * Checkpoint announcements between processes (a NOTIFY channel): the leader announces each page
    * it commits, and a process that does not lead reads the checkpoints when told, so its writes
    * wait as briefly as the leader's. Without it, such a process polls the checkpoint table.
@@ -34,6 +44,11 @@ export type ProjectionRunnerOptions = {
 
 export type ProjectionRunner = {
   readonly projectors: readonly Projector[]
+  /** This process's name in the lease tables. */
+  readonly owner: string
+  /** The projection units (projectors) this process applies, with their lease epochs. */
+  readonly held: Held
+  /** Holds the lock of the scheduled processes (escalations, recurring invoices, sweeps), which run in one process at a time. */
   readonly isLeader: boolean
   /** The last error of each projector that is currently failing. */
   readonly failures: ReadonlyMap<string, string>
@@ -66,12 +81,28 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
   assertValidProjectors(projectors)
   const log = logger.child({ component: 'projections' })
   const leadership = createLeadership(options.poolOptions, options.leaderRetryMs)
+  const owner = processName()
+  const names = projectors.map((p) => p.name)
+  const units = createUnits({
+    leases: leaseStore(db, owner, options.leaseMs),
+    owner,
+    units: projectors.map((p) => ({ name: p.name, weight: p.eventTypes.length })),
+    leaseMs: options.leaseMs,
+    log,
+    applyHeld: (held, signal) => {
+      announced = undefined
+      return follow(held, signal)
+    },
+  })
+  const holds = (name: string) => units.held.has(name)
+  const holdsAll = () => units.held.size === projectors.length
   const reached = new Map<string, Position>()
   const failures = new Map<string, string>()
   const waiters = new Set<Waiter>()
   const stopping = new AbortController()
   let running: Promise<void> | undefined
   let followerPoll: NodeJS.Timeout | undefined
+  let stopHearing: (() => void) | undefined
   /** The last position announced to followers as reached by every read model. */
   let announced: Position | undefined
 
@@ -94,7 +125,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
    */
   let settleQueued = false
   function markReached(name: string, position: Position): void {
-    reached.set(name, position)
+    const at = reached.get(name)
+    // Monotonic: a checkpoint read or another process's notice may be older than what is known here.
+    if (!at || comparePositions(at, position) < 0) reached.set(name, position)
     if (settleQueued) return
     settleQueued = true
     queueMicrotask(settleReached)
@@ -108,32 +141,39 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     // Coalesced: at most one NOTIFY in flight however many projectors and pages commit meanwhile.
     // Only when that position moved: it moves when the slowest lane does, not at every lane's page
     // (one create's events pass through every lane; announcing each was ~17 NOTIFYs per create).
-    if (leadership.isLeader && notices) {
-      const all = reachedByAll()
-      if (all && (!announced || comparePositions(all, announced) > 0)) {
-        announced = all
-        notices.appended(formatPosition(all))
+    // A process that applies some units only names them: "position name,name,…".
+    if (units.held.size > 0 && notices) {
+      const mine = reachedBy([...units.held.keys()])
+      if (mine && (!announced || comparePositions(mine, announced) > 0)) {
+        announced = mine
+        notices.appended(holdsAll() ? formatPosition(mine) : `${formatPosition(mine)} ${[...units.held.keys()].join(',')}`)
       }
     }
   }
 
-  /** The position every projector writes wait for has reached: undefined while one has not started, null when none is waited for (all rebuilding). */
-  function reachedByAll(): Position | null | undefined {
+  /** The lowest position the named read models reached (those being rebuilt aside): undefined while one has not started. */
+  function reachedBy(names: readonly string[]): Position | null | undefined {
     let lowest: Position | null = null
-    for (const p of projectors) {
-      if (rebuilds.has(p.name)) continue
-      const at = reached.get(p.name)
+    for (const name of names) {
+      if (rebuilds.has(name)) continue
+      const at = reached.get(name)
       if (!at) return undefined
       if (!lowest || comparePositions(at, lowest) < 0) lowest = at
     }
     return lowest
   }
 
-  /** A follower told by the leader that every read model reflects the log up to `position`. */
-  function markAllReached(position: Position): void {
-    for (const p of projectors) {
-      const at = reached.get(p.name)
-      if (!at || comparePositions(at, position) < 0) reached.set(p.name, position)
+  /** The position every projector writes wait for has reached: undefined while one has not started, null when none is waited for (all rebuilding). */
+  function reachedByAll(): Position | null | undefined {
+    return reachedBy(names)
+  }
+
+  /** Another process says the read models it applies (all of them when it names none) reflect the log up to `position`. */
+  function markAnnounced(position: Position, announcedNames: readonly string[] = names): void {
+    for (const name of announcedNames) {
+      const at = reached.get(name)
+      if (at && comparePositions(at, position) >= 0) continue
+      if (names.includes(name)) reached.set(name, position)
     }
     settleWaiters()
   }
@@ -142,7 +182,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     const checkpoints = await readCheckpoints(db).catch(() => [])
     for (const c of checkpoints) {
       const projector = projectors.find((p) => p.name === c.name)
-      if (!projector) continue
+      // What this process applies, it knows better than the table (idle checkpoints lag).
+      if (!projector || holds(c.name)) continue
       if (c.version === projector.version) {
         rebuilds.delete(c.name)
         markReached(c.name, c.position)
@@ -151,20 +192,25 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     settleWaiters()
   }
 
-  // A process that does not lead learns progress from the checkpoint table, only while someone waits:
-  // when the leader announces a commit, and by polling as the fallback.
-  function followCheckpointsWhileWaiting(): void {
-    if (followerPoll || leadership.isLeader) return
-    const unsubscribe = notices?.subscribe((message) => {
-      const position = message === undefined ? undefined : parsePosition(message)
-      if (position) markAllReached(position)
-      else void readReached()
-    })
+  /**
+   * The units other processes apply: their progress comes from their announcements, heard all the
+   * time (a write here must not wait for a fallback poll because the announcement it needed came
+   * before it started waiting), and from the checkpoint table, polled only while someone waits.
+   */
+  function hearAnnouncement(message: string | undefined): void {
+    if (holdsAll()) return
+    const [at, list] = message?.split(' ') ?? []
+    const position = at === undefined ? undefined : parsePosition(at)
+    if (position) markAnnounced(position, list?.split(','))
+    else void readReached()
+  }
+
+  function pollCheckpointsWhileWaiting(): void {
+    if (followerPoll || holdsAll()) return
     followerPoll = setInterval(async () => {
-      if (waiters.size === 0 || leadership.isLeader) {
+      if (waiters.size === 0 || holdsAll()) {
         clearInterval(followerPoll)
         followerPoll = undefined
-        unsubscribe?.()
         return
       }
       await readReached()
@@ -187,7 +233,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         reject(new ProjectionLagError(position, timeoutMs))
       }, timeoutMs)
       waiters.add(waiter)
-      followCheckpointsWhileWaiting()
+      pollCheckpointsWhileWaiting()
     })
   }
 
@@ -205,7 +251,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     }
     if (!stored) {
       log.info({ projector: name, to: projector.version }, 'building projection from the log')
-      const result = await rebuildProjection(db, store, projector, batchSize)
+      const result = await rebuildProjection(db, store, projector, batchSize, { signal })
       log.info({ projector: name, events: result.events, ms: result.ms }, 'projection built')
       return result.position
     }
@@ -237,23 +283,31 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     })
   }
 
-  const follow = (signal: AbortSignal) =>
+  /** One term: the held units' projectors follow the log, each page fenced by their lease epochs. */
+  const follow = (held: Held, signal: AbortSignal) =>
     followLog(
       {
         db,
         store,
-        projectors,
+        projectors: projectors.filter((p) => held.has(p.name)),
         batchSize,
         pollMs,
         log,
         prepare,
+        fence: (trx) => checkFence(trx, owner, held),
         reached: markReached,
-        failed: (name, error) => failures.set(name, error instanceof Error ? error.message : String(error)),
+        failed: (name, error) => {
+          if (error instanceof LeaseLostError) units.replan()
+          failures.set(name, error instanceof Error ? error.message : String(error))
+        },
         recovered: (name) => failures.delete(name),
       },
       signal,
-    )
+    ).finally(() => {
+      for (const name of held.keys()) failures.delete(name)
+    })
 
+  /** The scheduled processes' lock: held by one process at a time, taken over when its holder dies. */
   async function lead(): Promise<void> {
     while (!stopping.signal.aborted) {
       try {
@@ -262,16 +316,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         return
       }
       if (stopping.signal.aborted) return
-      log.info('this process now applies the projections')
-      const term = new AbortController()
-      const endTerm = () => term.abort()
-      stopping.signal.addEventListener('abort', endTerm, { once: true })
-      void leadership.lost().then(() => {
-        if (!stopping.signal.aborted) log.warn('lost projection leadership (lock connection closed)')
-        endTerm()
-      })
-      await Promise.all([follow(term.signal), untilAborted(term.signal)])
-      stopping.signal.removeEventListener('abort', endTerm)
+      log.info('this process now runs the scheduled processes')
+      await Promise.race([leadership.lost(), untilAborted(stopping.signal)])
+      if (!stopping.signal.aborted) log.warn('lost the scheduled processes\' lock (lock connection closed)')
     }
   }
 
@@ -289,6 +336,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
 
   return {
     projectors,
+    owner,
+    get held() {
+      return units.held
+    },
     tablesReady,
     get isLeader() {
       return leadership.isLeader
@@ -297,10 +348,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     rebuilds,
     start() {
       for (const p of projectors) if (!reached.has(p.name)) reached.set(p.name, START)
-      running ??= lead()
+      stopHearing ??= notices?.subscribe(hearAnnouncement)
+      running ??= Promise.all([lead(), options.applies ? units.run(stopping.signal) : undefined]).then(() => {})
     },
     async stop() {
       stopping.abort()
+      stopHearing?.()
       clearInterval(followerPoll)
       await running
       await rebuildQueue

@@ -144,7 +144,7 @@ export function notificationsProjector(kinds: RecordKinds): ErasingProjector {
   }, eraseExcerpts)
 }
 
-export type NotificationView = NotificationRow & { entity_name: string | null; link: string }
+export type NotificationView = NotificationRow & { entity_name: string | null; entity_erased: boolean; link: string }
 
 /** The original's list filters: unread only, and (the web app's poll) only those created after `since`. */
 export type NotificationFilter = { unread: boolean; since?: Date; limit: number }
@@ -156,7 +156,7 @@ export type Recipient = Viewer & { profileId: string }
 const live = (kinds: RecordKinds, recipient: Recipient) => sql<boolean>`n.recipient_id = ${recipient.profileId} AND NOT n.is_deleted AND ${kinds.mayReadSql('n', recipient)}`
 
 async function viewsWhere(db: Db, kinds: RecordKinds, where: RawBuilder<boolean>, limit: number): Promise<NotificationView[]> {
-  const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${kinds.nameSql('n')} AS entity_name FROM notifications n WHERE ${where}
+  const { rows } = await sql<Omit<NotificationView, 'link'>>`SELECT n.*, ${kinds.nameSql('n')} AS entity_name, ${kinds.erasedSql('n')} AS entity_erased FROM notifications n WHERE ${where}
     ORDER BY n.created_at DESC, n.position_commit DESC, n.position_prepare DESC LIMIT ${limit}`.execute(db)
   return rows.map((row) => ({ ...row, link: kinds.link(row.entity_type, row.entity_id) }))
 }

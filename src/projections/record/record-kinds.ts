@@ -31,6 +31,8 @@ export type RecordKindSpec = {
   table: string
   /** Its display name, as SQL over the read model's row `r`. */
   name: RawBuilder<string>
+  /** A person's record: whether they were erased, as SQL over `r` (the name is then blank and the answers mark it, docs/personal-data.md). */
+  erased?: RawBuilder<boolean>
   /** The web app's page of a record. */
   page: string
   /** In words, for descriptions and notifications: "deal". */
@@ -46,6 +48,8 @@ export type RecordKindSpec = {
 }
 
 export const personName = sql<string>`trim(r.first_name || ' ' || coalesce(r.last_name, ''))`
+/** The read model's mark of an erased person (its `is_erased` column). */
+export const personErased = sql<boolean>`r.is_erased`
 
 // The readings the record modules share.
 export const created: Reading = { action: 'CREATE', describe: (_, noun) => `Created the ${noun}` }
@@ -83,6 +87,8 @@ export type RecordKinds = {
   link(type: string, id: string): string
   /** SQL: the current name of the record `<alias>.entity_type`/`<alias>.entity_id` (null once gone from its read model). */
   nameSql(alias: string): RawBuilder<string | null>
+  /** SQL: whether that record is a person who was erased (RecordKindSpec `erased`); false for other kinds. */
+  erasedSql(alias: string): RawBuilder<boolean>
   /**
    * SQL: whether the viewer may see the record `<alias>.entity_type`/`<alias>.entity_id` by the
    * visibility policy: a kind the viewer sees whole needs no lookup; otherwise its read model row
@@ -94,10 +100,12 @@ export type RecordKinds = {
 export function recordKindsOf(declared: readonly (RecordKindSpec | undefined)[]): RecordKinds {
   const specs = declared.filter((spec): spec is RecordKindSpec => spec !== undefined).sort((a, b) => a.entityType.localeCompare(b.entityType))
   const byType = new Map<string, RecordKindSpec>(specs.map((spec) => [spec.entityType, spec]))
-  const cases = (alias: string, then: (spec: RecordKindSpec, row: (column: string) => RawBuilder<unknown>) => RawBuilder<unknown>) => {
+  const cases = (alias: string, then: (spec: RecordKindSpec, row: (column: string) => RawBuilder<unknown>) => RawBuilder<unknown>, among = specs) => {
     const row = (column: string) => sql.ref(`${alias}.${column}`)
-    return sql.join(specs.map((spec) => sql`WHEN ${spec.entityType} THEN ${then(spec, row)}`), sql` `)
+    return sql.join(among.map((spec) => sql`WHEN ${spec.entityType} THEN ${then(spec, row)}`), sql` `)
   }
+  const people = specs.filter((spec) => spec.erased)
+  const rowOf = (spec: RecordKindSpec, row: (column: string) => RawBuilder<unknown>) => sql`FROM ${sql.table(spec.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')}`
   return {
     specs,
     types: specs.map((spec) => spec.entityType) as [string, ...string[]],
@@ -106,8 +114,9 @@ export function recordKindsOf(declared: readonly (RecordKindSpec | undefined)[])
       const spec = byType.get(type)
       return spec ? `${spec.page}/${id}` : ''
     },
-    nameSql: (alias) =>
-      sql<string | null>`CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) => sql`(SELECT ${spec.name} FROM ${sql.table(spec.table)} r WHERE r.id = ${row('entity_id')} AND r.org_id = ${row('org_id')})`)} END`,
+    nameSql: (alias) => sql<string | null>`CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) => sql`(SELECT ${spec.name} ${rowOf(spec, row)})`)} END`,
+    erasedSql: (alias) =>
+      people.length ? sql<boolean>`coalesce(CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) => sql`(SELECT ${spec.erased} ${rowOf(spec, row)})`, people)} END, false)` : sql<boolean>`false`,
     mayReadSql: (alias, viewer) =>
       sql<boolean>`CASE ${sql.ref(`${alias}.entity_type`)} ${cases(alias, (spec, row) =>
         ruleFor(spec.entityType, viewer) === 'all' ? sql`true`
