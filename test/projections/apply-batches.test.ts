@@ -1,8 +1,6 @@
 import { sql } from 'kysely'
 import t from 'tap'
 import type { Test } from 'tap'
-import type { Transaction } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
 import { randomUUID } from 'node:crypto'
 import { START } from '../../src/eventstore/event-store.ts'
 import type { Position, RecordedEvent } from '../../src/eventstore/event-store.ts'
@@ -62,14 +60,16 @@ t.test("a fence runs in the page's transaction before anything else: when it thr
   const { database, projectors: { a } } = await setUp(t)
   const events = [counted('s', '1', 1)]
   const page = [{ projector: a, expectedFrom: START, events, to: at(1) }]
-  await t.rejects(applyBatches(database.db, page, async () => { throw new Error('lease lost') }), /lease lost/)
+  const refusing = { statement: 'SELECT 1', verify: () => { throw new Error('lease lost') } }
+  await t.rejects(applyBatches(database.db, page, refusing), /lease lost/)
   t.same(await rowsOf(database, 'a'), [])
   t.same(await positionOf(database, 'a'), START)
   let fresh: boolean | undefined
   let xid: string | undefined
-  const fence = async (trx: Transaction<Database>) => {
-    fresh = (await sql<{ fresh: boolean }>`SELECT pg_current_xact_id_if_assigned() IS NULL AS fresh`.execute(trx)).rows[0]!.fresh
-    xid = (await sql<{ xid: string }>`SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text AS xid`.execute(trx)).rows[0]!.xid
+  const fence = {
+    // Left to right: whether the transaction had an id yet (nothing locked or written), then its id.
+    statement: 'SELECT pg_current_xact_id_if_assigned() IS NULL AS fresh, (pg_current_xact_id()::text::bigint % 4294967296)::text AS xid',
+    verify: (rows: readonly unknown[]) => ({ fresh, xid } = rows[0] as { fresh: boolean; xid: string }),
   }
   t.same(await applyBatches(database.db, page, fence), [{ applied: true, position: at(1) }])
   t.equal(fresh, true, 'the fence ran first: nothing of the page had locked or written yet')

@@ -9,7 +9,7 @@ import type { Test } from 'tap'
 import { START } from '../../src/eventstore/event-store.ts'
 import type { EventStore, Position } from '../../src/eventstore/event-store.ts'
 import { applyBatch } from '../../src/projections/kernel/apply.ts'
-import { LeaseLostError, checkFence, leaseStore } from '../../src/projections/kernel/leases.ts'
+import { LeaseLostError, leaseFence, leaseStore } from '../../src/projections/kernel/leases.ts'
 import { rebuildProjection } from '../../src/projections/kernel/rebuild.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import type { TestDatabase } from '../helpers/db.ts'
@@ -123,7 +123,7 @@ t.test('the fence is checked in the page transaction: a takeover waits for a pag
   const projector = sequenceProjector('seq_a', { hold: () => held })
   const built = await rebuildProjection(database.db, store, projector, 10)
   const mine = await leaseStore(database.db, 'me', 60_000).acquire(['seq_a'])
-  const fence = (trx: Parameters<typeof checkFence>[0]) => checkFence(trx, 'me', mine)
+  const fence = leaseFence('me', mine)
   const first = await store.appendToStream('s', [{ type: 'Sequenced', data: {} }])
   // Visible once no older transaction is still open (the shared server may hold one for a moment).
   const visibleAfter = (after: Position) =>

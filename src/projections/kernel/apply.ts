@@ -27,7 +27,12 @@ export async function applyEvents(trx: Transaction<Database>, projector: Project
 }
 
 /** A check that runs first in a page's transaction and throws to keep it from committing (the lease fence). */
-export type Fence = (trx: Transaction<Database>) => Promise<void>
+/**
+ * A check that runs first in a page's transaction, in BEGIN's round trip: `statement` (SQL text
+ * with its values inlined), whose rows `verify` reads and throws on to keep the page from
+ * committing (the lease fence, leases.ts).
+ */
+export type Fence = { statement: string; verify(rows: readonly unknown[]): void }
 
 export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
 
@@ -41,9 +46,9 @@ export type BatchWork = { projector: Projector; expectedFrom: Position; events: 
  * tables in) applies nothing and gets the stored position back, to resume from there.
  *
  * The transaction is opened on a pool client of its own rather than kysely's, so that its COMMIT
- * travels with the checkpoints' save, and, on a page without a fence, its BEGIN with their lock:
- * one round trip each (simple-query protocol, values inlined). A statement is what a create costs
- * the projections in CPU (docs/performance.md). `fence` runs first, between BEGIN and the lock.
+ * travels with the checkpoints' save, and its BEGIN with the fence and their lock: one round trip
+ * each (simple-query protocol, values inlined). A statement is what a create costs the projections
+ * in CPU (docs/performance.md). `fence` runs first, between BEGIN and the lock.
  */
 export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[], fence?: Fence): Promise<BatchOutcome[]> {
   if (work.length === 0) return []
@@ -52,13 +57,9 @@ export async function applyBatches(db: Kysely<Database>, work: readonly BatchWor
   try {
     const trx = kyselyOn(client) as unknown as Transaction<Database>
     const lock = lockCheckpointsText(work.map((w) => w.projector.name))
-    let locked: pg.QueryResult<CheckpointRow>
-    if (fence) {
-      // The fence is a kysely statement with parameters, which cannot share BEGIN's round trip.
-      await client.query('BEGIN')
-      await fence(trx)
-      locked = await client.query<CheckpointRow>(lock)
-    } else locked = ((await client.query(`BEGIN; ${lock}`)) as unknown as pg.QueryResult<CheckpointRow>[])[1]!
+    const results = (await client.query(fence ? `BEGIN; ${fence.statement}; ${lock}` : `BEGIN; ${lock}`)) as unknown as pg.QueryResult[]
+    if (fence) fence.verify(results[1]!.rows)
+    const locked = results.at(-1) as pg.QueryResult<CheckpointRow>
     const stored = new Map(locked.rows.map((row) => [row.name, toCheckpoint(row)]))
     const outcomes: BatchOutcome[] = []
     for (const { projector, expectedFrom, events, to } of work) {

@@ -24,7 +24,7 @@ export type FollowOptions = {
    * is built beside the old one's tables (asked again after `pollMs`).
    */
   prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined>
-  /** Runs first in every page's transaction: throws when this process may no longer commit (see leases.ts checkFence). */
+  /** Runs first in every page's transaction: throws when this process may no longer commit (see leases.ts leaseFence). */
   fence?: Fence
   /** Every projector has applied (or had nothing to apply) up to `position`. */
   reached(name: string, position: Position): void

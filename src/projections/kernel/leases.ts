@@ -1,8 +1,10 @@
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Kysely, Transaction } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { Fence } from './apply.ts'
+import { PROJECTOR_NAME } from './projector.ts'
 
 /** Units this process holds: projector name → the epoch it was granted under. */
 export type Held = ReadonlyMap<string, bigint>
@@ -99,18 +101,24 @@ export type LeaseStore = ReturnType<typeof leaseStore>
  * The fence, first statement of every page's transaction: this process must still hold each unit it
  * applies, under the epoch it was granted. The rows stay share-locked until the commit, so a takeover
  * (which bumps the epoch) waits for this page, and a page after a takeover finds the new epoch and
- * throws: a deposed process cannot commit, whether or not it has noticed yet.
+ * throws: a deposed process cannot commit, whether or not it has noticed yet. Its text travels with
+ * BEGIN (apply.ts), so its values are inlined: only projector names, their pattern checked (the
+ * owner and epochs are compared here, on the rows it answers).
  */
-export async function checkFence(trx: Transaction<Database>, owner: string, held: Held): Promise<void> {
+export function leaseFence(owner: string, held: Held): Fence {
   const names = [...held.keys()].sort()
-  const { rows } = await sql<{ name: string; owner: string | null; epoch: string }>`
-    SELECT name, owner, epoch::text AS epoch FROM projection_leases WHERE name = ANY(${names}::text[]) ORDER BY name FOR SHARE`.execute(trx)
-  const current = new Map(rows.map((r) => [r.name, r]))
-  const lost = names.filter((name) => {
-    const row = current.get(name)
-    return !row || row.owner !== owner || BigInt(row.epoch) !== held.get(name)
-  })
-  if (lost.length) throw new LeaseLostError(lost)
+  for (const name of names) if (!PROJECTOR_NAME.test(name)) throw new Error(`Expected a projector name to inline, got "${name}"`)
+  return {
+    statement: `SELECT name, owner, epoch::text AS epoch FROM projection_leases WHERE name IN (${names.map((n) => `'${n}'`).join(', ')}) ORDER BY name FOR SHARE`,
+    verify(rows) {
+      const current = new Map((rows as { name: string; owner: string | null; epoch: string }[]).map((r) => [r.name, r]))
+      const lost = names.filter((name) => {
+        const row = current.get(name)
+        return !row || row.owner !== owner || BigInt(row.epoch) !== held.get(name)
+      })
+      if (lost.length) throw new LeaseLostError(lost)
+    },
+  }
 }
 
 /** `leaseUntil` is null while nobody holds it (released leases read '-infinity'). */

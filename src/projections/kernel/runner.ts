@@ -10,7 +10,7 @@ import { delay, untilAborted } from '../../eventstore/wakeup.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { followLog } from './follow.ts'
 import { createLeadership } from './leadership.ts'
-import { LeaseLostError, checkFence, leaseStore, processName } from './leases.ts'
+import { LeaseLostError, leaseFence, leaseStore, processName } from './leases.ts'
 import type { Held } from './leases.ts'
 import { assertValidProjectors } from './projector.ts'
 import type { Projector } from './projector.ts'
@@ -294,7 +294,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         pollMs,
         log,
         prepare,
-        fence: (trx) => checkFence(trx, owner, held),
+        fence: leaseFence(owner, held),
         reached: markReached,
         failed: (name, error) => {
           if (error instanceof LeaseLostError) units.replan()
