@@ -7,15 +7,30 @@ import type { Kysely } from 'kysely'
 const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations')
 
 /**
+ * Kysely's migrator looks for its own tables by introspecting every table of every schema, and that
+ * query resolves each table's name again by text: a schema dropped meanwhile (a rebuild's scratch
+ * schema, `rebuild_<projector>`, which another process drops when its rebuild swaps in) fails it
+ * with "schema … does not exist" or "relation … does not exist" (SQLSTATE 3F000, 42P01) before any
+ * migration ran. Such a start is tried again.
+ */
+const RACED_A_DROPPED_TABLE = new Set(['3F000', '42P01'])
+const ATTEMPTS = 20
+
+/**
  * Applies every pending migration in `migrations/`; throws with the failing migration's name.
  * An untyped Kysely: kysely's Migrator takes no other, and the migrations make the schema the Database type describes.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new FileMigrationProvider({ fs, path, migrationFolder }) })
-  const { error, results } = await migrator.migrateToLatest()
-  const failed = results?.find((r) => r.status === 'Error')
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest()
+    const failed = results?.find((r) => r.status === 'Error')
+    if (!error) return (results ?? []).map((r) => r.migrationName)
+    const raced = !failed && RACED_A_DROPPED_TABLE.has(String((error as { code?: string }).code))
+    if (raced && attempt < ATTEMPTS) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+      continue
+    }
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  return (results ?? []).map((r) => r.migrationName)
 }
