@@ -16,7 +16,10 @@ export async function up(db: Kysely<any>): Promise<void> {
       name text PRIMARY KEY,
       owner text,
       epoch bigint NOT NULL DEFAULT 0,
-      lease_until timestamptz NOT NULL DEFAULT '-infinity'
+      lease_until timestamptz NOT NULL DEFAULT '-infinity',
+      -- Makes the epoch a key column: a takeover (which bumps it) conflicts with the fence's
+      -- FOR KEY SHARE and waits for a page in flight, while a renewal (lease_until alone) does not.
+      UNIQUE (name, epoch)
     )`.execute(db)
   await sql`
     CREATE TABLE projection_members (

@@ -115,7 +115,7 @@ t.test('a deposed runner cannot commit: its page fails the fence, it applies not
   t.same((await sequenceRows(database.db, 'seq_a')).get('s'), [0n, 1n, 2n], 'nothing after the deposition committed')
 })
 
-t.test('the fence is checked in the page transaction: a takeover waits for a page in flight, and the page after it fails', async (t) => {
+t.test('the fence is checked in the page transaction: a takeover waits for a page in flight, a renewal does not, and the page after it fails', async (t) => {
   const database = await freshDatabase(t, { poolSize: 30 })
   const store = testStore(t, database)
   let release!: () => void
@@ -137,6 +137,8 @@ t.test('the fence is checked in the page transaction: a takeover waits for a pag
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'projection_leases' AND l.mode = 'RowShareLock' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(database.db)
     return rows[0]!.n > 0
   })
+  const renewed = await leaseStore(database.db, 'me', 60_000).renew(mine)
+  t.same([...renewed.keys()], ['seq_a'], 'a renewal does not wait for the page (it changes no key column)')
   let tookOver = false
   const takeover = sql`UPDATE projection_leases SET owner = 'other', epoch = epoch + 1 WHERE name = 'seq_a'`.execute(database.db).then(() => (tookOver = true))
   await new Promise((resolve) => setTimeout(resolve, 300))

@@ -27,8 +27,9 @@ const toHeld = (rows: readonly NameEpoch[]) => new Map(rows.map((r) => [r.name, 
 
 /**
  * The lease tables' statements (migration 2026-11-27T05-00-00). Every statement that locks lease
- * rows takes them in name order, as the fence does, so a renewal, a takeover and a page's fence
- * over overlapping rows queue rather than deadlock.
+ * rows takes them in name order, as the fence does, so a takeover and a page's fence over
+ * overlapping rows queue rather than deadlock. A renewal changes no key column (the epoch is one),
+ * so it never waits for a page in flight: a long page cannot make its own process's lease lapse.
  */
 export function leaseStore(db: Kysely<Database>, owner: string, leaseMs: number) {
   return {
@@ -77,7 +78,7 @@ export function leaseStore(db: Kysely<Database>, owner: string, leaseMs: number)
         WITH mine AS (
           SELECT name FROM projection_leases
           WHERE owner = ${owner} AND (name, epoch) IN (SELECT * FROM unnest(${[...held.keys()]}::text[], ${[...held.values()].map(String)}::bigint[]))
-          ORDER BY name FOR UPDATE
+          ORDER BY name FOR NO KEY UPDATE
         )
         UPDATE projection_leases l SET lease_until = now() + make_interval(secs => ${seconds(leaseMs)})
         FROM mine WHERE l.name = mine.name
@@ -89,7 +90,7 @@ export function leaseStore(db: Kysely<Database>, owner: string, leaseMs: number)
     async release(names: readonly string[]): Promise<void> {
       if (names.length === 0) return
       await sql`
-        WITH mine AS (SELECT name FROM projection_leases WHERE owner = ${owner} AND name = ANY(${names}::text[]) ORDER BY name FOR UPDATE)
+        WITH mine AS (SELECT name FROM projection_leases WHERE owner = ${owner} AND name = ANY(${names}::text[]) ORDER BY name FOR NO KEY UPDATE)
         UPDATE projection_leases l SET owner = NULL, lease_until = '-infinity' FROM mine WHERE l.name = mine.name`.execute(db)
     },
   }
@@ -99,8 +100,8 @@ export type LeaseStore = ReturnType<typeof leaseStore>
 
 /**
  * The fence, first statement of every page's transaction: this process must still hold each unit it
- * applies, under the epoch it was granted. The rows stay share-locked until the commit, so a takeover
- * (which bumps the epoch) waits for this page, and a page after a takeover finds the new epoch and
+ * applies, under the epoch it was granted. The rows stay key-share-locked until the commit, so a
+ * takeover (which bumps the epoch, a key column) waits for this page, a renewal does not, and a page after a takeover finds the new epoch and
  * throws: a deposed process cannot commit, whether or not it has noticed yet. Its text travels with
  * BEGIN (apply.ts), so its values are inlined: only projector names, their pattern checked (the
  * owner and epochs are compared here, on the rows it answers).
@@ -109,7 +110,7 @@ export function leaseFence(owner: string, held: Held): Fence {
   const names = [...held.keys()].sort()
   for (const name of names) if (!PROJECTOR_NAME.test(name)) throw new Error(`Expected a projector name to inline, got "${name}"`)
   return {
-    statement: `SELECT name, owner, epoch::text AS epoch FROM projection_leases WHERE name IN (${names.map((n) => `'${n}'`).join(', ')}) ORDER BY name FOR SHARE`,
+    statement: `SELECT name, owner, epoch::text AS epoch FROM projection_leases WHERE name IN (${names.map((n) => `'${n}'`).join(', ')}) ORDER BY name FOR KEY SHARE`,
     verify(rows) {
       const current = new Map((rows as { name: string; owner: string | null; epoch: string }[]).map((r) => [r.name, r]))
       const lost = names.filter((name) => {
