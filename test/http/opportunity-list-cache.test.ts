@@ -3,6 +3,7 @@ import pg from 'pg'
 import t from 'tap'
 import { loadConfig } from '../../src/config.ts'
 import { parsePosition } from '../../src/eventstore/event-store.ts'
+import { CHECKPOINT_CHANNEL, startNotifications } from '../../src/eventstore/postgres-notifications.ts'
 import type { Position } from '../../src/eventstore/event-store.ts'
 import { buildApp } from '../../src/http/app.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
@@ -53,9 +54,12 @@ t.test('the deal list after a write: totals, counts and pick lists are never the
   const clock = () => now
   const env = { JWT_SECRET: 'a secret both processes sign and verify with' }
   const { app, database } = await buildTestApp(t, { clock, env })
-  // A second process on the same database: its own caches, its own runner (which does not lead).
+  // A second process on the same database: its own caches, its own runner (it applies its share of the units).
   const store = testStore(t, database)
-  const projections = testRunner(t, database, store, [...allProjectors])
+  // It announces what its units reached, as every process does (runtime.ts).
+  const notices = startNotifications(database.pool, CHECKPOINT_CHANNEL)
+  onTeardown(t, () => notices.close())
+  const projections = testRunner(t, database, store, [...allProjectors], { checkpointNotices: notices })
   const { config } = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, ...env })
   const other = await buildApp({ config, db: database.db, store, projections, logger: silentLogger, clock })
   onTeardown(t, () => other.close())

@@ -28,6 +28,9 @@ export type Units = {
  * share (after it stopped applying it) and takes what of its share nobody holds. A process that dies
  * stops renewing: its units are free once their leases run out, and its share goes to the others.
  */
+/** The first look again at a share not fully held; doubled each time, up to a renewal period. */
+const MIN_RETRY_MS = 25
+
 export function createUnits(options: UnitsOptions): Units {
   const { leases, owner, units, leaseMs, log } = options
   /** Every unit this process holds a lease on, renewed at each tick: those applied, and those being handed on or taken up. */
@@ -36,6 +39,8 @@ export function createUnits(options: UnitsOptions): Units {
   /** A change of the applied units under way: the old term drains, then the new one starts. */
   let switching: Promise<void> | undefined
   let wake: (() => void) | undefined
+  /** While part of the share is held elsewhere (being handed over, or a dead process's lease running out), look again sooner. */
+  let retryMs = 0
   const wakeup = createWakeup((listener) => ((wake = listener), () => (wake = undefined)))
 
   async function endTerm(): Promise<void> {
@@ -66,6 +71,8 @@ export function createUnits(options: UnitsOptions): Units {
     const excess = [...held.keys()].filter((name) => !share.has(name))
     const gained = await leases.acquire([...share].filter((name) => !held.has(name)))
     held = new Map([...held, ...gained])
+    const missing = [...share].some((name) => !held.has(name))
+    retryMs = missing ? Math.min(leaseMs / 3, Math.max(MIN_RETRY_MS, retryMs * 2)) : 0
     if (lost.length + excess.length + gained.size === 0) return
     log.info({ gained: [...gained.keys()], released: excess, lost }, 'projection units changed hands')
     switching = (async () => {
@@ -88,7 +95,7 @@ export function createUnits(options: UnitsOptions): Units {
         wakeup.arm()
         // A database that does not answer: keep what is held (its leases run out on their own) and try again.
         await tick().catch((error: unknown) => log.warn({ err: error }, 'projection leases could not be renewed'))
-        await wakeup.sleep(leaseMs / 3, signal)
+        await wakeup.sleep(retryMs || leaseMs / 3, signal)
       }
       wakeup.close()
       await switching
