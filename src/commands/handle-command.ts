@@ -76,6 +76,8 @@ export type CommandResult<State, Event> = {
   events: readonly Event[]
   /** Position of the last appended event (wait for it to read your writes); null when nothing changed. */
   position: Position | null
+  /** The types of every event appended, its companions' included: the read models a reader of this write waits for are those that apply them. */
+  eventTypes: readonly string[]
 }
 
 // Older schema versions are upcast (events/versions.ts), so deciders fold current shapes only.
@@ -126,14 +128,15 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
       if (guessed) continue
       throw error
     }
-    if (events.length === 0 && companions.writes.length === 0) return { state, events, position: null }
+    if (events.length === 0 && companions.writes.length === 0) return { state, events, position: null, eventTypes: [] }
     try {
       const own: StreamWrite[] = events.length ? [{ streamName, events: events.map((e) => newEvent(e, options.metadata, options.schemaVersion?.(e))), expectedRevision: revision ?? 'no_stream' }] : []
       const guards = [...(guard ? [guard] : []), ...companions.guards]
       const appended = companions.writes.length
         ? await store.appendToStreams([...companions.writes, ...own], { guards })
         : await store.appendToStream(streamName, own[0]!.events, { expectedRevision: own[0]!.expectedRevision, ...(guard && { guard }) })
-      return { state: events.reduce(decider.evolve, state), events, position: appended.position }
+      const eventTypes = [...companions.writes, ...own].flatMap((write) => write.events.map((e) => e.type))
+      return { state: events.reduce(decider.evolve, state), events, position: appended.position, eventTypes }
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error
       if (error.streamName === guard?.streamName) refresh?.()

@@ -20,6 +20,23 @@ async function count(store: EventStore, stream: string, amounts: string[]): Prom
   return last
 }
 
+t.test('a write waits only for the read models that apply its event types, when it names them', async (t) => {
+  const database = await freshDatabase(t)
+  const store = testStore(t, database)
+  // 'stuck' applies `Stuck` events and fails on every one: it never reaches a position past them.
+  const stuck = { ...counterProjector({ name: 'stuck', failOn: () => true }), eventTypes: ['Stuck'] }
+  const runner = testRunner(t, database, store, [counterProjector(), stuck])
+  runner.start()
+  await store.appendToStream('s', [{ type: 'Stuck', data: { amount: '1' } }])
+  const position = await count(store, 's', ['2'])
+  await runner.waitFor(position, 5000, new Set(['Counted', 'Ignored']))
+  t.same(await counterRows(database.db), [{ stream_name: 's', events: 1, total: '2' }], 'the counter shows the write')
+  await t.rejects(runner.waitFor(position, 300, new Set(['Stuck'])), ProjectionLagError, 'a write of a type the stuck read model applies waits for it')
+  await t.rejects(runner.waitFor(position, 300), ProjectionLagError, 'a write that names no types waits for every read model')
+  await runner.waitFor(position, 300, new Set(['NobodyApplies']))
+  t.pass('a write no read model applies has nothing to wait for')
+})
+
 t.test('catches up from the checkpoint, then follows live appends', async (t) => {
   const database = await freshDatabase(t)
   const store = testStore(t, database)

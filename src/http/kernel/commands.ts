@@ -18,10 +18,11 @@ export const callerOf = (request: FastifyRequest): Caller => callerOfIdentity(id
 /**
  * Read-your-writes: waits until the read models have applied `position` (or fails with 503 after
  * READ_YOUR_WRITES_TIMEOUT_MS), and reports the position in a header. Nothing to wait for when null.
+ * `eventTypes` narrows the wait to the read models that apply them (readModelsAt).
  */
-export async function settle(deps: Pick<Deps, 'projections' | 'config'>, reply: FastifyReply, position: Position | null): Promise<void> {
+export async function settle(deps: Pick<Deps, 'projections' | 'config'>, reply: FastifyReply, position: Position | null, eventTypes?: ReadonlySet<string>): Promise<void> {
   if (position) reply.header(EVENT_POSITION_HEADER, formatPosition(position))
-  await readModelsAt(deps, position)
+  await readModelsAt(deps, position, eventTypes)
 }
 
 export type RequestCommands = {
@@ -35,7 +36,7 @@ export type RequestCommands = {
 /** Commands on behalf of the authenticated caller: actor, organization and request id travel in every event's metadata. */
 export function requestCommands(deps: Pick<Deps, 'store' | 'projections' | 'config'>, request: FastifyRequest, reply: FastifyReply): RequestCommands {
   const session = commandSession(deps.store, callerOf(request))
-  return { run: session.run, session, settle: () => settle(deps, reply, session.position()) }
+  return { run: session.run, session, settle: () => settle(deps, reply, session.position(), session.eventTypes()) }
 }
 
 /** The request's caller as the record rules see them (commands/caller.ts). */

@@ -60,8 +60,11 @@ export type ProjectionRunner = {
   readonly rebuilds: ReadonlyMap<string, RebuildProgress | null>
   start(): void
   stop(): Promise<void>
-  /** Resolves once every projector has processed the log up to `position`; rejects with ProjectionLagError after `timeoutMs`. */
-  waitFor(position: Position, timeoutMs: number): Promise<void>
+  /**
+   * Resolves once every projector has processed the log up to `position` (with `eventTypes`, every
+   * projector that applies one of them); rejects with ProjectionLagError after `timeoutMs`.
+   */
+  waitFor(position: Position, timeoutMs: number, eventTypes?: ReadonlySet<string>): Promise<void>
   /**
    * Resolves once every read model's tables exist (each projector has a checkpoint, written with
    * its tables by whichever process leads); rejects with ProjectionLagError after `timeoutMs`.
@@ -70,7 +73,8 @@ export type ProjectionRunner = {
   tablesReady(timeoutMs: number): Promise<void>
 }
 
-type Waiter = { position: Position; resolve: () => void }
+/** `names`: the read models whose progress the waiter needs (one shared array per set of event types). */
+type Waiter = { position: Position; names: readonly string[]; resolve: () => void }
 
 const FOLLOWER_POLL_MS = 20
 /** With announcements, polling only covers one that was lost (a dropped LISTEN connection). */
@@ -112,10 +116,31 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
 
   // A read model being rebuilt serves its old version's tables as they stand: writes do not wait for
   // it (they would time out for the whole rebuild), so read-your-writes holds for every other one.
-  const caughtUp = (position: Position, all = reachedByAll()) => all === null || (all !== undefined && comparePositions(all, position) >= 0)
+  const caughtUp = (position: Position, all: Position | null | undefined) => all === null || (all !== undefined && comparePositions(all, position) >= 0)
   const settleWaiters = () => {
-    const all = reachedByAll()
-    for (const waiter of waiters) if (caughtUp(waiter.position, all)) waiter.resolve()
+    // Waiters of one kind of write share their names array: each distinct set is reduced once.
+    const reachedOf = new Map<readonly string[], Position | null | undefined>()
+    for (const waiter of waiters) {
+      if (!reachedOf.has(waiter.names)) reachedOf.set(waiter.names, reachedBy(waiter.names))
+      if (caughtUp(waiter.position, reachedOf.get(waiter.names))) waiter.resolve()
+    }
+  }
+
+  /**
+   * The read models a write of `eventTypes` shows in, cached per set of types (a handful of kinds
+   * of write repeat). A write waits for these alone: waiting for every read model made each write
+   * as slow as the slowest process's announcement of units its events never reach.
+   */
+  const namesApplying = new Map<string, readonly string[]>()
+  function readModelsApplying(eventTypes: ReadonlySet<string> | undefined): readonly string[] {
+    if (eventTypes === undefined) return names
+    const key = [...eventTypes].sort().join(',')
+    let found = namesApplying.get(key)
+    if (!found) {
+      found = projectors.filter((p) => p.eventTypes.some((type) => eventTypes.has(type))).map((p) => p.name)
+      namesApplying.set(key, found)
+    }
+    return found
   }
 
   /**
@@ -161,11 +186,6 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       if (!lowest || comparePositions(at, lowest) < 0) lowest = at
     }
     return lowest
-  }
-
-  /** The position every projector writes wait for has reached: undefined while one has not started, null when none is waited for (all rebuilding). */
-  function reachedByAll(): Position | null | undefined {
-    return reachedBy(names)
   }
 
   /** Another process says the read models it applies (all of them when it names none) reflect the log up to `position`. */
@@ -217,11 +237,13 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     }, notices ? FOLLOWER_FALLBACK_POLL_MS : FOLLOWER_POLL_MS)
   }
 
-  function waitFor(position: Position, timeoutMs: number): Promise<void> {
-    if (caughtUp(position)) return Promise.resolve()
+  function waitFor(position: Position, timeoutMs: number, eventTypes?: ReadonlySet<string>): Promise<void> {
+    const waitedFor = readModelsApplying(eventTypes)
+    if (caughtUp(position, reachedBy(waitedFor))) return Promise.resolve()
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         position,
+        names: waitedFor,
         resolve: () => {
           clearTimeout(timer)
           waiters.delete(waiter)
