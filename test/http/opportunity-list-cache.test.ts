@@ -9,6 +9,7 @@ import { buildApp } from '../../src/http/app.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
 import { singleFlight } from '../../src/projections/kernel/single-flight.ts'
 import { stampedCache } from '../../src/projections/kernel/stamped-cache.ts'
+import { timeAgo, timeAgoChangesAt } from '../../src/http/opportunities/opportunity-views.ts'
 import { FIXED_NOW, buildTestApp } from '../helpers/app.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
 import { collectionClient } from '../helpers/fixtures.ts'
@@ -151,6 +152,70 @@ t.test('the deal list after a write: totals, counts and pick lists are never the
     now = FIXED_NOW
     for (const server of [app, other]) t.equal((await listIn(server, '')).totals.stalled_count, 0, 'a clock set back is not served the later count')
   })
+
+  /**
+   * Issue 36: whole list answers and boards are kept too, stamped by every source they show, the
+   * identity tables (a trigger's stamp) and teams included, and only while no text in them moves
+   * with the clock (days in stage, created_on_arrow).
+   */
+  t.test('whole answers and boards: a member and a team renamed, a deal created, days passing', async (t) => {
+    const boardIn = async (server: typeof app) => {
+      const res = await server.inject({ method: 'GET', url: `${BASE}kanban/`, headers: { ...admin, 'x-min-position': position } })
+      t.equal(res.statusCode, 200, res.statusCode === 200 ? 'board' : res.body)
+      return res.json() as { total_items: number; columns: { items: { name: string; assigned_to: { first_name: string }[]; days_in_stage: number }[] }[] }
+    }
+    const cardOf = async (server: typeof app, name: string) => (await boardIn(server)).columns.flatMap((column) => column.items).find((card) => card.name === name)
+    const rowOf = async (server: typeof app, name: string) => (await listIn(server, '')).opportunities.find((row: { name: string }) => row.name === name)
+    const warmAll = async () => {
+      await warm()
+      for (const server of [app, other]) await boardIn(server)
+    }
+    const team = (await write('POST', '/api/teams/', admin, { name: 'Red', users: [] })).id as string
+    await write('PATCH', `${BASE}${first}/`, admin, { teams: [team] })
+
+    await warmAll()
+    const renamed = await inject('PATCH', `/api/user/${alice.profileId}/`, admin, { first_name: 'Alicia' })
+    t.equal(renamed.statusCode, 200, renamed.body)
+    for (const server of [app, other]) {
+      t.match(await rowOf(server, 'One'), { assigned_to: [{ first_name: 'Alicia' }] }, 'the list shows the new name')
+      t.match(await cardOf(server, 'One'), { assigned_to: [{ first_name: 'Alicia' }] }, 'the board shows the new name')
+    }
+
+    await warmAll()
+    await write('PATCH', `/api/teams/${team}/`, admin, { name: 'Blue' })
+    for (const server of [app, other]) t.match(await rowOf(server, 'One'), { teams: [{ name: 'Blue' }] }, 'the list shows the team renamed')
+
+    await warmAll()
+    const before = await boardIn(app)
+    await deal({ name: 'Three', stage: 'PROSPECTING', amount: '5' })
+    for (const server of [app, other]) {
+      t.equal((await boardIn(server)).total_items, before.total_items + 1, 'the board counts the new deal')
+      t.ok(await cardOf(server, 'Three'), 'and shows its card')
+    }
+
+    await warmAll()
+    const [row, card] = [await rowOf(app, 'One'), await cardOf(app, 'One')]
+    now = new Date(FIXED_NOW.getTime() + 3 * DAY)
+    for (const server of [app, other]) {
+      t.match(await rowOf(server, 'One'), { days_in_stage: row.days_in_stage + 3, created_on_arrow: '3 days ago' }, "the list's texts moved with the clock")
+      t.equal((await cardOf(server, 'One'))?.days_in_stage, card!.days_in_stage + 3, "and the board's")
+    }
+    now = FIXED_NOW
+    for (const server of [app, other]) t.match(await rowOf(server, 'One'), { days_in_stage: row.days_in_stage, created_on_arrow: row.created_on_arrow }, 'a clock set back is not served the later answer')
+  })
+})
+
+t.test('timeAgoChangesAt: the text holds until the instant said, and changes there', async (t) => {
+  const then = new Date('2026-01-01T00:00:00.000Z')
+  // Seconds after `then`: each unit's counts, the thresholds between units, a year past 12 months.
+  for (const seconds of [0, 59, 60, 61, 3599, 3600, 86_399, 86_400, 2_591_999, 2_592_000, 31_535_999, 31_536_000, 33_000_000, 100_000_000]) {
+    const now = new Date(then.getTime() + seconds * 1000 + 500)
+    const until = timeAgoChangesAt(then, now)
+    t.ok(until > now.getTime(), `${seconds} s: later than now`)
+    t.equal(timeAgo(then, new Date(until - 1)), timeAgo(then, now), `${seconds} s: the same text until then`)
+    t.not(timeAgo(then, new Date(until)), timeAgo(then, now), `${seconds} s: another from then`)
+  }
+  t.equal(timeAgoChangesAt(then, new Date(then.getTime() - 5000)), then.getTime() + 60_000, 'a future instant is "just now" for a minute after it')
 })
 
 t.test('singleFlight: calls of one key while its load runs share it, its error included; a later call loads again', async (t) => {

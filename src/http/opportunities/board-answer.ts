@@ -43,11 +43,12 @@ let writeBoard: ((board: unknown) => string) | undefined
 
 /**
  * The live board as JSON text: its cards written by PostgreSQL (card-json.ts), spliced into the
- * envelope. With `check` (tests) the board is also built as an object and written by the serializer
+ * envelope; with the instant (epoch ms) its first card's days in stage change, until which the text
+ * holds at the same read models (the clock shows in nothing else). With `check` (tests) the board is also built as an object and written by the serializer
  * every other answer uses; the two texts must be the same bytes, and the object must pass the zod
  * schema, so the answer is held to what the schema says.
  */
-export async function liveBoardText(deps: Deps, viewer: CardJsonViewer, query: DealQuery, pipeline: BoardShape['pipeline'], stages: readonly Stage[], check: boolean): Promise<string> {
+export async function liveBoardText(deps: Deps, viewer: CardJsonViewer, query: DealQuery, pipeline: BoardShape['pipeline'], stages: readonly Stage[], check: boolean): Promise<{ text: string; until: number }> {
   const stageIds = stages.map((s) => s.id)
   const { rows, counts } = await boardDeals<CardColumnRow>(deps.db, query, stageIds, CARDS_PER_COLUMN, 'opportunities', cardColumns(viewer, query.now))
   const items = new Map(rows.map((row) => [row.stage_id, columnItems(row)]))
@@ -62,5 +63,5 @@ export async function liveBoardText(deps: Deps, viewer: CardJsonViewer, query: D
     const expected = (writeBoard ??= compileFast(Board)!)(board)
     if (text !== expected) throw new Error(`The live board's JSON differs from the serializer's:\n${text.slice(0, 2000)}\nexpected\n${expected.slice(0, 2000)}`)
   }
-  return text
+  return { text, until: Math.min(...rows.map((row) => row.days_change_at ?? Infinity)) }
 }

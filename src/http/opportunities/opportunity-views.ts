@@ -64,15 +64,33 @@ const aging = (row: CardRow, now: Date) => {
   return { days_in_stage: days, aging_status: agingStatus(row.stage_kind, days, row) }
 }
 
+const AGO_UNITS: [string, number][] = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]]
+const secondsSince = (then: Date, now: Date) => Math.max(0, Math.floor((now.getTime() - then.getTime()) / 1000))
+
 /** "just now", "5 minutes ago", "3 days ago": how the original renders created_on_arrow. */
 export function timeAgo(then: Date, now: Date): string {
-  const seconds = Math.max(0, Math.floor((now.getTime() - then.getTime()) / 1000))
-  const units: [string, number][] = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]]
-  for (const [unit, size] of units) {
+  const seconds = secondsSince(then, now)
+  for (const [unit, size] of AGO_UNITS) {
     const n = Math.floor(seconds / size)
     if (n >= 1) return n === 1 ? `a${unit === 'hour' ? 'n' : ''} ${unit} ago` : `${n} ${unit}s ago`
   }
   return 'just now'
+}
+
+/**
+ * The instant (epoch ms) from which `timeAgo(then, ·)` may answer otherwise than at `now`, for an
+ * answer kept while its texts hold: the next count of the unit it shows, or a larger unit's first
+ * if that comes sooner (a year is no whole number of months). Smaller units do not show.
+ */
+export function timeAgoChangesAt(then: Date, now: Date): number {
+  const seconds = secondsSince(then, now)
+  let next = Infinity
+  for (const [, size] of AGO_UNITS) {
+    const n = Math.floor(seconds / size)
+    next = Math.min(next, (n + 1) * size)
+    if (n >= 1) break
+  }
+  return then.getTime() + next * 1000
 }
 
 function cardOf(row: CardRow, rel: Related, actor: Actor, now: Date, lineItems: readonly LineItem[]): z.infer<typeof Card> {

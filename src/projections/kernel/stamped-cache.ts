@@ -15,9 +15,17 @@ import { singleFlight } from './single-flight.ts'
  */
 export type Stamps = ReadonlyMap<string, string>
 
-/** The stamps (version and position) of the named projectors' checkpoints, in one statement; a projector without one (tables not built yet) has none, and nothing of it is cached. */
+/** A source that is no projector: the identity tables (users, profiles), stamped by the row their triggers move (migration identity-stamp). */
+export const IDENTITY = 'identity'
+
+/**
+ * The stamps (version and position) of the named projectors' checkpoints, and IDENTITY's where
+ * named, in one statement; a projector without one (tables not built yet) has none, and nothing
+ * of it is cached.
+ */
 export async function readStamps(db: Db, names: readonly string[]): Promise<Stamps> {
-  const { rows } = await sql<{ name: string; stamp: string }>`SELECT name, version || ':' || position_commit || ':' || position_prepare AS stamp FROM projection_checkpoints WHERE name = ANY(${names}::text[])`.execute(db)
+  const { rows } = await sql<{ name: string; stamp: string }>`SELECT name, version || ':' || position_commit || ':' || position_prepare AS stamp FROM projection_checkpoints WHERE name = ANY(${names}::text[])
+    UNION ALL SELECT ${IDENTITY}, version::text FROM identity_stamp WHERE ${IDENTITY} = ANY(${names}::text[])`.execute(db)
   return new Map(rows.map((r) => [r.name, r.stamp]))
 }
 
@@ -27,6 +35,8 @@ export type Timed<V> = { value: V; from?: number; until?: number; keep?: boolean
 export type StampedCache = {
   /** The value kept under `key` at `stamp` (and valid at `at`), or `load`'s, kept when `stamp` is known. A key names one kind of value: the caller's keys keep the types apart. */
   get<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<V>
+  /** As `get`, with the instants the value holds for: for a caller that keeps what it builds of it. */
+  timed<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<Timed<V>>
 }
 
 /** The stamps of `names` as one key part, or undefined where one has none (then nothing may be kept or shared). */
@@ -45,23 +55,22 @@ const holdsAt = (value: Timed<unknown>, at: number) => (value.from ?? -Infinity)
 export function stampedCache(maxEntries: number): StampedCache {
   const entries = new Map<string, Timed<unknown> & { stamp: string }>()
   const shared = singleFlight()
-  return {
-    async get<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<V> {
-      const hit = entries.get(key)
-      if (hit && hit.stamp === stamp && holdsAt(hit, at)) {
-        entries.delete(key)
-        entries.set(key, hit)
-        return hit.value as V
-      }
-      if (stamp === undefined) return (await load()).value
-      const joined = await shared(`${stamp}\n${key}`, load)
-      const loaded = holdsAt(joined, at) ? joined : await load()
-      if (loaded.keep !== false) {
-        entries.delete(key)
-        entries.set(key, { ...loaded, stamp })
-        if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
-      }
-      return loaded.value
-    },
+  async function timed<V>(key: string, stamp: string | undefined, at: number, load: () => Promise<Timed<V>>): Promise<Timed<V>> {
+    const hit = entries.get(key)
+    if (hit && hit.stamp === stamp && holdsAt(hit, at)) {
+      entries.delete(key)
+      entries.set(key, hit)
+      return hit as Timed<V>
+    }
+    if (stamp === undefined) return load()
+    const joined = await shared(`${stamp}\n${key}`, load)
+    const loaded = holdsAt(joined, at) ? joined : await load()
+    if (loaded.keep !== false) {
+      entries.delete(key)
+      entries.set(key, { ...loaded, stamp })
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    }
+    return loaded
   }
+  return { timed, get: async (key, stamp, at, load) => (await timed(key, stamp, at, load)).value }
 }

@@ -12,6 +12,9 @@ const DAY_MS = 86_400_000
 
 export const daysSince = (since: Date | null, now: Date): number | null => (since ? Math.max(0, Math.floor((now.getTime() - since.getTime()) / DAY_MS)) : null)
 
+/** The instant (epoch ms) from which `daysSince(since, ·)` no longer answers what it answers at `now`: the next whole day (Infinity without a `since`). */
+export const daysChangeAt = (since: Date | null, now: Date): number => (since ? since.getTime() + ((daysSince(since, now) ?? 0) + 1) * DAY_MS : Infinity)
+
 /** Red from ceil(expected_days × 1.5) days, yellow from warning_days (or expected_days), else green; null thresholds never rot. */
 export function agingStatus(kind: StageKind | null, days: number | null, { expected_days, warning_days }: Thresholds): AgingStatus | null {
   if (kind !== 'open') return null

@@ -21,7 +21,7 @@ import { visibleSql } from '../../visibility/policy.ts'
  * the visibility policy (visibility/policy.ts). In tests the route also builds the board the object way and requires the
  * same bytes (opportunity-lists.ts), so the two cannot drift apart.
  */
-export type CardColumnRow = { stage_id: string; items: string; orders: number[] | null }
+export type CardColumnRow = { stage_id: string; items: string; orders: number[] | null; days_change_at: number | null }
 
 const PLACEHOLDER = '\u0001'
 
@@ -46,9 +46,17 @@ export function cardColumns(viewer: CardJsonViewer, now: Date): (limited: RawBui
   const order = sql`c.kanban_order <> 0 AND abs(c.kanban_order) >= 1e-4 AND abs(c.kanban_order) < 1e15`
   const orderText = sql`CASE WHEN c.kanban_order = 0 THEN '0' WHEN ${order} THEN c.kanban_order::text ELSE ${PLACEHOLDER} END`
   const card = sql`left(${CARD_HEAD}::text, -1) || ',"kanban_order":' || ${orderText} || ',' || substr(${cardTail(viewer, now)}::text, 2)`
-  return (limited) => sql`SELECT j.stage_id, string_agg(j.card, ',' ORDER BY j.kanban_order, j.id) AS items, array_agg(j.kanban_order ORDER BY j.kanban_order, j.id) FILTER (WHERE j.placeholder) AS orders
-    FROM (SELECT c.stage_id, c.kanban_order, c.id, ${card} AS card, NOT (c.kanban_order = 0 OR ${order}) AS placeholder FROM ${limited}) j GROUP BY j.stage_id`
+  return (limited) => sql`SELECT j.stage_id, string_agg(j.card, ',' ORDER BY j.kanban_order, j.id) AS items, array_agg(j.kanban_order ORDER BY j.kanban_order, j.id) FILTER (WHERE j.placeholder) AS orders,
+      min(j.days_change_at)::float8 AS days_change_at
+    FROM (SELECT c.stage_id, c.kanban_order, c.id, ${card} AS card, NOT (c.kanban_order = 0 OR ${order}) AS placeholder, ${daysChangeAt(now)} AS days_change_at FROM ${limited}) j GROUP BY j.stage_id`
 }
+
+/** The card's stage change instant in epoch ms, truncated to milliseconds as node-postgres reads it (aging.ts). */
+const stageChangedMs = sql`floor(extract(epoch FROM c.stage_changed_at) * 1000)`
+/** Whole days in stage as aging.ts daysSince counts them, never below 0 (null without a stage change). */
+const daysInStage = (now: Date) => sql`greatest(0, floor((${now.getTime()}::numeric - ${stageChangedMs}) / 86400000))::int`
+/** When the card's days in stage (and so its aging) next change, in epoch ms (aging.ts daysChangeAt): the board holds until its first card's. */
+const daysChangeAt = (now: Date) => sql`${stageChangedMs} + (${daysInStage(now)} + 1) * 86400000::numeric`
 
 function cardTail(viewer: CardJsonViewer, now: Date): RawBuilder<unknown> {
   const { orgId } = viewer
@@ -63,7 +71,7 @@ function cardTail(viewer: CardJsonViewer, now: Date): RawBuilder<unknown> {
     CROSS JOIN LATERAL (SELECT i.id, i.name, i.quantity::text AS quantity, i.unit_price::text AS unit_price, i.discount_type, i.discount_value::text AS discount_value) r
     WHERE i.opportunity_id = c.id AND NOT i.is_deleted`
   // Whole days as aging.ts daysSince counts them: from the instant truncated to milliseconds, never below 0.
-  const days = sql`CASE WHEN c.stage_changed_at IS NOT NULL THEN greatest(0, floor((${now.getTime()}::numeric - floor(extract(epoch FROM c.stage_changed_at) * 1000)) / 86400000))::int END`
+  const days = sql`CASE WHEN c.stage_changed_at IS NOT NULL THEN ${daysInStage(now)} END`
   const aging = sql`CASE WHEN c.stage_kind IS DISTINCT FROM 'open' THEN NULL WHEN d.days IS NULL THEN 'green'
     WHEN c.expected_days IS NOT NULL AND d.days >= ceil(c.expected_days * 1.5) THEN 'red'
     WHEN d.days >= coalesce(c.warning_days, c.expected_days) THEN 'yellow' ELSE 'green' END`
