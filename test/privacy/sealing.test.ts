@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import type { Test } from 'tap'
 import { z } from 'zod'
-import { nameClaimStream } from '../../src/commands/name-claim.ts'
 import { EVENT_CATALOGUE } from '../../src/events/catalogue.ts'
 import type { EventStore, NewEvent } from '../../src/eventstore/event-store.ts'
 import { createKurrentDbEventStore } from '../../src/eventstore/kurrentdb.ts'
@@ -94,7 +93,7 @@ async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
     const orgId = randomUUID()
     const stream = `contact-${id}`
     const created = { contact_id: id, org_id: orgId, first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.test', phone: '+1 555 0100', address_line: '1 Harbor Road', do_not_call: false, at: '2026-11-22T09:00:00Z' }
-    const claim = nameClaimStream('contact_email', orgId, 'grace@navy.test')
+    const { keyed: claim } = await store.claimNames.streamsOf('contact_email', orgId, 'grace@navy.test')
     await store.appendToStreams([
       { streamName: stream, events: [{ type: 'ContactCreated', data: created }], expectedRevision: 'no_stream' },
       { streamName: claim, events: [{ type: 'NameClaimed', data: { owner_id: id, name: 'grace@navy.test' } }], expectedRevision: 'no_stream' },
