@@ -34,20 +34,23 @@ export type CommandOptions<Event extends DomainEvent> = {
 
 /** A command on another stream that travels with the main one (see CommandOptions.also). */
 export type Companion = {
-  streamName: string
   expectNew?: boolean
-  /** At each attempt: the command prepared afresh (facts re-read, e.g. a deal's pipeline), how it decides on its stream, and the guard of its facts. */
-  prepare(): Promise<{ decide(recorded: readonly RecordedEvent[]): readonly DomainEvent[]; guard?: StreamGuard }>
+  /**
+   * At each attempt: the command prepared afresh (facts re-read, e.g. a deal's pipeline), the
+   * stream it is decided on (a name claim's comes from the store: claim-names.ts), how it decides
+   * on that stream, and the guard of its facts; null when it has nothing to decide.
+   */
+  prepare(store: EventStore): Promise<PreparedCompanion | null>
 }
+export type PreparedCompanion = { streamName: string; decide(recorded: readonly RecordedEvent[]): readonly DomainEvent[]; guard?: StreamGuard }
 
 /** A companion command for `decider` on `streamName`, prepared and decided on its stream as stored at each attempt. */
 export function companion<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, streamName: string, input: CommandInput<Command>, options: { expectNew?: boolean } = {}): Companion {
   return {
-    streamName,
     expectNew: options.expectNew,
     async prepare() {
       const { command, guard } = await prepared(input)
-      return { guard, decide: (recorded) => decider.decide(command, fold(decider, recorded.map((e) => asDomainEvent(e) as Event))) }
+      return { streamName, guard, decide: (recorded) => decider.decide(command, fold(decider, recorded.map((e) => asDomainEvent(e) as Event))) }
     },
   }
 }
@@ -157,11 +160,13 @@ async function decideCompanions(store: EventStore, companions: readonly Companio
   const writes: StreamWrite[] = []
   const guards: StreamGuard[] = []
   for (const one of companions) {
-    const { decide, guard } = await one.prepare()
-    const recorded = optimistic && one.expectNew ? [] : await store.readStream(one.streamName)
+    const prepared = await one.prepare(store)
+    if (!prepared) continue
+    const { streamName, decide, guard } = prepared
+    const recorded = optimistic && one.expectNew ? [] : await store.readStream(streamName)
     const events = decide(recorded)
     if (!events.length) continue
-    writes.push({ streamName: one.streamName, events: events.map(toNew), expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' })
+    writes.push({ streamName, events: events.map(toNew), expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' })
     if (guard) guards.push(guard)
   }
   return { writes, guards }

@@ -23,8 +23,9 @@ export type Claim = {
 /** The slice of a recorded event the fold needs (the port's RecordedEvent has it). */
 export type ClaimEventRecord = { streamName: string; revision: bigint; createdAt: Date } & NameClaimEvent
 
-// `name_claim-<scope>-<org uuid>-<32 hex>`: the scope may itself hold dashes or colons, the org and hash never vary in shape.
-const STREAM = /^name_claim-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-[0-9a-f]{32}$/i
+// `name_claim-<scope>-<org uuid>-hmac.<64 hex>` (keyed), or `…-<32 hex>` for a claim made before claims were keyed
+// (commands/name-claim.ts): both are claims to judge. The scope may itself hold dashes or colons, the org and hash never vary in shape.
+const STREAM = /^name_claim-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(?:hmac\.[0-9a-f]{64}|[0-9a-f]{32})$/i
 
 export function parseClaimStream(streamName: string): { scope: string; orgId: string } | undefined {
   const match = STREAM.exec(streamName)

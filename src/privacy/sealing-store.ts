@@ -1,5 +1,7 @@
 import { SubjectKeyExistsError } from '../eventstore/event-store.ts'
 import type { AppendResult, EventStore, NewEvent, NewSubjectKey, RecordedEvent, StreamWrite } from '../eventstore/event-store.ts'
+import { claimNames } from './claim-names.ts'
+import type { ClaimNames } from './claim-names.ts'
 import { sealData, unsealData } from './seal.ts'
 import type { SubjectKeys } from './subject-keys.ts'
 
@@ -13,9 +15,11 @@ export type PersonalSpecs = (type: string) => PersonalSpec | undefined
 
 /**
  * A store that seals, with the keys and declarations it seals by: erasure destroys a key through
- * it (so that its cache forgets the key) and reads which events held personal data.
+ * it (so that its cache forgets the key) and reads which events held personal data. It also names
+ * the claim streams of unique names (claim-names.ts), which would otherwise put a pseudonym of a
+ * person's email into the log's stream names.
  */
-export type SealingStore = EventStore & { readonly subjectKeys: SubjectKeys; readonly personal: PersonalSpecs }
+export type SealingStore = EventStore & { readonly subjectKeys: SubjectKeys; readonly personal: PersonalSpecs; readonly claimNames: ClaimNames }
 
 export const isSealingStore = (store: EventStore): store is SealingStore => 'subjectKeys' in store
 
@@ -101,6 +105,8 @@ export function sealingStore(inner: EventStore, keys: SubjectKeys, specs: Person
     kind: inner.kind,
     subjectKeys: keys,
     personal: specs,
+    // The log is read for stream names only: the adapter's own read, nothing to unseal.
+    claimNames: claimNames(inner, keys),
     appendToStream: (streamName, events, options) =>
       append([{ streamName, events, expectedRevision: options?.expectedRevision ?? 'any' }], ([sealed], newKeys) => inner.appendToStream(streamName, sealed!.events, { ...options, newKeys })),
     appendToStreams: (writes, options) => append(writes, (sealed, newKeys) => inner.appendToStreams(sealed, { ...options, newKeys })),

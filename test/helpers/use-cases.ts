@@ -8,11 +8,9 @@ import type { Caller } from '../../src/commands/caller.ts'
 import { callerOfIdentity } from '../../src/commands/caller.ts'
 import { commandSession } from '../../src/commands/command-session.ts'
 import type { CommandSession } from '../../src/commands/command-session.ts'
-import { fold } from '../../src/commands/decider.ts'
 import { createLead } from '../../src/commands/lead/create-lead.ts'
 import type { LeadInput } from '../../src/commands/lead/lead.ts'
-import { nameClaimDecider, nameClaimStream } from '../../src/commands/name-claim.ts'
-import type { NameClaimEvent } from '../../src/commands/name-claim.ts'
+import { claimHolder } from '../../src/commands/unique-name.ts'
 import { createDeal } from '../../src/commands/opportunity/create-opportunity.ts'
 import type { DealInput } from '../../src/commands/opportunity/opportunity.ts'
 import type { TaskInput } from '../../src/commands/task/task.ts'
@@ -24,7 +22,6 @@ import type { Position, RecordedEvent } from '../../src/eventstore/event-store.t
 import { START } from '../../src/eventstore/event-store.ts'
 import { addProfile, bootstrapOrganization, ensureUser } from '../../src/identity/memberships.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
-import { domainEventOf } from '../../src/events/versions.ts'
 import { onTeardown } from './cleanup.ts'
 import { freshDatabase } from './db.ts'
 import type { TestDatabase } from './db.ts'
@@ -134,11 +131,8 @@ export async function eventsAfter(deps: Pick<Deps, 'store'>, after: Position): P
   }
 }
 
-/** The owner of a unique name (`scope`, e.g. `account`), folded from its claim stream; null when free. */
-export async function nameHolder(deps: Pick<Deps, 'store'>, scope: string, orgId: string, name: string): Promise<string | null> {
-  const events = await deps.store.readStream(nameClaimStream(scope, orgId, name))
-  return fold(nameClaimDecider, events.map((e) => domainEventOf<NameClaimEvent>(e))).ownerId
-}
+/** The owner of a unique name (`scope`, e.g. `account`), folded from its claim streams; null when free. */
+export const nameHolder = (deps: Pick<Deps, 'store'>, scope: string, orgId: string, name: string): Promise<string | null> => claimHolder(deps.store, scope, orgId, name)
 
 /** A caller's unit of work, to wait for what a refused use case appended (and undid) before it threw. */
 export const sessionOf = (deps: Pick<Deps, 'store'>, caller: Caller): CommandSession => commandSession(deps.store, caller)

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import type { Test } from 'tap'
+import { claimHolder } from '../../src/commands/unique-name.ts'
 import { exportEvents } from '../../src/events/export.ts'
 import { createWebhookDispatcher } from '../../src/webhooks/dispatcher.ts'
 import { allProjectors } from '../../src/modules/modules.ts'
@@ -71,6 +72,9 @@ t.test('/api/privacy/erasures/', async (t) => {
     return texts.join('\n')
   }
   const leftIn = (text: string) => strings.filter((value) => text.includes(value))
+  // An unsalted SHA-256 of the address (as claim streams were once named) can be tested against a guessed address: a pseudonym, never in the database.
+  const unsaltedHash = createHash('sha256').update(person.email.toLowerCase()).digest('hex')
+  const hashesIn = (text: string) => [unsaltedHash, unsaltedHash.slice(0, 32)].filter((hash) => text.includes(hash))
   const exported = async () => {
     let text = ''
     const out = new Writable({ write: (chunk: Buffer, _encoding, done) => ((text += chunk.toString()), done()) })
@@ -81,6 +85,8 @@ t.test('/api/privacy/erasures/', async (t) => {
   await eventually('the contact events delivered', () => receiver.delivered('/people').length >= 4)
   t.ok(leftIn(receiver.delivered('/people').map((r) => r.body).join('\n')).length > 0, 'the subscriber got the person, as it was then')
   t.same(leftIn(await dump()).sort(), [...strings].sort(), 'before: the read models hold the person (search, contacts, notifications)')
+  t.same(hashesIn(await dump()), [], 'their email claim is named by a keyed hash, not a hash of the address')
+  t.equal(await claimHolder(store, 'contact_email', acme.orgId, person.email), contact, 'and holds the address')
   t.equal(await storedFiles(), 1, 'and the file store their file')
   t.notMatch(JSON.stringify((await database.db.selectFrom('events').select('data').execute()).map((row) => row.data)), new RegExp(mark), 'even before, the log holds none of it in clear')
 
@@ -141,7 +147,10 @@ t.test('/api/privacy/erasures/', async (t) => {
 
   const nothingLeft = async (t: Test) => {
     t.equal((await exportOf(admin, 'contact', contact)).statusCode, 410, 'the export: gone')
-    t.same(leftIn(await dump()), [], 'no string of the person in any row of the database')
+    const after = await dump()
+    t.same(leftIn(after), [], 'no string of the person in any row of the database')
+    t.same(hashesIn(after), [], 'nor a hash of their address')
+    t.equal(await claimHolder(store, 'contact_email', acme.orgId, person.email), null, 'their email claim is released')
     const ndjson = await exported()
     t.same(leftIn(ndjson), [], 'none in an NDJSON export')
     t.match(ndjson, JSON.stringify({ first_name: ERASED }).slice(1, -1), 'the export shows where they were: a typed tombstone')

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { handleCommand } from '../../src/commands/handle-command.ts'
-import { nameClaimDecider, nameClaimStream } from '../../src/commands/name-claim.ts'
+import { nameClaimDecider } from '../../src/commands/name-claim.ts'
+import { claimStreamsOf } from '../../src/commands/unique-name.ts'
 import { findOrphanClaims, releaseOrphans } from '../../src/names/orphan-claims.ts'
 import { namesOrphans } from '../../src/names/orphans-command.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
@@ -15,8 +16,9 @@ t.test('names orphans: a claim left by a create that died before its record', as
   const accounts = collectionClient(app, '/api/accounts/')
   const admin = acme.admin.headers
   // What a process killed between the two steps of withClaimedName leaves behind: the claim, no account.
-  const claimWithoutRecord = (orgId: string, name: string, ownerId = randomUUID()) =>
-    handleCommand(store, nameClaimDecider, nameClaimStream('account', orgId, name), { type: 'Claim', ownerId, name, field: 'name' }, { metadata: { orgId } })
+  const claimStream = async (orgId: string, name: string) => (await claimStreamsOf(store, { scope: 'account', orgId, name })).keyed
+  const claimWithoutRecord = async (orgId: string, name: string, ownerId = randomUUID()) =>
+    handleCommand(store, nameClaimDecider, await claimStream(orgId, name), { type: 'Claim', ownerId, name, field: 'name' }, { metadata: { orgId } })
 
   await claimWithoutRecord(acme.orgId, 'Ghost Inc')
   const healthy = await accounts.create(admin, { name: 'Real Inc' })
@@ -65,9 +67,9 @@ t.test('names orphans: a claim left by a create that died before its record', as
   t.test('--release frees the orphans, and only them; the name can be used again', async (t) => {
     const report = (await namesOrphans(runtime, { json: true, release: true, 'older-than': '300' }, later())) as { orphans: { name: string; released: boolean }[]; released: number }
     t.same(report.orphans.map((o) => [o.name, o.released]).sort(), [['Ghost Inc', true], ['Moving Inc', true], ['Real Inc Renamed', true]])
-    const ghostStream = await store.readStream(nameClaimStream('account', acme.orgId, 'Ghost Inc'))
+    const ghostStream = await store.readStream(await claimStream(acme.orgId, 'Ghost Inc'))
     t.match(ghostStream.at(-1), { type: 'NameReleased', metadata: { actorId: null, orgId: acme.orgId, reason: /orphan/ } })
-    t.match((await store.readStream(nameClaimStream('account', acme.orgId, 'Real Inc'))).map((e) => e.type), ['NameClaimed'], 'the healthy claim is untouched')
+    t.match((await store.readStream(await claimStream(acme.orgId, 'Real Inc'))).map((e) => e.type), ['NameClaimed'], 'the healthy claim is untouched')
     const reused = await accounts.create(admin, { name: 'GHOST INC' })
     t.equal(reused.statusCode, 200, reused.body)
     t.equal((await accounts.inject('PATCH', `/api/accounts/${healthy.json().id}/`, admin, { name: 'Real Inc Renamed' })).statusCode, 200, 'the rename can now happen')

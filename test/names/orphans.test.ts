@@ -1,11 +1,13 @@
 import t from 'tap'
-import { nameClaimStream } from '../../src/commands/name-claim.ts'
+import { keyedClaimStream, legacyClaimStream } from '../../src/commands/name-claim.ts'
 import { classifyClaims, foldClaims, parseClaimStream } from '../../src/names/orphans.ts'
 import type { ClaimEventRecord } from '../../src/names/orphans.ts'
 
 const ORG = '0b3c8d2e-4f5a-4b6c-8d7e-9f0a1b2c3d4e'
 const OWNER = '11111111-2222-4333-8444-555555555555'
 const OTHER = '66666666-7777-4888-9999-000000000000'
+const KEY = Buffer.alloc(32, 7)
+const nameClaimStream = (scope: string, orgId: string, name: string) => keyedClaimStream(KEY, scope, orgId, name)
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 9, minute))
 const claimed = (stream: string, revision: number, owner: string, name: string, minute: number): ClaimEventRecord => ({ streamName: stream, revision: BigInt(revision), createdAt: at(minute), type: 'NameClaimed', data: { owner_id: owner, name } })
 const released = (stream: string, revision: number, owner: string, minute: number): ClaimEventRecord => ({ streamName: stream, revision: BigInt(revision), createdAt: at(minute), type: 'NameReleased', data: { owner_id: owner } })
@@ -14,13 +16,15 @@ t.test('parseClaimStream reads scope and organization back from the stream name'
   t.same(parseClaimStream(nameClaimStream('account', ORG, 'Acme')), { scope: 'account', orgId: ORG })
   t.same(parseClaimStream(nameClaimStream('custom_field_key:leads', ORG, 'budget')), { scope: 'custom_field_key:leads', orgId: ORG }, 'scopes with colons')
   t.same(parseClaimStream(nameClaimStream('a-b', ORG, 'x')), { scope: 'a-b', orgId: ORG }, 'scopes with dashes')
+  t.same(parseClaimStream(legacyClaimStream('a-b', ORG, 'x')), { scope: 'a-b', orgId: ORG }, 'and claims made before claims were keyed (unsalted)')
   t.equal(parseClaimStream('name_claim-account-not-an-org-abc'), undefined)
+  t.equal(parseClaimStream(`${legacyClaimStream('account', ORG, 'Acme')}0`), undefined, 'a hash of neither shape')
   t.equal(parseClaimStream(`account-${OWNER}`), undefined)
 })
 
 t.test('foldClaims: the last event of each stream decides its holder', async (t) => {
   const a = nameClaimStream('account', ORG, 'Acme')
-  const b = nameClaimStream('tag', ORG, 'VIP')
+  const b = legacyClaimStream('tag', ORG, 'VIP')
   const claims = foldClaims([claimed(a, 0, OWNER, 'Acme', 1), claimed(b, 0, OWNER, 'VIP', 2), released(a, 1, OWNER, 3), claimed(a, 2, OTHER, 'ACME', 4), released(b, 1, OWNER, 5), { ...claimed('other-stream', 0, OWNER, 'x', 6) }])
   t.same([...claims.keys()].sort(), [a, b].sort(), 'streams of another shape are skipped')
   t.same(claims.get(a), { streamName: a, scope: 'account', orgId: ORG, name: 'ACME', ownerId: OTHER, claimedAt: at(4), revision: 2n })

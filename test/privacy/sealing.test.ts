@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import type { Test } from 'tap'
 import { z } from 'zod'
-import { nameClaimStream } from '../../src/commands/name-claim.ts'
 import { EVENT_CATALOGUE } from '../../src/events/catalogue.ts'
 import type { EventStore, NewEvent } from '../../src/eventstore/event-store.ts'
 import { createKurrentDbEventStore } from '../../src/eventstore/kurrentdb.ts'
@@ -13,6 +12,7 @@ import type { Projector } from '../../src/projections/kernel/projector.ts'
 import { ERASED, READ_MODEL_ERASED, SEALED, newDataKey, presentErased, sealData, unsealData } from '../../src/privacy/seal.ts'
 import { cataloguedPersonalSpecs } from '../../src/privacy/personal-specs.ts'
 import { sealingStore } from '../../src/privacy/sealing-store.ts'
+import type { SealingStore } from '../../src/privacy/sealing-store.ts'
 import { subjectKeys } from '../../src/privacy/subject-keys.ts'
 import { TEST_MASTER_KEYS, keyWrapping, rewrapSubjectKeys } from '../../src/privacy/master-key.ts'
 import { eventStoreContract, readAllAfter } from '../eventstore/contract.ts'
@@ -94,7 +94,7 @@ async function sealingOver(t: Test, database: TestDatabase, raw: EventStore) {
     const orgId = randomUUID()
     const stream = `contact-${id}`
     const created = { contact_id: id, org_id: orgId, first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.test', phone: '+1 555 0100', address_line: '1 Harbor Road', do_not_call: false, at: '2026-11-22T09:00:00Z' }
-    const claim = nameClaimStream('contact_email', orgId, 'grace@navy.test')
+    const { keyed: claim } = await store.claimNames.streamsOf('contact_email', orgId, 'grace@navy.test')
     await store.appendToStreams([
       { streamName: stream, events: [{ type: 'ContactCreated', data: created }], expectedRevision: 'no_stream' },
       { streamName: claim, events: [{ type: 'NameClaimed', data: { owner_id: id, name: 'grace@navy.test' } }], expectedRevision: 'no_stream' },
@@ -134,6 +134,8 @@ t.test('the sealing store over PostgreSQL', async (t) => {
     const storedKey = async () => (await database.pool.query<{ data_key: Buffer }>('SELECT data_key FROM subject_keys WHERE subject = $1', [stream])).rows[0]!.data_key
     const before = await storedKey()
     t.equal(before.length, 1 + 4 + 12 + 16 + 32, 'wrapped: version, master key id, IV, tag, key')
+    const claimStream = async (names: SealingStore) => (await names.claimNames.streamsOf('contact_email', created.org_id, created.email)).keyed
+    const claimed = await claimStream(store)
     const next = newDataKey()
     const openWith = (current: Buffer, retired: Buffer[] = []) => sealingStore(raw, subjectKeys(database.db, keyWrapping({ current, retired })), cataloguedPersonalSpecs)
     t.same((await openWith(next, [TEST_MASTER_KEYS.current]).readStream(stream))[0]!.data, created, 'during a rotation: the retired master key still opens it')
@@ -141,6 +143,7 @@ t.test('the sealing store over PostgreSQL', async (t) => {
     t.ok((await rewrapSubjectKeys(database.db, keyWrapping({ current: next, retired: [TEST_MASTER_KEYS.current] }))).rewrapped >= 1)
     t.not((await storedKey()).toString('hex'), before.toString('hex'), 'rewrapped')
     t.same((await openWith(next).readStream(stream))[0]!.data, created, 'after it the new master key alone opens it')
+    t.equal(await claimStream(openWith(next)), claimed, 'the claim key is rewrapped with them: a claim keeps its stream across a rotation')
     // Back to the test key, for the rest of this file.
     await rewrapSubjectKeys(database.db, keyWrapping({ current: TEST_MASTER_KEYS.current, retired: [next] }))
     await database.pool.query('INSERT INTO subject_keys (subject, data_key) VALUES ($1, $2)', [`contact-${randomUUID()}`, newDataKey()])

@@ -4,8 +4,8 @@ import t from 'tap'
 import { accountDecider, accountStream, emptyAccount } from '../../src/commands/account/account.ts'
 import { ACCOUNT_NAME_SCOPE } from '../../src/commands/account/account.ts'
 import { handleCommand } from '../../src/commands/handle-command.ts'
-import { nameClaimDecider, nameClaimStream } from '../../src/commands/name-claim.ts'
-import { withClaimedName } from '../../src/commands/unique-name.ts'
+import { legacyClaimStream, nameClaimDecider } from '../../src/commands/name-claim.ts'
+import { claimStreamsOf, withClaimedName } from '../../src/commands/unique-name.ts'
 import type { CommandRunner } from '../../src/commands/command-runner.ts'
 import { createClaimSweeper } from '../../src/processes/claim-sweeper.ts'
 import type { SweepOutcome } from '../../src/processes/claim-sweeper.ts'
@@ -32,8 +32,9 @@ t.test('claim sweeper', async (t) => {
   const sweepers = [first, second].map((projections) => createClaimSweeper({ db: database.db, store, projections, logger: silentLogger, clock: () => now, graceMs: GRACE_MS, intervalMs: 60_000 }))
   const run: CommandRunner = (decider, streamName, command, options) => handleCommand(store, decider, streamName, command, { metadata: { orgId }, ...options })
 
-  // What a process killed between a claim's append and its record's leaves (KurrentDB, or before claims travelled with records).
-  const ghost = nameClaimStream(ACCOUNT_NAME_SCOPE, orgId, 'Ghost Inc')
+  // What a process killed between a claim's append and its record's leaves (KurrentDB, or before claims travelled with records),
+  // here before claims were keyed: the sweeper frees an unsalted claim as it does a keyed one (below).
+  const ghost = legacyClaimStream(ACCOUNT_NAME_SCOPE, orgId, 'Ghost Inc')
   await run(nameClaimDecider, ghost, { type: 'Claim', ownerId: randomUUID(), name: 'Ghost Inc', field: 'name' })
   // A claim its account holds.
   const accountId = randomUUID()
@@ -76,7 +77,7 @@ t.test('claim sweeper', async (t) => {
     const deadline = Date.now() + 15_000
     while (!other.isLeader && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
     t.ok(other.isLeader, 'the other process leads')
-    const orphan = nameClaimStream(ACCOUNT_NAME_SCOPE, orgId, 'Phantom Inc')
+    const { keyed: orphan } = await claimStreamsOf(store, { scope: ACCOUNT_NAME_SCOPE, orgId, name: 'Phantom Inc' })
     await run(nameClaimDecider, orphan, { type: 'Claim', ownerId: randomUUID(), name: 'Phantom Inc', field: 'name' })
     now = new Date(Date.now() + GRACE_MS + 60_000)
     t.same(released(await sweepBoth()), ['Phantom Inc'])

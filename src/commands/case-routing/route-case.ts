@@ -82,10 +82,9 @@ export async function routeCase(deps: RoutingDeps, caller: Caller, caseId: strin
     return { command: { type: 'UpdateCase' as const, orgId: caller.orgId, actor: { profileId: null, isAdmin: true, isSuperuser: false }, input, replace: false, customFields: [], at: deps.clock().toISOString() } }
   }
   const routed = (ruleId: string): Companion => ({
-    streamName: routingRuleStreams.stream(ruleId),
     async prepare() {
       const step = steps.find((candidate) => candidate.ruleId === ruleId)
-      return { guard: step?.guard, decide: (recorded) => (step ? routingRuleDecider.decide(step.command, fold(routingRuleDecider, recorded.map((e) => decodeEvent(e) as RoutingRuleEvent))) : []) }
+      return { streamName: routingRuleStreams.stream(ruleId), guard: step?.guard, decide: (recorded) => (step ? routingRuleDecider.decide(step.command, fold(routingRuleDecider, recorded.map((e) => decodeEvent(e) as RoutingRuleEvent))) : []) }
     },
   })
   await session.run(caseDecider, caseStream(caseId), prepare, { also: rules.map((rule) => routed(rule.id)) })

@@ -12,7 +12,7 @@ import { erasesSubjects, holdsNone } from '../../projections/privacy/erasing.ts'
 import type { Caller } from '../caller.ts'
 import { commandSession } from '../command-session.ts'
 import type { CommandSession } from '../command-session.ts'
-import { nameClaimDecider, nameClaimStream, normalizedName } from '../name-claim.ts'
+import { nameClaimDecider, normalizedName } from '../name-claim.ts'
 import { PERSON_CLAIMS } from './person-claims.ts'
 import { MEMBER_KIND, eraseMemberProfile } from './erase-member.ts'
 import { erasureDecider, erasureStream } from './erasure.ts'
@@ -49,15 +49,19 @@ function personalContent(events: readonly RecordedEvent[], personal: PersonalSpe
  * what they still hold), read from their events before the key was destroyed, so that the address
  * may be used again and the claim no longer names them.
  */
-async function releaseClaims(session: CommandSession, orgId: string, subject: SubjectRef, events: readonly RecordedEvent[], personal: PersonalSpecs): Promise<void> {
+async function releaseClaims(session: CommandSession, store: SealingStore, orgId: string, subject: SubjectRef, events: readonly RecordedEvent[]): Promise<void> {
   const claims = PERSON_CLAIMS[subject.kind]
   if (!claims) return
   const names = new Set<string>()
   for (const event of events) {
-    const values = Object.entries(personalValues(event.data, personal(event.type)?.fields ?? []))
+    const values = Object.entries(personalValues(event.data, store.personal(event.type)?.fields ?? []))
     for (const [path, value] of values) if (fieldOf(path) === claims.field && typeof value === 'string' && value.trim()) names.add(normalizedName(value))
   }
-  for (const name of names) await session.run(nameClaimDecider, nameClaimStream(claims.scope, orgId, name), { type: 'Release', ownerId: subject.id })
+  for (const name of names) {
+    // Under both names: a claim made before claims were keyed is freed too (its stream's name stays in the log).
+    const { keyed, legacy } = await store.claimNames.streamsOf(claims.scope, orgId, name)
+    for (const stream of legacy ? [keyed, legacy] : [keyed]) await session.run(nameClaimDecider, stream, { type: 'Release', ownerId: subject.id })
+  }
 }
 
 /** The files attached to the person's record (their `storage_key`s): their bytes never entered the log, so no key covers them. */
@@ -130,7 +134,7 @@ async function erasePerson(deps: ErasureDeps, store: SealingStore, session: Comm
   const events = await eventsOfSubject(store, caller.orgId, input)
   const content = personalContent(events, store.personal)
   await store.subjectKeys.destroy(subjectOf(input))
-  await releaseClaims(session, caller.orgId, input, events, store.personal)
+  await releaseClaims(session, store, caller.orgId, input, events)
   const files = attachedFiles(events)
   for (const key of files) await deps.files.remove(key)
   const readers = deps.projections.projectors.filter((projector) => projector.eventTypes.some((type) => content.types.has(type) || store.personal(type)?.elsewhere === true))
