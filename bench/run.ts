@@ -10,7 +10,7 @@
  * deals (bench/queries.ts), and global search over BENCH_SEARCH_RECORDS (default 100000) records of each
  * searched kind (bench/search.ts), and start-up (bench/startup.ts). The server runs compiled, as
  * production runs it (bench/app.ts compiles it first), with npm start's heap flags unless
- * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,sealing,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
+ * BENCH_SERVER_FLAGS says otherwise. BENCH_ONLY=raw,peer,ours,sealing,sealing-rebuild,rebuild,http,two-processes,web-concurrency,queries,modules,search,startup,
  * projection-cpu,create-scaling runs only those. `modules`: the case and invoice lists and the cases' SLA analytics beside the deal list over
  * BENCH_MODULE_RECORDS (default 100000) of each (bench/module-lists.ts). The last two: issue 36's cells a 2-core machine can run, see
  * bench/projection-cpu.ts and bench/web-concurrency.ts; create-scaling is web-concurrency's creates alone. Progress goes to stderr: a line per cell as it finishes, and the seeding phases.
@@ -52,6 +52,8 @@ import { progress } from './progress.ts'
 import { PARALLEL, queryCells } from './queries.ts'
 import type { Seeding } from './queries.ts'
 import { searchCells } from './search.ts'
+import { sealingRebuildMeasure, sealingRebuildNote } from './sealing-rebuild.ts'
+import type { SealingRebuild } from './sealing-rebuild.ts'
 import type { SearchResult } from './search.ts'
 import { startupNote, startupRows } from './startup.ts'
 import type { StartupRow } from './startup.ts'
@@ -408,8 +410,9 @@ function targets(cells: Cell[]): string[] {
 
 const startedAt = new Date()
 if (['http', 'two-processes', 'queries', 'modules', 'search', 'startup', 'projection-cpu'].some(runs)) compileBenchServer()
-const { cells, rebuild, seeding, search, startup } = await onCluster(async (server) => {
+const { cells, rebuild, seeding, search, startup, sealingRebuild } = await onCluster(async (server) => {
   const cells: Cell[] = []
+  let sealingRebuild: SealingRebuild | undefined
   let rebuild: Awaited<ReturnType<typeof rebuildMeasure>> | undefined
   let seeding: Seeding | undefined
   let search: SearchResult | undefined
@@ -421,6 +424,7 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
       if (sides.length) cells.push(...(await appendCells(url, sides.map((side) => () => side(url)))))
       if (runs('rebuild')) rebuild = await rebuildMeasure(url)
     })
+  if (runs('sealing-rebuild')) sealingRebuild = await sealingRebuildMeasure(server)
   if (runs('http')) await onBenchApp(server, async (bench) => cells.push(...(await httpCells(bench, SECONDS, CLIENTS))))
   if (runs('two-processes')) await onBenchApps(server, async (start) => cells.push(...(await twoProcessCells(start, SECONDS, [8, 32])).cells))
   if (runs('web-concurrency')) await onFreshDatabase(server, async (url) => cells.push(...(await webConcurrencyCells(url, SECONDS, [8, 32]))))
@@ -438,9 +442,10 @@ const { cells, rebuild, seeding, search, startup } = await onCluster(async (serv
       search = await searchCells(bench, SEARCH_RECORDS, SECONDS)
       cells.push(...search.cells)
     })
-  return { cells, rebuild, seeding, search, startup }
+  return { cells, rebuild, seeding, search, startup, sealingRebuild }
 })
 const notes = [
+  sealingRebuild && sealingRebuildNote(sealingRebuild),
   rebuild && `Rebuild of the tags projection: ${rebuild.events} events in ${(rebuild.ms / 1000).toFixed(1)} s = ${rebuild.eventsPerSec.toFixed(0)} events/s (target 100,000). CPU per event: this process ${rebuild.nodeUsPerEvent.toFixed(1)} µs, the database's PostgreSQL backends ${rebuild.backendsUsPerEvent.toFixed(1)} µs (load-independent where wall time is not; 0 when the server is not on this machine).`,
   rebuild &&
     `Reads of the live tags table during a second rebuild and its swap (one client, back to back): ${rebuild.duringSwap.reads} reads, p50 ${rebuild.duringSwap.p50Ms.toFixed(1)} ms, p99 ${rebuild.duringSwap.p99Ms.toFixed(1)} ms, max ${rebuild.duringSwap.maxMs.toFixed(1)} ms; ${rebuild.duringSwap.failed} failed, ${rebuild.duringSwap.wentBackwards} went backwards.`,
@@ -460,6 +465,6 @@ console.log(table)
 mkdirSync('bench/results', { recursive: true })
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-')
 const meta = { startedAt, seconds: SECONDS, deals: DEALS, searchRecords: SEARCH_RECORDS, only: ONLY ?? null, server, node: process.version, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
-writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, serverFlags: SERVER_FLAGS, cells, rebuild, seeding, search, startup, problems }, null, 2))
+writeFileSync(`bench/results/${stamp}.json`, JSON.stringify({ ...meta, serverFlags: SERVER_FLAGS, cells, rebuild, sealingRebuild, seeding, search, startup, problems }, null, 2))
 writeFileSync(`bench/results/${stamp}.md`, `# Bench ${startedAt.toISOString()}\n\n${SECONDS} s per cell on ${server}, Node ${process.version}, peak RSS ${meta.peakRssMb} MB.\n\n${table}\n`)
 log.info(`wrote bench/results/${stamp}.json and .md`)
