@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
-import type pg from 'pg'
+import pg from 'pg'
 import t from 'tap'
 import type { Test } from 'tap'
 import { randomUUID } from 'node:crypto'
@@ -38,6 +38,8 @@ t.test('parameters are inlined as the literals of the text pg sends, outside quo
   t.equal(inlineParameters('insert into "a" ("x", "y") values ($1, $2)', ["it's", null]), `insert into "a" ("x", "y") values ('it''s', NULL)`)
   t.equal(inlineParameters(`update a set note = '$1', x = $1 -- $2 stays\nwhere "$2" = $2`, ['v', 7]), `update a set note = '$1', x = 'v' -- $2 stays\nwhere "$2" = '7'`)
   t.equal(inlineParameters('select $10, $1', Array.from({ length: 10 }, (_, i) => i + 1)), "select '10', '1'")
+  for (const value of ["a'b", 'back\\slash', "both \\ and '", ''])
+    t.equal(inlineParameters('select $1', [value]), `select ${pg.escapeLiteral(value)}`, `quoted as pg.escapeLiteral quotes ${JSON.stringify(value)}`)
   t.equal(inlineParameters('select $2', [1]), undefined, 'a placeholder without its value')
   t.equal(inlineParameters('insert into a values ($1)', [Buffer.from('x')]), undefined, 'a Buffer goes binary')
   t.equal(inlineParameters("select E'\\n', $1", ['x']), undefined, 'backslashes in the text are not scanned')

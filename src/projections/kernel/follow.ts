@@ -168,10 +168,12 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
         continue
       }
       const work: Work[] = []
+      // Most lanes apply none of a page's few event types: they skip the scan of its events.
+      const pageTypes = [...new Set(page.events.map((e) => e.type))]
       for (const lane of ready) {
         const cursor = lane.cursor!
         if (comparePositions(page.scannedTo, cursor) <= 0) continue
-        const events = page.events.filter((e) => lane.types.has(e.type) && comparePositions(e.position, cursor) > 0)
+        const events = pageTypes.some((type) => lane.types.has(type)) ? page.events.filter((e) => lane.types.has(e.type) && comparePositions(e.position, cursor) > 0) : []
         // A share of nothing changes no row: it only moves the cursor, and the checkpoint follows at
         // most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch; a follower process, which
         // learns progress from checkpoints, may wait up to that much longer).
