@@ -14,6 +14,12 @@ export type Notifications = {
    * several are sent meanwhile, the latest is what the coalesced NOTIFY carries.
    */
   appended(message?: string): void
+  /**
+   * For a message that goes out in a transaction of the caller's rather than in a NOTIFY of its own:
+   * `statement` is the NOTIFY's SQL text (its values inlined), delivered when that transaction
+   * commits; call `committed` once it has, which wakes local listeners as `appended` does.
+   */
+  within(message: string): { statement: string; committed(): void }
   subscribe(listener: (message: string | undefined) => void): () => void
   /** Whether other processes' notifications reach this one now: LISTEN is in place (false before the first subscription). */
   listening(): boolean
@@ -57,6 +63,16 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     if (closed) return
     if (notifying) notifyAgain = true
     else notifying = sendNotifications()
+  }
+
+  function within(message: string): { statement: string; committed(): void } {
+    return {
+      statement: `SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(`${instanceId} ${message}`)})`,
+      committed() {
+        latest = message
+        fire(message)
+      },
+    }
   }
 
   async function listen(): Promise<void> {
@@ -104,5 +120,5 @@ export function startNotifications(pool: pg.Pool, channel = CHANNEL): Notificati
     if (client) await endQuietly(client)
   }
 
-  return { appended, subscribe, listening: () => listeningNow, close }
+  return { appended, within, subscribe, listening: () => listeningNow, close }
 }

@@ -8,7 +8,7 @@ import { START, comparePositions } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { lockCheckpointsText, saveCheckpointsText, toCheckpoint } from './checkpoints.ts'
 import type { CheckpointRow } from './checkpoints.ts'
-import { kyselyOn } from './client-kysely.ts'
+import { pageWritesOn } from './page-writes.ts'
 import type { Projector } from './projector.ts'
 
 export const LIVE_SCHEMA = 'public'
@@ -26,13 +26,19 @@ export async function applyEvents(trx: Transaction<Database>, projector: Project
   for (const event of events) await projector.apply(trx, event)
 }
 
-/** A check that runs first in a page's transaction and throws to keep it from committing (the lease fence). */
 /**
  * A check that runs first in a page's transaction, in BEGIN's round trip: `statement` (SQL text
  * with its values inlined), whose rows `verify` reads and throws on to keep the page from
  * committing (the lease fence, leases.ts).
  */
 export type Fence = { statement: string; verify(rows: readonly unknown[]): void }
+
+/**
+ * SQL text (values inlined) that goes last in the page's transaction, in its COMMIT's round trip,
+ * given what the page will commit; undefined for none (the announcement to other processes of
+ * what was reached, a NOTIFY delivered at the commit: runner.ts).
+ */
+export type Closing = (outcomes: readonly BatchOutcome[]) => string | undefined
 
 export type BatchOutcome = { applied: true; position: Position } | { applied: false; position: Position }
 
@@ -46,16 +52,18 @@ export type BatchWork = { projector: Projector; expectedFrom: Position; events: 
  * tables in) applies nothing and gets the stored position back, to resume from there.
  *
  * The transaction is opened on a pool client of its own rather than kysely's, so that its COMMIT
- * travels with the checkpoints' save, and its BEGIN with the fence and their lock: one round trip
- * each (simple-query protocol, values inlined). A statement is what a create costs the projections
- * in CPU (docs/performance.md). `fence` runs first, between BEGIN and the lock.
+ * travels with the read models' writes and the checkpoints' save, and its BEGIN with the fence and
+ * their lock: one round trip each (simple-query protocol, values inlined; page-writes.ts). A round
+ * trip is what a create costs the projections in CPU (docs/performance.md). `fence` runs first,
+ * between BEGIN and the lock.
  */
-export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[], fence?: Fence): Promise<BatchOutcome[]> {
+export async function applyBatches(db: Kysely<Database>, work: readonly BatchWork[], fence?: Fence, closing?: Closing): Promise<BatchOutcome[]> {
   if (work.length === 0) return []
   const client = (await poolOf(db).connect()) as unknown as pg.PoolClient
+  const writes = pageWritesOn(client)
   let broken: Error | undefined
   try {
-    const trx = kyselyOn(client) as unknown as Transaction<Database>
+    const trx = writes.db as unknown as Transaction<Database>
     const lock = lockCheckpointsText(work.map((w) => w.projector.name))
     const results = (await client.query(fence ? `BEGIN; ${fence.statement}; ${lock}` : `BEGIN; ${lock}`)) as unknown as pg.QueryResult[]
     if (fence) fence.verify(results[1]!.rows)
@@ -72,9 +80,12 @@ export async function applyBatches(db: Kysely<Database>, work: readonly BatchWor
       outcomes.push({ applied: true, position: to })
     }
     const moved = work.filter((_, i) => outcomes[i]!.applied)
-    await client.query(moved.length ? `${saveCheckpointsText(moved.map((w) => ({ name: w.projector.name, version: w.projector.version, position: w.to })))}; COMMIT` : 'COMMIT')
+    const last = closing?.(outcomes)
+    const save = moved.length ? `${saveCheckpointsText(moved.map((w) => ({ name: w.projector.name, version: w.projector.version, position: w.to })))}; ` : ''
+    await writes.sendWith(`${save}${last ? `${last}; ` : ''}COMMIT`)
     return outcomes
   } catch (error) {
+    writes.discard()
     // After a failed COMMIT there is no transaction left, and ROLLBACK only warns; when ROLLBACK
     // itself fails the connection is unusable, and is closed rather than pooled.
     await client.query('ROLLBACK').catch((rollbackError: unknown) => {

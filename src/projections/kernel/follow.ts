@@ -26,6 +26,12 @@ export type FollowOptions = {
   prepare(projector: Projector, signal: AbortSignal): Promise<Position | undefined>
   /** Runs first in every page's transaction: throws when this process may no longer commit (see leases.ts leaseFence). */
   fence?: Fence
+  /**
+   * What to announce if a page commits and leaves the named read models at these positions (every
+   * one this loop follows that the page moves): a statement for the page's transaction, and what to
+   * call once it committed; undefined for nothing to announce.
+   */
+  announce?(reaching: ReadonlyMap<string, Position>): Announcement | undefined
   /** Every projector has applied (or had nothing to apply) up to `position`. */
   reached(name: string, position: Position): void
   failed(name: string, error: unknown): void
@@ -44,6 +50,8 @@ type Lane = {
 }
 
 type Work = { lane: Lane; events: RecordedEvent[]; to: Position }
+
+export type Announcement = { statement: string; committed(): void }
 
 const minPosition = (positions: Position[]) => positions.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b))
 
@@ -108,12 +116,22 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     }
   }
 
-  /** Commits the shares together; when that fails, one by one, so only a failing projector is held back. */
-  async function write(work: readonly Work[]): Promise<void> {
+  /**
+   * Commits the shares together; when that fails, one by one, so only a failing projector is held
+   * back. `announcement` goes in the shared transaction when every share applies (then each lane
+   * is where the announcement says), never in the one-by-one retries.
+   */
+  async function write(work: readonly Work[], announcement?: Announcement): Promise<void> {
     if (work.length === 0) return
     const batch = work.map(({ lane, events, to }) => ({ projector: lane.projector, expectedFrom: lane.saved!, events, to }))
     try {
-      const outcomes = await applyBatches(options.db, batch, options.fence)
+      let announced = false
+      const closing = announcement && ((outcomes: readonly BatchOutcome[]) => {
+        announced = outcomes.every((o) => o.applied)
+        return announced ? announcement.statement : undefined
+      })
+      const outcomes = await applyBatches(options.db, batch, options.fence, closing)
+      if (announced) announcement!.committed()
       work.forEach(({ lane }, i) => settle(lane, outcomes[i]!))
       return
     } catch (error) {
@@ -150,17 +168,20 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
         continue
       }
       const work: Work[] = []
+      // Most lanes apply none of a page's few event types: they skip the scan of its events.
+      const pageTypes = [...new Set(page.events.map((e) => e.type))]
       for (const lane of ready) {
         const cursor = lane.cursor!
         if (comparePositions(page.scannedTo, cursor) <= 0) continue
-        const events = page.events.filter((e) => lane.types.has(e.type) && comparePositions(e.position, cursor) > 0)
+        const events = pageTypes.some((type) => lane.types.has(type)) ? page.events.filter((e) => lane.types.has(e.type) && comparePositions(e.position, cursor) > 0) : []
         // A share of nothing changes no row: it only moves the cursor, and the checkpoint follows at
         // most every CHECKPOINT_IDLE_MS (a restart re-scans that stretch; a follower process, which
         // learns progress from checkpoints, may wait up to that much longer).
         if (events.length === 0 && !idleElapsed(lane)) lane.cursor = page.scannedTo
         else work.push({ lane, events, to: page.scannedTo })
       }
-      await write(work)
+      // Every ready lane is at the page's end once it commits: those with a share, and those without.
+      await write(work, options.announce?.(new Map(ready.map((lane) => [lane.projector.name, page.scannedTo]))))
       for (const lane of ready) {
         if (!lane.cursor) continue
         recovered(lane)

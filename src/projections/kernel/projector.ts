@@ -23,6 +23,11 @@ export interface Projector {
    * more than before.
    */
   createIndexes?(db: Db): Promise<void>
+  /**
+   * Live, a write that answers no rows is held and sent with the page's next statement that answers
+   * rows or with its COMMIT (kernel/page-writes.ts): its row count (numUpdatedRows and the like) is
+   * not known here, so apply must not branch on one; it reads rows instead, which see every write before them.
+   */
   apply(trx: Transaction<Database>, event: RecordedEvent): Promise<void>
   /**
    * Optional: applies a whole page, in log order, with fewer statements than one per event (a

@@ -9,6 +9,7 @@ import type { Notifications } from '../../eventstore/postgres-notifications.ts'
 import { delay, untilAborted } from '../../eventstore/wakeup.ts'
 import { readCheckpoints } from './checkpoints.ts'
 import { followLog } from './follow.ts'
+import type { Announcement } from './follow.ts'
 import { createLeadership } from './leadership.ts'
 import { LeaseLostError, leaseFence, leaseStore, processName } from './leases.ts'
 import type { Held } from './leases.ts'
@@ -167,21 +168,50 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     // Only when that position moved: it moves when the slowest lane does, not at every lane's page
     // (one create's events pass through every lane; announcing each was ~17 NOTIFYs per create).
     // A process that applies some units only names them: "position name,name,…".
-    if (units.held.size > 0 && notices) {
-      const mine = reachedBy([...units.held.keys()])
-      if (mine && (!announced || comparePositions(mine, announced) > 0)) {
-        announced = mine
-        notices.appended(holdsAll() ? formatPosition(mine) : `${formatPosition(mine)} ${[...units.held.keys()].join(',')}`)
-      }
+    // A page's own commit carries its announcement (announceWithin); this one sends what that did not.
+    const due = dueAnnouncement()
+    if (due) {
+      announced = due.position
+      notices!.appended(due.message)
     }
   }
 
-  /** The lowest position the named read models reached (those being rebuilt aside): undefined while one has not started. */
-  function reachedBy(names: readonly string[]): Position | null | undefined {
+  /** What the held units reached (or will, `reaching`), if it is past what was announced. */
+  function dueAnnouncement(reaching?: ReadonlyMap<string, Position>): { position: Position; message: string } | undefined {
+    if (units.held.size === 0 || !notices) return undefined
+    const mine = reachedBy([...units.held.keys()], reaching)
+    if (!mine || (announced && comparePositions(mine, announced) <= 0)) return undefined
+    return { position: mine, message: holdsAll() ? formatPosition(mine) : `${formatPosition(mine)} ${[...units.held.keys()].join(',')}` }
+  }
+
+  /**
+   * The announcement of a page, in its transaction: the NOTIFY is delivered at its commit, and
+   * costs no round trip and no transaction of its own (issue 36, item 2).
+   */
+  function announceWithin(reaching: ReadonlyMap<string, Position>): Announcement | undefined {
+    const due = dueAnnouncement(reaching)
+    if (!due) return undefined
+    const notice = notices!.within(due.message)
+    return {
+      statement: notice.statement,
+      committed() {
+        if (!announced || comparePositions(due.position, announced) > 0) announced = due.position
+        notice.committed()
+      },
+    }
+  }
+
+  /**
+   * The lowest position the named read models reached (those being rebuilt aside), or will have
+   * reached where `reaching` says further: undefined while one has not started.
+   */
+  function reachedBy(names: readonly string[], reaching?: ReadonlyMap<string, Position>): Position | null | undefined {
     let lowest: Position | null = null
     for (const name of names) {
       if (rebuilds.has(name)) continue
-      const at = reached.get(name)
+      const known = reached.get(name)
+      const next = reaching?.get(name)
+      const at = known && next ? (comparePositions(next, known) > 0 ? next : known) : (known ?? next)
       if (!at) return undefined
       if (!lowest || comparePositions(at, lowest) < 0) lowest = at
     }
@@ -317,6 +347,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
         log,
         prepare,
         fence: leaseFence(owner, held),
+        announce: announceWithin,
         reached: markReached,
         failed: (name, error) => {
           if (error instanceof LeaseLostError) units.replan()
