@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['bench/tmp/**', 'node_modules/', '.data/', '.tap/', 'dist/', 'test/client/generated/'] },
+  { ignores: ['bench/tmp/**', 'node_modules/', '.data/', '.scale/', '.scale-watch/', '.tap/', 'dist/', 'test/client/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
