@@ -6,9 +6,10 @@ import type { Database } from '../../db/database.ts'
 const onClients = new WeakMap<pg.PoolClient, Kysely<Database>>()
 
 /**
- * A kysely whose statements go to `client`, in its transaction if one is open there: for the
- * transactions the kernel opens itself (a page's, a replay's), whose BEGIN and COMMIT travel with
- * other statements. Kept per client: a pool reuses a handful, and a page should not build one.
+ * A kysely whose statements go to `client`, in its transaction if one is open there: for a
+ * transaction the kernel opens itself (a replay's; a live page's goes through page-writes.ts),
+ * whose BEGIN and COMMIT travel with other statements. Kept per client: a pool reuses a handful,
+ * and a batch should not build one.
  */
 export function kyselyOn(client: pg.PoolClient): Kysely<Database> {
   let db = onClients.get(client)

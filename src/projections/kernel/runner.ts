@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { Logger } from 'pino'
 import type { Database } from '../../db/database.ts'
 import { ProjectionLagError } from '../../errors.ts'
-import { START, comparePositions, formatPosition, parsePosition } from '../../eventstore/event-store.ts'
+import { START, comparePositions, formatPosition, maxPosition, parsePosition } from '../../eventstore/event-store.ts'
 import type { EventStore, Position } from '../../eventstore/event-store.ts'
 import type { Notifications } from '../../eventstore/postgres-notifications.ts'
 import { delay, untilAborted } from '../../eventstore/wakeup.ts'
@@ -195,7 +195,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
     return {
       statement: notice.statement,
       committed() {
-        if (!announced || comparePositions(due.position, announced) > 0) announced = due.position
+        announced = announced ? maxPosition(announced, due.position) : due.position
         notice.committed()
       },
     }
@@ -211,7 +211,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions): Projec
       if (rebuilds.has(name)) continue
       const known = reached.get(name)
       const next = reaching?.get(name)
-      const at = known && next ? (comparePositions(next, known) > 0 ? next : known) : (known ?? next)
+      const at = known && next ? maxPosition(known, next) : (known ?? next)
       if (!at) return undefined
       if (!lowest || comparePositions(at, lowest) < 0) lowest = at
     }

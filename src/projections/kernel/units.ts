@@ -22,15 +22,15 @@ export type Units = {
   replan(): void
 }
 
+/** The first look again at a share not fully held; doubled each time, up to a renewal period. */
+const MIN_RETRY_MS = 25
+
 /**
  * Which projection units this process applies. Every third of a lease period it says it is alive,
  * renews what it holds, works out its share from the live members, gives up what is beyond its
  * share (after it stopped applying it) and takes what of its share nobody holds. A process that dies
  * stops renewing: its units are free once their leases run out, and its share goes to the others.
  */
-/** The first look again at a share not fully held; doubled each time, up to a renewal period. */
-const MIN_RETRY_MS = 25
-
 export function createUnits(options: UnitsOptions): Units {
   const { leases, owner, units, leaseMs, log } = options
   /** Every unit this process holds a lease on, renewed at each tick: those applied, and those being handed on or taken up. */
