@@ -2,17 +2,11 @@ import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod'
 import { DomainError, ProjectionLagError, errorsByField } from '../../errors.ts'
 import { UNKNOWN_FIELD } from './unknown-fields.ts'
+import { databaseUnavailable } from '../../db/database-unavailable.ts'
 
 /** Field name (dotted for nested fields) to messages; problems with the whole body go under `non_field_errors`. */
 export function fieldErrors(issues: readonly FastifySchemaValidationError[]): Record<string, string[]> {
   return errorsByField(issues.map((issue) => [issue.instancePath.split('/').filter(Boolean).join('.'), issue.message ?? 'Invalid value']))
-}
-
-/** The database is down or restarting: the request may succeed in a moment, so 503 with Retry-After. */
-const DATABASE_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])
-function databaseUnavailable(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string }
-  return DATABASE_UNAVAILABLE.has(code ?? '') || /^(Connection terminated|Client has encountered a connection error)/.test(message ?? '')
 }
 
 /** PostgreSQL refusing text it cannot store (a NUL character): the client's input, so a 400. */
@@ -38,6 +32,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       request.log.warn({ err: error }, 'read models lagging behind a write')
       return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The change was saved but is not yet visible; retry shortly' })
     }
+    // The database is down or restarting: the request may succeed in a moment, so 503 with Retry-After.
     if (databaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable')
       return reply.code(503).header('retry-after', '1').send({ error: true, errors: 'The service is temporarily unavailable; retry shortly' })

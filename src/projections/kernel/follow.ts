@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database } from '../../db/database.ts'
+import { databaseUnavailable } from '../../db/database-unavailable.ts'
 import { comparePositions } from '../../eventstore/event-store.ts'
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.ts'
 import { createWakeup, delay, nextHiddenRetryMs } from '../../eventstore/wakeup.ts'
@@ -47,6 +48,8 @@ type Lane = {
   savedAt: number
   retryAt: number
   backoffMs: number
+  /** Its last failure was the database being out of reach: it retries as soon as any page commits again. */
+  unreachable: boolean
 }
 
 type Work = { lane: Lane; events: RecordedEvent[]; to: Position }
@@ -65,13 +68,14 @@ const minPosition = (positions: Position[]) => positions.reduce((a, b) => (compa
  */
 export async function followLog(options: FollowOptions, signal: AbortSignal): Promise<void> {
   const { store, batchSize, pollMs, log } = options
-  const lanes: Lane[] = options.projectors.map((projector) => ({ projector, types: new Set(projector.eventTypes), savedAt: 0, retryAt: 0, backoffMs: 0 }))
+  const lanes: Lane[] = options.projectors.map((projector) => ({ projector, types: new Set(projector.eventTypes), savedAt: 0, retryAt: 0, backoffMs: 0, unreachable: false }))
   const wakeup = createWakeup(store.onAppended)
   let hiddenRetryMs = 0
 
   const fail = (lane: Lane, error: unknown) => {
     lane.backoffMs = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, lane.backoffMs * 2))
     lane.retryAt = Date.now() + lane.backoffMs
+    lane.unreachable = databaseUnavailable(error)
     lane.cursor = lane.saved = undefined
     options.failed(lane.projector.name, error)
     log.error({ err: error, projector: lane.projector.name, retryInMs: lane.backoffMs }, 'projection failed; retrying')
@@ -84,12 +88,22 @@ export async function followLog(options: FollowOptions, signal: AbortSignal): Pr
     lane.backoffMs = 0
     options.recovered(lane.projector.name)
   }
-  /** A page went through the projector: it is well (a fresh start or rebuild alone proves nothing). */
+  /**
+   * A page went through the projector: it is well (a fresh start or rebuild alone proves nothing),
+   * and the database answers: the lanes that failed only for want of it retry now rather than at
+   * the end of a backoff grown through the outage (up to MAX_ERROR_BACKOFF_MS), which kept idle read
+   * models reported as failing for that long after writes had resumed.
+   */
   const settle = (lane: Lane, outcome: BatchOutcome) => {
     lane.saved = outcome.position
     lane.savedAt = Date.now()
     recovered(lane)
     moveTo(lane, outcome.position)
+    for (const other of lanes) {
+      if (!other.unreachable) continue
+      other.unreachable = false
+      other.retryAt = Math.min(other.retryAt, Date.now())
+    }
   }
 
   /**
