@@ -11,7 +11,7 @@ import { accountStream } from '../../src/commands/account/account.ts'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { freshDatabase } from '../helpers/db.ts'
 import { collectionClient, givenTwoOrganizations } from '../helpers/fixtures.ts'
-import { call, dealWorker, eventually, givenAdmin, newLedger, onTeardown, orphansNow, startServer, statusCounts, waitCaughtUp } from './harness.ts'
+import { dealWorker, eventually, givenAdmin, newLedger, onTeardown, orphansNow, startServer, statusCounts, waitCaughtUp, warmUp } from './harness.ts'
 
 t.test('a failure between the claim and the record inside their append leaves the name free', async (t) => {
   const { app, database, store, projections, acme } = await givenTwoOrganizations(t)
@@ -81,7 +81,7 @@ t.test("the server's connections terminated twice under concurrent creates: no o
   pool.on('error', () => {})
   const admin = await givenAdmin(db)
   const server = await startServer(t, url)
-  t.equal((await call(server.base, admin.token, 'GET', '/api/opportunities/pipelines/')).status, 200)
+  await warmUp(t, server, admin.token)
   const ledger = newLedger()
   const load = new AbortController()
   onTeardown(t, () => load.abort())

@@ -7,7 +7,7 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts'
 import { freshDatabase } from '../helpers/db.ts'
-import { onTeardown, orphansNow, assertLedgerInLog, errorBodies, assertReadModelsEqualRebuild, call, dealWorker, eventually, givenAdmin, newLedger, startServer, statusCounts, waitCaughtUp } from './harness.ts'
+import { onTeardown, orphansNow, assertLedgerInLog, errorBodies, assertReadModelsEqualRebuild, call, dealWorker, eventually, givenAdmin, newLedger, startServer, statusCounts, waitCaughtUp, warmUp } from './harness.ts'
 
 const CLIENTS = 8
 const KILLS = 2
@@ -19,8 +19,7 @@ t.test('SIGKILL under load loses no acknowledged write and the read models conve
   const { url, db, pool } = await freshDatabase(t)
   const admin = await givenAdmin(db)
   let server = await startServer(t, url)
-  const warm = await call(server.base, admin.token, 'GET', '/api/opportunities/pipelines/')
-  t.equal(warm.status, 200, 'the default pipeline exists before the load')
+  await warmUp(t, server, admin.token)
 
   const ledger = newLedger()
   const load = new AbortController()

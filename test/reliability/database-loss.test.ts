@@ -15,7 +15,7 @@ import { createDatabase, withDatabase } from '../../src/db/databases.ts'
 import { freePort, startEmbeddedPostgres } from '../../src/db/embedded-postgres.ts'
 import type { EmbeddedCluster } from '../../src/db/embedded-postgres.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
-import { assertLedgerInLog, assertReadModelsEqualRebuild, call, dealWorker, errorBodies, eventually, givenAdmin, newLedger, onTeardown, startServer, statusCounts, waitCaughtUp } from './harness.ts'
+import { assertLedgerInLog, assertReadModelsEqualRebuild, call, dealWorker, errorBodies, eventually, givenAdmin, newLedger, onTeardown, startServer, statusCounts, waitCaughtUp, warmUp } from './harness.ts'
 import type { Answer } from './harness.ts'
 
 const quiet = { info: () => {}, debug: () => {} }
@@ -48,7 +48,7 @@ t.test('PostgreSQL stopped under load: 503 while down, reconnects, projections r
     return givenAdmin(db)
   })
   const server = await startServer(t, url)
-  t.equal((await call(server.base, admin.token, 'GET', '/api/opportunities/pipelines/')).status, 200)
+  await warmUp(t, server, admin.token)
 
   const ledger = newLedger()
   const load = new AbortController()

@@ -33,12 +33,13 @@ export async function ensureDefaultPipeline(deps: Pick<Deps, 'store' | 'projecti
     const at = clock().toISOString()
     const result = await commandSession(store, caller).run(kind.decider, stream, { type: 'CreatePipeline', pipelineId: id, orgId, name: kind.defaultName, isDefault: true, stageIds: newStageIds(kind), actorId: null, at })
     if (result.position) {
-      await readModelsAt(deps, result.position)
+      await readModelsAt(deps, result.position, new Set(result.eventTypes))
       return remember(known, stream, id)
     }
     last = (await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).at(-1)
   }
-  if (last) await readModelsAt(deps, last.position)
+  // Only the read models of its first event: what this reads, and all a cold server need catch up on.
+  if (last) await readModelsAt(deps, last.position, new Set([last.type]))
   return last ? remember(known, stream, id) : id
 }
 
