@@ -6,10 +6,8 @@ import type { Db } from './db/database.ts'
 import { createDatabase, withDatabase } from './db/databases.ts'
 import { createReadReplica } from './db/read-replica.ts'
 import type { ReadReplica } from './db/read-replica.ts'
-import { startEmbeddedPostgres } from './db/embedded-postgres.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import type { EventStore } from './eventstore/event-store.ts'
-import { createKurrentDbEventStore } from './eventstore/kurrentdb.ts'
 import { createPostgresEventStore } from './eventstore/postgres.ts'
 import { CHECKPOINT_CHANNEL, startNotifications } from './eventstore/postgres-notifications.ts'
 import { cachedLookups } from './lookups/lookups.ts'
@@ -73,9 +71,10 @@ export async function openRuntime(config: Config, logger: Logger, role: 'server'
   const db = createDb(readReplica?.pool ?? pool)
   const applied = await migrateToLatest(db)
   if (applied.length) logger.info({ migrations: applied }, 'applied migrations')
+  // KurrentDB's client (~0.25 s of CPU to load) only where it is the store.
   const adapter =
     config.eventStore === 'kurrentdb'
-      ? createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
+      ? (await import('./eventstore/kurrentdb.ts')).createKurrentDbEventStore({ connectionString: config.eventStoreUrl!, pollIntervalMs: config.projectionPollMs })
       : createPostgresEventStore({ pool, pollIntervalMs: config.projectionPollMs })
   // Personal fields are sealed above either adapter (issue 31); the keys are read from the primary, never a replica behind it.
   const keys = subjectKeys(createDb(pool), keyWrapping(config.masterKeys), { inEventDatabase: config.eventStore === 'postgres' })
@@ -137,6 +136,7 @@ function replicaPool(url: string, size: number, logger: Logger): pg.Pool {
 /** DATABASE_URL, or the embedded cluster under DATA_DIR (started, or attached to; `owner` stops it at close). */
 export async function resolveDatabase(config: Config, logger: Logger, owner: boolean): Promise<{ url: string; stopEmbedded: () => Promise<void> }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stopEmbedded: async () => {} }
+  const { startEmbeddedPostgres } = await import('./db/embedded-postgres.ts')
   const cluster = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger, { owner })
   await createDatabase(cluster.url, EMBEDDED_DATABASE, { ifMissing: true })
   return { url: withDatabase(cluster.url, EMBEDDED_DATABASE), stopEmbedded: cluster.stop }

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
+import type { errors as JoseErrors } from 'jose'
 import type { Logger } from 'pino'
 import { z } from 'zod'
 import type { Config } from '../config.ts'
@@ -29,14 +29,16 @@ export function createGoogleVerifier(
   logger: Pick<Logger, 'warn'>,
 ): GoogleVerifier | null {
   if (config.googleClientIds.length === 0) return null
-  const keys = createRemoteJWKSet(new URL(config.googleJwksUrl))
+  // jose is loaded with the first token, not with every process that builds the routes.
+  const jose = import('jose').then((loaded) => ({ ...loaded, keys: loaded.createRemoteJWKSet(new URL(config.googleJwksUrl)) }))
   const options = { issuer: [...config.googleIssuers], audience: [...config.googleClientIds], algorithms: ['RS256'] }
   return async (idToken) => {
+    const { jwtVerify, keys, errors } = await jose
     let payload: unknown
     try {
       ;({ payload } = await jwtVerify(idToken, keys, { ...options, currentDate: clock() }))
     } catch (error) {
-      const refused = refusal(error)
+      const refused = refusal(error, errors)
       if (refused.statusCode === 503) logger.warn({ err: error, jwksUrl: config.googleJwksUrl }, 'could not load the Google key set')
       throw refused
     }
@@ -46,7 +48,7 @@ export function createGoogleVerifier(
   }
 }
 
-function refusal(error: unknown): DomainError {
+function refusal(error: unknown, errors: typeof JoseErrors): DomainError {
   if (!(error instanceof errors.JOSEError) || KEY_SET_UNAVAILABLE.has(error.code)) {
     return new DomainError(503, 'Google sign-in is temporarily unavailable: could not load Google\'s signing keys')
   }
