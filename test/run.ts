@@ -49,29 +49,34 @@ async function allTestFiles(): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.test.ts')).map((e) => join(e.parentPath, e.name)).sort()
 }
 
-/** Files, and the few runner options: --jobs=N (or -jN), --timeout=SECONDS (per file), --node-arg=ARG. */
-function parseArgs(given: string[]): { files: string[]; jobs?: number; timeoutSeconds?: number; nodeArgs: string[] } {
-  const parsed: ReturnType<typeof parseArgs> = { files: [], nodeArgs: [] }
+/**
+ * Files, and the few runner options: --jobs=N (or -jN), --timeout=SECONDS (per file), --node-arg=ARG,
+ * and --no-compile: run what .data/js holds (CI compiles once, then runs two suites side by side,
+ * which must not both write .data/js).
+ */
+function parseArgs(given: string[]): { files: string[]; jobs?: number; timeoutSeconds?: number; nodeArgs: string[]; compile: boolean } {
+  const parsed: ReturnType<typeof parseArgs> = { files: [], nodeArgs: [], compile: true }
   for (const arg of given) {
     const [, name, value] = /^(--jobs=|-j|--timeout=|--node-arg=)(.+)$/.exec(arg) ?? []
     if (!arg.startsWith('-')) parsed.files.push(arg)
+    else if (arg === '--no-compile') parsed.compile = false
     else if (name === '--node-arg=') parsed.nodeArgs.push(value!)
     else if (name === '--jobs=' || name === '-j') parsed.jobs = Number(value)
     else if (name === '--timeout=') parsed.timeoutSeconds = Number(value)
     else {
-      log.info(`unknown option ${arg}: npm test takes test files and --jobs=N, --timeout=SECONDS, --node-arg=ARG`)
+      log.info(`unknown option ${arg}: npm test takes test files and --jobs=N, --timeout=SECONDS, --node-arg=ARG, --no-compile`)
       process.exit(2)
     }
   }
   return parsed
 }
 
-// Compiled while the clusters start.
-const compiled = compileTests()
 const given = parseArgs(process.argv.slice(2))
+// Compiled while the clusters start.
+const compiled = given.compile ? compileTests() : Promise.resolve()
 const files = (given.files.length ? given.files : await allTestFiles()).map(compiledArg)
-// The suite waits on PostgreSQL, timers and child servers more than on this process: twice the cores keeps them busy.
-const clusterCount = process.env.DATABASE_URL ? 0 : Math.min(8, Math.max(2, 2 * availableParallelism()))
+// The suite waits on PostgreSQL, timers and child servers more than on this process: twice the cores keeps them busy (never more clusters than files).
+const clusterCount = process.env.DATABASE_URL ? 0 : Math.min(files.length, 8, Math.max(2, 2 * availableParallelism()))
 const jobs = given.jobs ?? Math.max(1, clusterCount)
 const clusters = await Promise.all(Array.from({ length: clusterCount }, (_, job) => startEmbeddedPostgres(resolve(`.data/test/job-${job}`), 0, log, { owner: false, durable: false })))
 const databaseUrls = process.env.DATABASE_URL ? [process.env.DATABASE_URL] : clusters.map((c) => c.url)
