@@ -16,6 +16,7 @@ import { collectionClient } from '../helpers/fixtures.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { givenOrganization } from '../helpers/identity.ts'
 import { silentLogger, testRunner, testStore } from '../helpers/runner.ts'
+import { eventually } from '../reliability/harness.ts'
 
 const BASE = '/api/opportunities/'
 const DAY = 86_400_000
@@ -53,8 +54,9 @@ t.test('stampedCache: a value is served only at the stamp it was loaded under, a
 t.test('the deal list after a write: totals, counts and pick lists are never the ones kept from before', async (t) => {
   let now = FIXED_NOW
   const clock = () => now
-  const env = { JWT_SECRET: 'a secret both processes sign and verify with' }
-  const { app, database } = await buildTestApp(t, { clock, env })
+  // Caches are what this checks, not latency: two runners' units move under a loaded suite (leases of 600 ms here), so writes may wait past the default 5 s.
+  const env = { JWT_SECRET: 'a secret both processes sign and verify with', READ_YOUR_WRITES_TIMEOUT_MS: '30000' }
+  const { app, database, projections: appRunner } = await buildTestApp(t, { clock, env })
   // A second process on the same database: its own caches, its own runner (it applies its share of the units).
   const store = testStore(t, database)
   // It announces what its units reached, as every process does (runtime.ts).
@@ -66,19 +68,21 @@ t.test('the deal list after a write: totals, counts and pick lists are never the
   onTeardown(t, () => other.close())
   await other.ready()
   projections.start()
+  // Writes begin once the two processes split the units: during the split they wait for the handover.
+  await eventually('the two processes split the units', 30_000, async () => projections.held.size > 0 && appRunner.held.size + projections.held.size === allProjectors.length)
 
   const acme = await givenOrganization(app, database.db, 'Acme')
   const alice = await acme.addMember('alice@acme.test')
   const admin = acme.admin.headers
   const { inject } = collectionClient(app, BASE)
-  const hot = (await inject('POST', '/api/tags/', admin, { name: 'hot' })).json().id as string
   let position = ''
   const write = async (method: 'POST' | 'PATCH' | 'DELETE', url: string, headers: Headers, payload?: object) => {
     const res = await inject(method, url, headers, payload)
-    t.ok(res.statusCode === 200 || res.statusCode === 201, `${method} ${url}: ${res.statusCode}`)
+    t.ok(res.statusCode === 200 || res.statusCode === 201, `${method} ${url}: ${res.statusCode} ${res.statusCode < 300 ? "" : res.body}`)
     position = res.headers['x-event-position'] as string
     return res.json()
   }
+  const hot = (await write('POST', '/api/tags/', admin, { name: 'hot' })).id as string
   const deal = async (payload: object, headers: Headers = admin) => (await write('POST', BASE, headers, payload)).id as string
   const listIn = async (server: typeof app, query: string, headers: Headers = admin) => {
     const res = await server.inject({ method: 'GET', url: `${BASE}${query}`, headers: { ...headers, 'x-min-position': position } })
