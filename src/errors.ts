@@ -68,8 +68,9 @@ export class PreconditionFailedError extends DomainError {
  * handler answers 503 with Retry-After.
  */
 export class ProjectionLagError extends Error {
-  constructor(readonly position: Position, timeoutMs: number) {
-    super(`Read models did not reach position ${formatPosition(position)} within ${timeoutMs} ms`)
+  /** `behind`: the read models that had not, with where each was known to be ("accounts at 12-3", "tags not started"). */
+  constructor(readonly position: Position, timeoutMs: number, readonly behind: readonly string[] = []) {
+    super(`Read models did not reach position ${formatPosition(position)} within ${timeoutMs} ms${behind.length ? ` (behind: ${behind.join(', ')})` : ''}`)
     this.name = 'ProjectionLagError'
   }
 }

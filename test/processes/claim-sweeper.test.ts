@@ -41,7 +41,9 @@ t.test('claim sweeper', async (t) => {
   const created = await withClaimedName(run, { scope: ACCOUNT_NAME_SCOPE, orgId, ownerId: accountId, name: 'Real Inc', field: 'name' }, (withClaim) =>
     withClaim(accountDecider, accountStream(accountId), { type: 'CreateAccount', accountId, orgId, fields: { ...emptyAccount(), name: 'Real Inc' }, actorId: null, at: now.toISOString() }),
   )
-  await first.waitFor(created.position!, 10_000)
+  // The read models of these events only, generously: the units are still splitting between the two runners (no notices here, so
+  // the first reads the second's progress from the checkpoint table) and the suite may be loaded; the sweep is what this tests.
+  await first.waitFor(created.position!, 30_000, new Set(created.eventTypes))
   const releases = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE event_type = 'NameReleased'`.execute(database.db)).rows[0]!.n
   const sweepBoth = () => Promise.all(sweepers.map((s) => s.sweep()))
   const released = (outcomes: SweepOutcome[]) => outcomes.flatMap((o) => (o.swept ? o.released.filter((r) => r.released).map((r) => r.claim.name) : []))

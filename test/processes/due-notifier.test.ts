@@ -29,7 +29,7 @@ t.test('due notifier', async (t) => {
   const verbs = async (headers: Headers) => ((await ok('GET', '/api/notifications/', headers)).results as { verb: string; entity_id: string }[]).map((n) => `${n.verb} ${n.entity_id}`).sort()
   const notify = async (): Promise<number> => {
     const outcome = (await leader.notify()) as Extract<NotifyOutcome, { ran: true }>
-    if (outcome.position) await projections.waitFor(outcome.position, 10_000)
+    if (outcome.position) await projections.waitFor(outcome.position, 30_000)
     return outcome.raised
   }
 

@@ -88,7 +88,7 @@ t.test('a rebuild (COPY into its fresh tables) leaves exactly the tags the live 
     // Every third tag changed after its creation, in the same replay page: an UPDATE that must find the row COPY wrote.
     if (i % 3 === 0) last = (await store.appendToStream(tagStream(tagId), [tagEvent('TagUpdated', { name: `${text}\\"\n`, color: null, at: '2026-11-24T10:00:00Z' })])).position
   }
-  await runner.waitFor(last!, 10_000)
+  await runner.waitFor(last!, 30_000)
   await runner.stop()
   const tags = async () => (await sql<{ row: string }>`SELECT row_to_json(r)::text AS row FROM tags r ORDER BY id`.execute(database.db)).rows.map((r) => r.row)
   const live = await tags()
