@@ -114,13 +114,14 @@ export async function startServer(t: Test, databaseUrl: string | undefined, env:
   }
 }
 
-/**
- * Before a test's load: waits for /readyz, as a load balancer would (a cold server under a loaded
- * suite may take longer than the read-your-writes budget to start its ~40 projectors), then
- * creates the default pipeline, showing the answer when that fails.
- */
-export async function warmUp(t: Test, server: Server, token: string): Promise<void> {
+/** Waits for /readyz, as a load balancer would: a cold server under a loaded suite may take longer than the read-your-writes budget to start its ~40 projectors. */
+export async function untilReady(server: Server, token: string): Promise<void> {
   await eventually('the server ready', 60_000, async () => (await call(server.base, token, 'GET', '/readyz')).status === 200)
+}
+
+/** Before a test's load: the server ready, then the default pipeline created, showing the answer when that fails. */
+export async function warmUp(t: Test, server: Server, token: string): Promise<void> {
+  await untilReady(server, token)
   const first = await call(server.base, token, 'GET', '/api/opportunities/pipelines/')
   t.equal(first.status, 200, `the default pipeline exists before the load (${first.status} ${JSON.stringify(first.body)})`)
 }

@@ -16,7 +16,7 @@ import { createDb, createPool } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { onTeardown } from '../helpers/cleanup.ts'
 import { replicaUnavailable, startPrimaryWithReplica } from '../helpers/replica.ts'
-import { call, eventually, givenAdmin, startServer } from './harness.ts'
+import { call, eventually, givenAdmin, startServer, untilReady } from './harness.ts'
 import { REPO } from '../helpers/repo.ts'
 
 const RYW_TIMEOUT_MS = 3_000
@@ -34,7 +34,7 @@ t.test('DATABASE_READ_URL: GET requests read from the replica; min_position wait
   const get = (path: string, headers: Record<string, string> = {}) => call(server.base, admin.token, 'GET', path, undefined, headers)
   // A fresh server builds every read model's tables first: the first write must not spend the 3 s
   // read-your-writes budget on that (under CI's load it did, and answered 503).
-  await eventually('the server ready', 60_000, async () => (await call(server.base, admin.token, 'GET', '/readyz')).status === 200)
+  await untilReady(server, admin.token)
 
   t.test('a write is read back from the replica by naming its position', async (t) => {
     const created = await call(server.base, admin.token, 'POST', '/api/opportunities/', { name: 'Replicated deal', amount: '10.00' })
