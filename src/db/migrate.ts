@@ -8,12 +8,13 @@ const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /**
  * Kysely's migrator looks for its own tables by introspecting every table of every schema, and that
- * query resolves each table's name again by text: a schema dropped meanwhile (a rebuild's scratch
- * schema, `rebuild_<projector>`, which another process drops when its rebuild swaps in) fails it
- * with "schema … does not exist" or "relation … does not exist" (SQLSTATE 3F000, 42P01) before any
- * migration ran. Such a start is tried again.
+ * query resolves each table's and each column's name again by text (pg_get_serial_sequence): a schema
+ * dropped meanwhile (a rebuild's scratch schema, `rebuild_<projector>`, which another process drops
+ * when its rebuild swaps in) fails it with "schema … does not exist", "relation … does not exist" or
+ * "column … of relation … does not exist" (SQLSTATE 3F000, 42P01, 42703) before any migration ran.
+ * Such a start is tried again.
  */
-const RACED_A_DROPPED_TABLE = new Set(['3F000', '42P01'])
+const RACED_A_DROPPED_TABLE = new Set(['3F000', '42P01', '42703'])
 const ATTEMPTS = 20
 
 /**
