@@ -152,6 +152,7 @@ export const invoiceModule: ModuleManifest = {
     RecurringInvoiceCaughtUp: { stream: 'recurring_invoice', description: 'One run generated several periods (`first_period`..`last_period`): `missed` of them were due before this run (the process was down).', data: z.strictObject({ first_period: z.number().int().min(0), last_period: z.number().int().min(0), missed: z.number().int().min(1), ...at }) },
     InvoiceTemplateCreated: { stream: 'invoice_template', description: 'An invoice template was added: its colours, markup, defaults and footer; `is_default` unsets the organization\'s previous default.', data: z.strictObject({ template_id: Id, org_id: Id, ...templateShape, created_by: By, ...at }) },
     InvoiceTemplateUpdated: { stream: 'invoice_template', description: 'Fields of a template changed: only the new values (`is_default: true` unsets the previous default).', data: z.strictObject({ ...templateChanges, ...byAt }) },
+    InvoiceTemplateLogoSet: { stream: 'invoice_template', description: "The template's logo was uploaded (a new one replaces the last): the file store's key, the client's file name, the type sniffed from its bytes (PNG, JPEG, GIF or WebP) and its size in bytes.", data: z.strictObject({ storage_key: z.string(), file_name: z.string(), content_type: z.string(), size: z.number().int().min(0), ...byAt }) },
     InvoiceTemplateDeleted: { stream: 'invoice_template', description: 'A template was deleted.', data: z.strictObject(byAt) },
     ProductCreated: { stream: 'product', description: 'A product was added to the catalogue.', data: z.strictObject({ product_id: Id, org_id: Id, ...productShape, created_by: By, ...at }) },
     ProductUpdated: { stream: 'product', description: 'Fields of a product changed: only the new values.', data: z.strictObject({ ...productChanges, ...at }) },
@@ -168,7 +169,7 @@ export const invoiceModule: ModuleManifest = {
     const { creditNoteRoutes } = await import('../http/invoices/credit-notes.ts')
     const { fromTimeEntriesRoutes } = await import('../http/invoices/from-time-entries.ts')
     const { pdfRoutes } = await import('../http/invoices/pdf/pdf-routes.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps)]
+    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps, files), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps)]
   },
   projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector, creditNotesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).

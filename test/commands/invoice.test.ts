@@ -16,6 +16,8 @@ import { recurringDecider, recurringInvoiceId } from '../../src/commands/invoice
 import type { RecurringCommand, RecurringEvent } from '../../src/commands/invoice/recurring.ts'
 import { addMonthsClamped, duePeriods, periodDate } from '../../src/commands/invoice/recurring-schedule.ts'
 import { periodInvoiceCommand } from '../../src/commands/invoice/write-recurring.ts'
+import { emptyTemplate, templateDecider } from '../../src/commands/invoice/template.ts'
+import type { TemplateEvent } from '../../src/commands/invoice/template.ts'
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.ts'
 import { spec } from '../helpers/given-when-then.ts'
 
@@ -308,4 +310,14 @@ t.test('recurring: the schedule as events; toggle pauses and resumes past the pa
   const invoice = periodInvoiceCommand(fold(recurringDecider, run(make)), 1, later)
   t.match(invoice, { invoiceId: recurringInvoiceId('r1', 1), orgId: org, actor: { profileId: 'creator' }, input: { invoice_title: 'Hosting', issue_date: '2026-02-28', billing_period: '2026-02-28 – 2026-03-30', tax_rate: '20.00' }, today: '2026-02-28' })
   t.match(invoiceDecider.decide(invoice, fold(invoiceDecider, [])), [{ type: 'InvoiceCreated', data: { invoice_id: recurringInvoiceId('r1', 1), due_date: '2026-03-30', created_by: 'creator' } }], 'the period\'s draft: its date, due by its terms, its creator the schedule\'s')
+})
+
+t.test('templates: a logo sent with a create or an update is its own event, after the fields; a member changes nothing', async (t) => {
+  const logo = { storage_key: `${org}/logo-1`, file_name: 'logo.png', content_type: 'image/png', size: 68 }
+  const created: TemplateEvent = { type: 'InvoiceTemplateCreated', data: { template_id: 't1', org_id: org, ...emptyTemplate, name: 'Plain', created_by: 'admin', at } }
+  spec(t, templateDecider).given([]).when({ type: 'CreateTemplate', templateId: 't1', fields: { name: 'Plain' }, logo, orgId: org, actor: admin, at }).then([created, { type: 'InvoiceTemplateLogoSet', data: { ...logo, by: 'admin', at } }], 'created with its logo, in one append')
+  spec(t, templateDecider).given([created]).when({ type: 'UpdateTemplate', fields: { name: 'Plain' }, logo, orgId: org, actor: admin, at: later }).then([{ type: 'InvoiceTemplateLogoSet', data: { ...logo, by: 'admin', at: later } }], 'the same fields and a logo: the logo alone (a new upload is always a new file)')
+  spec(t, templateDecider).given([created]).when({ type: 'UpdateTemplate', fields: { footer_text: 'Thanks' }, logo, orgId: org, actor: admin, at: later }).then([{ type: 'InvoiceTemplateUpdated', data: { footer_text: 'Thanks', by: 'admin', at: later } }, { type: 'InvoiceTemplateLogoSet', data: { ...logo, by: 'admin', at: later } }])
+  spec(t, templateDecider).given([created]).when({ type: 'UpdateTemplate', fields: {}, logo, orgId: org, actor: creator, at: later }).thenRejects(ForbiddenError)
+  spec(t, templateDecider).given([created]).when({ type: 'UpdateTemplate', fields: {}, logo, orgId: otherOrg, actor: admin, at: later }).thenRejects(NotFoundError)
 })

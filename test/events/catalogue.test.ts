@@ -455,7 +455,7 @@ function decidedEvents(): DomainEvent[] {
     ...decided(recurringDecider, recurringCommands),
     ...decided(templateDecider, [
       { type: 'CreateTemplate', templateId: randomUUID(), fields: { name: 'Plain', is_default: true }, orgId: org, actor: admin, at },
-      { type: 'UpdateTemplate', fields: { footer_text: 'Acme Ltd' }, orgId: org, actor: admin, at: later },
+      { type: 'UpdateTemplate', fields: { footer_text: 'Acme Ltd' }, logo: { storage_key: `${org}/${randomUUID()}`, file_name: 'logo.png', content_type: 'image/png', size: 68 }, orgId: org, actor: admin, at: later },
       { type: 'DeleteTemplate', orgId: org, actor: admin, at: later },
     ]),
     ...decided(caseDecider, caseCommands),

@@ -7,6 +7,7 @@ import { invoicesProjector } from '../../src/projections/invoice/invoices.ts'
 import { recurringProjector } from '../../src/projections/invoice/recurring.ts'
 import { templatesProjector } from '../../src/projections/invoice/templates.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
+import { PNG_1X1, multipartBody } from '../helpers/multipart.ts'
 import type { Headers } from '../helpers/fixtures.ts'
 import { rebuildEqualsLive } from '../helpers/read-models.ts'
 import { silentLogger } from '../helpers/runner.ts'
@@ -178,6 +179,41 @@ t.test('invoice reports and recurring invoices', async (t) => {
     t.match((await call('POST', '/api/invoices/templates/', A, {})).body, { error: true, errors: { name: [String] } })
     t.match(await ok('DELETE', `/api/invoices/templates/${fancy}/`), { error: false, message: 'Template deleted' })
     t.equal((await call('GET', `/api/invoices/templates/${fancy}/`)).status, 404)
+  })
+
+  t.test('template logos: an image uploaded with the fields (multipart), read back by any member; any other file refused, nothing written', async (t) => {
+    const send = async (method: 'POST' | 'PUT', url: string, fields: Parameters<typeof multipartBody>[0], headers: Headers = A) => {
+      const form = await multipartBody(fields)
+      const res = await app.inject({ method, url, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload })
+      return { status: res.statusCode, body: res.json() }
+    }
+    // As both apps send it: the fields as form fields, is_default spelled "true", the file as `logo`.
+    const made = await send('POST', '/api/invoices/templates/', { name: 'Branded', primary_color: '#112233', is_default: 'false', logo: { name: 'logo.bin', type: 'application/octet-stream', content: PNG_1X1 } })
+    t.equal(made.status, 201, JSON.stringify(made.body))
+    t.match(made.body.template, { name: 'Branded', primary_color: '#112233', is_default: false, has_logo: true })
+    const id = made.body.template.id as string
+    const logo = await app.inject({ method: 'GET', url: `/api/invoices/templates/${id}/logo/`, headers: alice.headers })
+    t.equal(logo.statusCode, 200, 'any member reads it')
+    t.equal(logo.headers['content-type'], 'image/png', 'under the type its bytes say, not the one the client named')
+    t.same(logo.rawPayload, Buffer.from(PNG_1X1), 'the bytes as uploaded')
+    t.equal((await ok('GET', `/api/invoices/templates/${id}/editor/`)).logo, `/api/invoices/templates/${id}/logo/`, 'the editor names it')
+
+    const notAnImage = await send('PUT', `/api/invoices/templates/${id}/`, { name: 'Renamed', logo: { name: 'logo.svg', type: 'image/svg+xml', content: '<svg onload="alert(1)"/>' } })
+    t.match(notAnImage, { status: 400, body: { error: true, errors: { logo: [String] } } }, 'an SVG (or any file but an image) is refused')
+    t.equal((await ok('GET', `/api/invoices/templates/${id}/`)).name, 'Branded', 'and its fields are not written either')
+    t.equal((await send('PUT', `/api/invoices/templates/${id}/`, { logo: { name: 'logo.png', type: 'image/png', content: PNG_1X1 } }, alice.headers)).status, 403, 'a member may not change it')
+    t.equal((await send('PUT', `/api/invoices/templates/${id}/`, { logo: { name: 'logo.png', type: 'image/png', content: PNG_1X1 } }, globex.admin.headers)).status, 404, 'nor another organization')
+    t.equal((await call('GET', `/api/invoices/templates/${id}/logo/`, globex.admin.headers)).status, 404, 'another organization cannot read it')
+
+    const jpeg = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1])
+    t.match(await send('PUT', `/api/invoices/templates/${id}/`, { footer_text: 'Thanks', logo: { name: 'new.jpg', type: 'image/jpeg', content: jpeg } }), { status: 200, body: { template: { footer_text: 'Thanks', has_logo: true } } }, 'a new logo with a change of fields')
+    const replaced = await app.inject({ method: 'GET', url: `/api/invoices/templates/${id}/logo/`, headers: A })
+    t.equal(replaced.headers['content-type'], 'image/jpeg', 'the new logo replaced the last')
+    t.same(replaced.rawPayload, Buffer.from(jpeg))
+    const plain = (await ok('POST', '/api/invoices/templates/', { name: 'No logo' })).template
+    t.equal(plain.has_logo, false)
+    t.equal((await call('GET', `/api/invoices/templates/${plain.id}/logo/`)).status, 404, 'none: 404')
+    t.equal((await ok('GET', `/api/invoices/templates/${plain.id}/editor/`)).logo, null)
   })
 
   t.test('rebuild equals live', async (t) => {

@@ -4,7 +4,7 @@ import { logTransport } from '../../src/identity/mail.ts'
 import { MODULES } from '../../src/modules/modules.ts'
 import { recordDelivery } from '../../src/webhooks/store.ts'
 import { givenTwoOrganizations } from '../helpers/fixtures.ts'
-import { multipartBody } from '../helpers/multipart.ts'
+import { PNG_1X1, multipartBody } from '../helpers/multipart.ts'
 import { portalSignIn } from '../helpers/portal.ts'
 import { silentLogger } from '../helpers/runner.ts'
 import type { Headers } from '../helpers/fixtures.ts'
@@ -254,7 +254,11 @@ t.test('tenant isolation and roles, over the whole route table', async (t) => {
   ids.routingRule = (await created('POST', '/api/cases/routing-rules/', A, { name: 'Acme secret routing rule', conditions: [{ field: 'priority', op: 'eq', value: 'Low' }], target_assignee_ids: [alice.profileId] })).id
   ids.escalationPolicy = (await created('POST', '/api/cases/escalation-policies/', A, { priority: 'Urgent', first_response_target_id: alice.profileId })).id
   ids.recurringInvoice = (await created('POST', '/api/invoices/recurring/', A, { title: 'Acme secret schedule', account_id: ids.account, contact_id: ids.contact, line_items: [{ name: 'Acme secret schedule line', unit_price: '7.00' }] })).recurring_invoice.id
-  ids.invoiceTemplate = (await created('POST', '/api/invoices/templates/', A, { name: 'Acme secret template', footer_text: 'acme secret footer' })).template.id
+  // With a logo, so that its logo/ route answers A (a 1×1 PNG).
+  const templateForm = await multipartBody({ name: 'Acme secret template', footer_text: 'acme secret footer', logo: { name: 'acme-secret-logo.png', type: 'image/png', content: PNG_1X1 } })
+  const template = await app.inject({ method: 'POST', url: '/api/invoices/templates/', headers: { ...A, 'content-type': templateForm.contentType }, payload: templateForm.payload })
+  t.equal(template.statusCode, 201, template.body)
+  ids.invoiceTemplate = template.json().template.id
   await call('GET', '/api/cases/pipelines/', A) // A's default case pipeline, created on first use: before A's view is taken
   const casePipeline = await created('POST', '/api/cases/pipelines/', A, { name: 'Acme secret case pipeline' })
   ids.casePipeline = casePipeline.id

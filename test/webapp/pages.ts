@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { multipartBody } from '../helpers/multipart.ts'
+import { PNG_1X1, multipartBody } from '../helpers/multipart.ts'
 
 /** A page to visit, and text its HTML must hold to count as rendered with data (a seeded record, a name …). */
 export type BuiltPage = { path: string; shows?: string }
@@ -95,8 +95,8 @@ export type FormCase = {
   fill: Record<string, string>
   /** Selects by name whose first choice to pick. */
   select?: string[]
-  /** File inputs by name, and the file each uploads (a name, a type and its text). */
-  files?: Record<string, { name: string; mimeType: string; text: string }>
+  /** File inputs by name, and the file each uploads (a name, a type and its text or bytes). */
+  files?: Record<string, { name: string; mimeType: string; content: string | Uint8Array }>
   /** Selects by CSS selector, in order, and the option value to pick (`{key}`: a seeded record's id). */
   choose?: Record<string, string>
   /** The submit button's label where the page holds several forms; else the last submit button. */
@@ -111,7 +111,7 @@ export const FORMS: readonly FormCase[] = [
   { form: '/leads/new', fill: { first_name: 'Formy', last_name: 'Leadsworth', job_title: 'Buyer', email: 'formy@example.test' }, list: '/leads', shows: 'Leadsworth' },
   { form: '/pipeline/new', fill: { name: 'Form deal', amount: '2500', closed_on: '2026-12-31' }, select: ['account'], list: '/pipeline', shows: 'Form deal' },
   // Issue 34: a document uploaded through the app's own form (multipart, through its server to ours).
-  { form: '/documents/new', fill: { title: 'Form document' }, files: { document_file: { name: 'form-notes.txt', mimeType: 'text/plain', text: 'Uploaded through the web app.' } }, list: '/documents', shows: 'Form document' },
+  { form: '/documents/new', fill: { title: 'Form document' }, files: { document_file: { name: 'form-notes.txt', mimeType: 'text/plain', content: 'Uploaded through the web app.' } }, list: '/documents', shows: 'Form document' },
   { form: '/solutions/new', fill: { title: 'Form solution', description: 'Made in the form, with the steps that resolve it.' }, list: '/solutions', shows: 'Form solution' },
   { form: '/goals/new', fill: { name: 'Form goal', target_value: '5000', period_start: '2026-11-01', period_end: '2026-11-30' }, list: '/goals', shows: 'Form goal' },
   { form: '/accounts/{account}/edit', fill: { name: 'Seeded Account Renamed' }, list: '/accounts/{account}', shows: 'Seeded Account Renamed' },
@@ -130,8 +130,9 @@ export const FORMS: readonly FormCase[] = [
   { form: '/tickets/{ticket}/edit', fill: { name: 'Seeded ticket, edited' }, list: '/tickets/{ticket}', shows: 'Seeded ticket, edited' },
   { form: '/invoices/products/new', fill: { name: 'Form product', price: '49.50' }, list: '/invoices/products', shows: 'Form product' },
   { form: '/invoices/products/{product}/edit', fill: { name: 'Seeded product, edited' }, list: '/invoices/products', shows: 'Seeded product, edited' },
-  { form: '/invoices/templates/new', fill: { name: 'Form template' }, submit: 'Create template', list: '/invoices/templates', shows: 'Form template' },
-  { form: '/invoices/templates/{template}/edit', fill: { name: 'Seeded template, edited', footer_text: 'Edited footer' }, submit: 'Save changes', list: '/invoices/templates', shows: 'Seeded template, edited' },
+  // Both with a logo: the app then sends the whole form as multipart (its fields as form fields).
+  { form: '/invoices/templates/new', fill: { name: 'Form template' }, files: { logo: { name: 'form-logo.png', mimeType: 'image/png', content: PNG_1X1 } }, submit: 'Create template', list: '/invoices/templates', shows: 'Form template' },
+  { form: '/invoices/templates/{template}/edit', fill: { name: 'Seeded template, edited', footer_text: 'Edited footer' }, files: { logo: { name: 'edit-logo.png', mimeType: 'image/png', content: PNG_1X1 } }, submit: 'Save changes', list: '/invoices/templates', shows: 'Seeded template, edited' },
   {
     form: '/invoices/recurring/new',
     choose: { 'label.f:has(> span:text-is("Account")) select': '{account}', 'label.f:has(> span:text-is("Contact")) select': '{contact}' },

@@ -167,7 +167,7 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
       for (const [selector, value] of Object.entries(form.choose ?? {})) await admin.locator(selector).first().selectOption(withIds(value))
       for (const [field, value] of Object.entries(form.fill)) await admin.locator(fieldAt(field)).first().fill(value)
       for (const name of form.select ?? []) await admin.locator(`select[name="${name}"]`).selectOption({ index: 1 })
-      for (const [name, file] of Object.entries(form.files ?? {})) await admin.locator(`input[type="file"][name="${name}"]`).setInputFiles({ name: file.name, mimeType: file.mimeType, buffer: Buffer.from(file.text) })
+      for (const [name, file] of Object.entries(form.files ?? {})) await admin.locator(`input[type="file"][name="${name}"]`).setInputFiles({ name: file.name, mimeType: file.mimeType, buffer: Buffer.from(file.content) })
       const mark = calls.mark()
       await (form.submit ? admin.getByRole('button', { name: form.submit, exact: true }) : admin.locator('button[type="submit"]').last()).click()
       // A create form redirects to its record, an edit form stays with `saved`: either way the app's server writes to ours.

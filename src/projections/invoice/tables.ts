@@ -5,7 +5,7 @@ import type { TaxCategory } from '../../commands/invoice/money.ts'
 import type { ProductFields } from '../../commands/invoice/product.ts'
 import type { EstimateFields } from '../../commands/invoice/estimate.ts'
 import type { RecurringFields } from '../../commands/invoice/recurring.ts'
-import type { TemplateFields } from '../../commands/invoice/template.ts'
+import type { TemplateFields, TemplateLogo } from '../../commands/invoice/template.ts'
 import type { NoteTablesOf } from '../kernel/note-tables.ts'
 
 /**
@@ -83,7 +83,7 @@ export type RecurringRow = RecurringFields & {
   updated_at: Date
 }
 
-export type TemplateRow = TemplateFields & { id: string; org_id: string; created_by: string | null; updated_by: string | null; created_at: Date; updated_at: Date }
+export type TemplateRow = TemplateFields & { id: string; org_id: string; logo: TemplateLogo | null; created_by: string | null; updated_by: string | null; created_at: Date; updated_at: Date }
 
 export type ProductRow = ProductFields & { id: string; org_id: string; is_deleted: boolean; created_by: string | null; created_at: Date; updated_at: Date }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { templateStreams } from '../../commands/invoice/template.ts'
-import type { TemplateEvent } from '../../commands/invoice/template.ts'
+import type { TemplateEvent, TemplateLogo } from '../../commands/invoice/template.ts'
 import type { Db } from '../../db/database.ts'
 import { domainEventOf } from '../../events/versions.ts'
 import type { Projector } from '../kernel/projector.ts'
@@ -14,7 +14,7 @@ async function createTables(db: Db): Promise<void> {
   await sql`CREATE TABLE invoice_templates (
     id uuid PRIMARY KEY, org_id uuid NOT NULL, name text NOT NULL, primary_color text NOT NULL, secondary_color text NOT NULL,
     template_html text NOT NULL, template_css text NOT NULL, default_notes text NOT NULL, default_terms text NOT NULL, footer_text text NOT NULL,
-    is_default boolean NOT NULL, created_by uuid, updated_by uuid, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
+    is_default boolean NOT NULL, logo jsonb, created_by uuid, updated_by uuid, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`.execute(db)
 }
 
 async function createIndexes(db: Db): Promise<void> {
@@ -34,6 +34,11 @@ async function apply(db: Db, id: string, event: TemplateEvent): Promise<void> {
       await db.updateTable('invoice_templates').set({ ...changes, updated_by: by, updated_at: at }).where('id', '=', id).execute()
       break
     }
+    case 'InvoiceTemplateLogoSet': {
+      const { at: _at, by, ...logo } = event.data
+      await db.updateTable('invoice_templates').set({ logo: JSON.stringify(logo) as unknown as TemplateLogo, updated_by: by, updated_at: at }).where('id', '=', id).execute()
+      return
+    }
     case 'InvoiceTemplateDeleted':
       await db.deleteFrom('invoice_templates').where('id', '=', id).execute()
       return
@@ -43,8 +48,9 @@ async function apply(db: Db, id: string, event: TemplateEvent): Promise<void> {
 
 export const templatesProjector: Projector = {
   name: 'invoice_templates',
-  version: 1,
-  eventTypes: ['InvoiceTemplateCreated', 'InvoiceTemplateUpdated', 'InvoiceTemplateDeleted'],
+  // 2: the logo (InvoiceTemplateLogoSet).
+  version: 2,
+  eventTypes: ['InvoiceTemplateCreated', 'InvoiceTemplateUpdated', 'InvoiceTemplateLogoSet', 'InvoiceTemplateDeleted'],
   tables: ['invoice_templates'],
   createTables,
   createIndexes,
