@@ -169,7 +169,7 @@ export const invoiceModule: ModuleManifest = {
     const { creditNoteRoutes } = await import('../http/invoices/credit-notes.ts')
     const { fromTimeEntriesRoutes } = await import('../http/invoices/from-time-entries.ts')
     const { pdfRoutes } = await import('../http/invoices/pdf/pdf-routes.ts')
-    return [productRoutes(deps), estimateRoutes(deps), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps, files), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps)]
+    return [productRoutes(deps), estimateRoutes(deps, files), invoiceReportRoutes(deps), recurringRoutes(deps), templateRoutes(deps, files), fromTimeEntriesRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps, files), publicLinkRoutes(deps), pdfRoutes(deps, files)]
   },
   projectors: [invoicesProjector, estimatesProjector, productsProjector, recurringProjector, templatesProjector, creditNotesProjector],
   // Recurring invoices are generated on the cadence of the other time-driven work (the due notifier's).

@@ -9,6 +9,7 @@ import { formatMoney } from '../../src/http/invoices/pdf/pdf-model.ts'
 import { printable } from '../../src/http/invoices/pdf/render-pdf.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { givenOrganization } from '../helpers/identity.ts'
+import { PNG_1X1, multipartBody } from '../helpers/multipart.ts'
 import { silentLogger } from '../helpers/runner.ts'
 
 type Json = Record<string, any>
@@ -51,7 +52,7 @@ t.test('invoice and estimate PDFs, read back with pdftotext', { skip: pdftotext 
   const row = (...cells: string[]) => new RegExp(cells.map((cell) => cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'))
 
   await ok('PATCH', '/api/org/settings/', { company_name: 'Acme Trading GmbH', address_line: 'Hauptstraße 1', city: 'Berlin', postcode: '10115', country: 'DE', tax_id: 'DE123456789' })
-  await ok('POST', '/api/invoices/templates/', { name: 'House style', primary_color: '#aa3300', is_default: true, footer_text: 'Bank: IBAN DE00 1234 5678', default_terms: 'Payable by bank transfer.' })
+  const houseStyle = (await ok('POST', '/api/invoices/templates/', { name: 'House style', primary_color: '#aa3300', is_default: true, footer_text: 'Bank: IBAN DE00 1234 5678', default_terms: 'Payable by bank transfer.' })).template.id as string
   const account = (await ok('POST', '/api/accounts/', { name: 'Initech' })).id as string
   const contact = (await ok('POST', '/api/contacts/', { first_name: 'Peter', last_name: 'Gibbons', email: 'peter@initech.test', account })).id as string
   const created = await ok('POST', '/api/invoices/', {
@@ -178,5 +179,30 @@ t.test('invoice and estimate PDFs, read back with pdftotext', { skip: pdftotext 
     t.equal(opened.status, 200)
     t.match(opened.text, 'Status: Viewed')
     t.match((await ok('GET', `/api/invoices/estimates/${estimate.id}/`)).estimate, { status: 'Viewed' }, 'opening the PDF through the link is opening the link')
+  })
+
+  t.test("the default template's logo is drawn above the seller when a PDF can draw it (PNG, JPEG); a GIF is left out, not the PDF", async (t) => {
+    const images = async (bytes: Buffer) => {
+      const file = join(folder, `${++files}.pdf`)
+      await writeFile(file, bytes)
+      // pdfimages' list: two header lines, then one line per image (page, number, type, width, height, …); a PNG's alpha is an `smask` of its own.
+      const rows = (await run('pdfimages', ['-list', file])).stdout.trim().split('\n').slice(2).map((line) => line.trim().split(/\s+/))
+      return rows.filter((cells) => cells[2] === 'image').map((cells) => `${cells[3]}x${cells[4]}`)
+    }
+    t.same(await images((await pdf(url, A)).bytes), [], 'no logo, no image')
+    const setLogo = async (name: string, content: Uint8Array<ArrayBuffer>) => {
+      const form = await multipartBody({ logo: { name, type: 'application/octet-stream', content } })
+      const res = await app.inject({ method: 'PUT', url: `/api/invoices/templates/${houseStyle}/`, headers: { ...A, 'content-type': form.contentType }, payload: form.payload })
+      t.equal(res.statusCode, 200, res.body)
+    }
+    await setLogo('logo.png', PNG_1X1)
+    const drawn = await pdf(url, A)
+    t.same(await images(drawn.bytes), ['1x1'], 'the 1×1 PNG, once')
+    t.match(drawn.text, 'Acme Trading GmbH', 'the seller still printed, below it')
+    t.same(await images((await pdf(`/api/invoices/estimates/${(await ok('POST', '/api/invoices/estimates/', { title: 'With a logo', account_id: account, contact_id: contact, line_items: [{ name: 'Design', quantity: 1, unit_price: '1' }] })).estimate.id}/pdf/`, A)).bytes), ['1x1'], 'on estimates too')
+    await setLogo('logo.gif', Uint8Array.from(Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')))
+    const gif = await pdf(url, A)
+    t.equal(gif.status, 200)
+    t.same(await images(gif.bytes), [], 'a GIF logo: the PDF without it')
   })
 })

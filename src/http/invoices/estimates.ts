@@ -6,6 +6,7 @@ import type { EstimateFields } from '../../commands/invoice/estimate.ts'
 import { actOnEstimate, changeEstimate, convertEstimate, createEstimate, visibleEstimate } from '../../commands/invoice/write-estimate.ts'
 import { todayOf, visibleInvoice } from '../../commands/invoice/write-invoice.ts'
 import type { Deps } from '../../deps.ts'
+import type { FileStore } from '../../files/file-store.ts'
 import { listEstimates } from '../../projections/invoice/estimates.ts'
 import type { EstimateView } from '../../projections/invoice/estimates.ts'
 import { productNames } from '../../projections/invoice/products.ts'
@@ -85,7 +86,7 @@ function inputOf(body: z.infer<typeof EstimateBody>) {
  * Estimates (/api/invoices/estimates/, the original's estimate views): list, create, detail, PUT,
  * DELETE, send (mailing the PDF, invoice-mail.ts), convert. Converting answers the new draft invoice. PDFs: pdf/pdf-routes.ts.
  */
-export function estimateRoutes(deps: Deps): FastifyPluginAsyncZod {
+export function estimateRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZod {
   const { db, clock } = deps
   const detailOf = async (request: FastifyRequest, id: string): Promise<z.infer<typeof EstimateDetail>> => {
     const row = await visibleEstimate(deps, callerOf(request), id)
@@ -105,7 +106,7 @@ export function estimateRoutes(deps: Deps): FastifyPluginAsyncZod {
   }
 
   return async (app) => {
-    const mail = estimateMailer(deps, app)
+    const mail = estimateMailer(deps, files, app)
     app.get('/api/invoices/estimates/', { schema: { tags: TAGS, summary: 'Estimates, newest first (a member: those they created or are assigned to)', querystring: EstimateQuery, response: { 200: z.object({ count: z.number().int(), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(EstimateListItem) }), ...errors } } }, async (request) => {
       const { limit, offset, search, status, account } = request.query
       const { count, rows } = await listEstimates(db, viewerOf(request), { search, status, account }, { limit, offset, today: todayOf(clock()) })

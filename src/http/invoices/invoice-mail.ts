@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { visibleEstimate } from '../../commands/invoice/write-estimate.ts'
 import { visibleInvoice } from '../../commands/invoice/write-invoice.ts'
 import type { Deps } from '../../deps.ts'
+import type { FileStore } from '../../files/file-store.ts'
 import { mailTransportFor } from '../../identity/mail.ts'
 import type { MailMessage } from '../../identity/mail.ts'
 import type { Caller } from '../../commands/caller.ts'
@@ -37,7 +38,7 @@ function documentMailer<Row extends Addressed>(deps: Deps, app: FastifyInstance,
 }
 
 /** Mails an issued invoice (`id`) to its client. */
-export const invoiceMailer = (deps: Deps, app: FastifyInstance) =>
+export const invoiceMailer = (deps: Deps, files: FileStore, app: FastifyInstance) =>
   documentMailer(deps, app, 'invoice', (caller, id) => visibleInvoice(deps, caller, id), async (row, link) => ({
     subject: `Invoice ${row.invoice_number ?? ''}`.trim(),
     text: [
@@ -46,11 +47,11 @@ export const invoiceMailer = (deps: Deps, app: FastifyInstance) =>
       ...(link ? [`View it online: ${link}`] : []),
       'The invoice is attached as a PDF.',
     ].join('\n'),
-    attachments: [pdfAttachment(await invoicePdf(deps.db, row))],
+    attachments: [pdfAttachment(await invoicePdf(deps.db, files, row))],
   }))
 
 /** Mails a sent estimate (`id`) to its client. */
-export const estimateMailer = (deps: Deps, app: FastifyInstance) =>
+export const estimateMailer = (deps: Deps, files: FileStore, app: FastifyInstance) =>
   documentMailer(deps, app, 'estimate', (caller, id) => visibleEstimate(deps, caller, id), async (row, link) => ({
     subject: `Estimate ${row.estimate_number ?? ''}`.trim(),
     text: [
@@ -59,5 +60,5 @@ export const estimateMailer = (deps: Deps, app: FastifyInstance) =>
       ...(link ? [`View, accept or decline it online: ${link}`] : []),
       'The estimate is attached as a PDF.',
     ].join('\n'),
-    attachments: [pdfAttachment(await estimatePdf(deps.db, row))],
+    attachments: [pdfAttachment(await estimatePdf(deps.db, files, row))],
   }))

@@ -92,7 +92,7 @@ export function invoiceRoutes(deps: Deps, files: FileStore): FastifyPluginAsyncZ
       return written(request, reply, commands, request.params.id, 'Invoice updated successfully')
     })
 
-    const mail = invoiceMailer(deps, app)
+    const mail = invoiceMailer(deps, files, app)
     app.post('/api/invoices/:id/send/', { schema: { tags: TAGS, summary: 'Send an invoice to its client (admin, creator or assignee)', description: "The first send issues it: the organization's next number is given in the same write (gap-free, per organization and year). 400 for a paid or cancelled invoice, or one without lines. Sending again records a re-send. After the answer, the client (client_email, else the contact's email) is mailed the number, what is due and the invoice's link, with the invoice's PDF attached.", params: IdParams, body: z.object({}).optional(), response: { 200: Written, ...errors } } }, async (request, reply) => {
       const commands = requestCommands(deps, request, reply)
       await sendInvoice(deps, callerOf(request), request.params.id, commands.session)

@@ -28,6 +28,8 @@ export type PdfModel = {
   fileName: string
   /** The time of the document's last event: the PDF's creation date, so the same facts give the same bytes. */
   createdAt: Date
+  /** The default template's logo, a PNG or a JPEG (the formats a PDF draws): top left, above the seller. */
+  logo?: Buffer
   colors: { primary: string; secondary: string }
   seller: string[]
   buyer: string[]

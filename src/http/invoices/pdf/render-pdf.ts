@@ -51,9 +51,20 @@ function room(doc: Doc, y: number, height: number): number {
   return 50
 }
 
+/** The logo fitted into a 150×50 box at the top left; answers where the seller's lines start. An image pdfkit cannot read (its bytes only looked like one) is left out, not the PDF. */
+function logo(doc: Doc, image: Buffer | undefined): number {
+  if (!image) return 50
+  try {
+    doc.image(image, LEFT, 50, { fit: [150, 50] })
+    return 108
+  } catch {
+    return 50
+  }
+}
+
 function header(doc: Doc, model: PdfModel): number {
   const [name = '', ...details] = model.seller
-  let left = write(doc, name, LEFT, 50, { size: 14, bold: true, width: 280 })
+  let left = write(doc, name, LEFT, logo(doc, model.logo), { size: 14, bold: true, width: 280 })
   for (const line of details) left = write(doc, line, LEFT, left + 1, { color: MUTED, width: 280 })
   let right = write(doc, model.heading, 300, 48, { size: 24, bold: true, color: model.colors.primary, width: RIGHT - 300, align: 'right' })
   right = write(doc, model.facts[0]?.[1] ?? '', 300, right + 2, { size: 11, width: RIGHT - 300, align: 'right' })
