@@ -216,13 +216,17 @@ t.test('the original web app against our API', { skip, timeout: 900_000 }, async
       const mark = calls.mark()
       await admin.getByRole('button', { name: button, exact: true }).click()
       for (let waited = 0; waited < 150 && !calls.since(mark).some((c) => write.test(`${c.method} ${c.url}`)); waited++) await admin.waitForTimeout(100)
-      await admin.waitForLoadState('networkidle')
+      // The page disables its buttons until the action's update (its data loaded again) has run, and a
+      // page load's networkidle does not wait for that: a payment typed before it ends could be lost
+      // (CI once saw 'Record' settle the whole balance after the amount had been typed).
+      await admin.waitForFunction(() => ![...document.querySelectorAll('form button')].some((b) => (b as HTMLButtonElement).disabled), undefined, { timeout: 30_000 })
       const writes = calls.since(mark).filter((c) => write.test(`${c.method} ${c.url}`))
       t.same(writes.map((c) => c.status), [200], `${button}: ${writes.map(describeCall).join(', ')}`)
     }
     await press('Send it', /^POST \/api\/invoices\/[\w-]+\/send\/$/)
     t.match(await ours(), { status: 'Sent', invoice_number: /^INV-/, amount_due: '250.75' })
     await admin.locator('input[name="amount"]').fill('100.75')
+    t.equal(await admin.locator('input[name="amount"]').inputValue(), '100.75', 'the amount typed')
     await press('Record', /^POST \/api\/invoices\/[\w-]+\/mark-paid\/$/)
     t.match(await ours(), { status: 'Partially_Paid', amount_due: '150.00' })
     await admin.locator('input[name="amount"]').fill('')
