@@ -7,7 +7,6 @@ import { changeDocument, deleteDocument, uploadDocument } from '../../commands/d
 import type { Deps } from '../../deps.ts'
 import { ForbiddenError, orNotFound } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { sniffFile } from '../../files/sniff.ts'
 import { activeMembers } from '../../identity/users.ts'
 import { documentOf, listDocuments, mayReadDocument } from '../../projections/document/documents.ts'
 import type { DocumentFilter, DocumentReader, DocumentRow } from '../../projections/document/documents.ts'
@@ -18,7 +17,7 @@ import type { UploadedFile } from '../kernel/bodies.ts'
 import { profileRefOf } from '../kernel/relations.ts'
 import { ErrorBody, IdParams, Message, authErrors, nextOffset } from '../kernel/schemas/common.ts'
 import { Created } from '../kernel/schemas/records.ts'
-import { adoptUpload, sendStoredFile } from '../kernel/uploads.ts'
+import { adoptSniffedUpload, sendStoredFile } from '../kernel/uploads.ts'
 import { DocumentCreateBody, DocumentDetail, DocumentList, DocumentListQuery, DocumentPatchBody, DocumentPutBody } from './schemas.ts'
 import { documentViews, fileTypeCode } from './views.ts'
 
@@ -47,12 +46,6 @@ async function shareable(deps: Deps, request: FastifyRequest) {
   return members.filter((member) => viewer.isAdmin || member.role === 'ADMIN').map(profileRefOf)
 }
 
-/** Moves an upload into the file store, its content type sniffed from its bytes first, and records it through `record`. */
-async function storeUpload(files: FileStore, orgId: string, upload: UploadedFile, record: (file: DocumentFile) => Promise<unknown>): Promise<void> {
-  upload.mimetype = await sniffFile(upload.path, upload.filename)
-  await adoptUpload(files, orgId, upload, ({ attachment_id: _id, ...file }) => record(file))
-}
-
 type Body = { title?: string; status?: DocumentFields['status']; shared_to?: string[]; teams?: string[] }
 const fieldsOf = (body: Body): Partial<DocumentFields> => Object.fromEntries(Object.entries(body).filter(([key, value]) => ['title', 'status', 'shared_to', 'teams'].includes(key) && value !== undefined))
 
@@ -70,7 +63,7 @@ export function documentRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
     const current = await orNotFound(documentOf(db, viewerOf(request).orgId, id))
     const commands = requestCommands(deps, request, reply)
     const run = (file?: DocumentFile) => changeDocument(deps, callerOf(request), current, { changes, ...(file && { file }) }, commands.session)
-    if (upload) await storeUpload(files, current.org_id, upload, async (file) => (await run(file)).replaced && files.remove(current.storage_key))
+    if (upload) await adoptSniffedUpload(files, current.org_id, upload, async (file) => (await run(file)).replaced && files.remove(current.storage_key))
     else await run()
     await commands.settle()
     return { error: false as const, message: 'Document Updated Successfully' }
@@ -101,7 +94,7 @@ export function documentRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
       const commands = requestCommands(deps, request, reply)
       let id = ''
       const fields: DocumentFields = { title: body.title, status: body.status, shared_to: body.shared_to ?? [], teams: body.teams ?? [] }
-      await storeUpload(files, callerOf(request).orgId, upload, async (file) => ({ id } = await uploadDocument(deps, callerOf(request), { fields, file }, commands.session)))
+      await adoptSniffedUpload(files, callerOf(request).orgId, upload, async (file) => ({ id } = await uploadDocument(deps, callerOf(request), { fields, file }, commands.session)))
       await commands.settle()
       return reply.code(201).send({ error: false as const, message: 'Document Created Successfully', id })
     })

@@ -6,7 +6,6 @@ import type { TemplateCommand, TemplateFields, TemplateLogo } from '../../comman
 import type { Deps } from '../../deps.ts'
 import { NotFoundError, ValidationError } from '../../errors.ts'
 import type { FileStore } from '../../files/file-store.ts'
-import { sniffFile } from '../../files/sniff.ts'
 import { listTemplates, templateOf } from '../../projections/invoice/templates.ts'
 import type { TemplateView } from '../../projections/invoice/templates.ts'
 import { requireAdmin, viewerOf } from '../kernel/auth.ts'
@@ -16,7 +15,7 @@ import { ErrorBody, IdParams, Message, PageQuery, authErrors } from '../kernel/s
 import { formBoolean } from '../kernel/schemas/form-values.ts'
 import { UploadedFileSchema } from '../kernel/schemas/notes.ts'
 import type { UploadedFile } from '../kernel/bodies.ts'
-import { adoptUpload, sendStoredFile } from '../kernel/uploads.ts'
+import { adoptSniffedUpload, sendStoredFile } from '../kernel/uploads.ts'
 
 const TAGS = ['invoices']
 const errors = { 400: ErrorBody, ...authErrors, 404: ErrorBody } as const
@@ -76,24 +75,22 @@ export function templateRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
     const caller = callerOf(request)
     return { orgId: caller.orgId, actor: { profileId: caller.profileId, isAdmin: caller.isAdmin, isSuperuser: false }, at: clock().toISOString() }
   }
+  const refuseNonImages = (contentType: string) => {
+    if (!LOGO_TYPES.has(contentType)) throw new ValidationError({ logo: ['Upload a PNG, JPEG, GIF or WebP image.'] })
+  }
   /**
    * Runs a create or an update, with the logo when one was uploaded: an image is moved into the
    * file store first and named by the command (removed again if the command is refused); any other
    * file is refused before anything is written.
    */
-  const withLogo = async (orgId: string, upload: UploadedFile | undefined, run: (logo?: TemplateLogo) => Promise<unknown>) => {
-    if (!upload) return run()
-    upload.mimetype = await sniffFile(upload.path, upload.filename)
-    if (!LOGO_TYPES.has(upload.mimetype)) throw new ValidationError({ logo: ['Upload a PNG, JPEG, GIF or WebP image.'] })
-    return adoptUpload(files, orgId, upload, ({ attachment_id: _id, ...logo }) => run(logo))
-  }
-  const command = (request: Parameters<typeof callerOf>[0], reply: Parameters<typeof requestCommands>[2], streamId: string, made: (logo?: TemplateLogo) => TemplateCommand) => {
+  const command = async (request: Parameters<typeof callerOf>[0], reply: Parameters<typeof requestCommands>[2], streamId: string, upload: UploadedFile | undefined, made: (logo?: TemplateLogo) => TemplateCommand) => {
     const commands = requestCommands(deps, request, reply)
-    return withLogo(callerOf(request).orgId, (request.body as { logo?: UploadedFile }).logo, async (logo) => {
+    const run = async (logo?: TemplateLogo) => {
       const next = made(logo)
       await commands.run(templateDecider, templateStream(streamId), next, { expectNew: next.type === 'CreateTemplate' })
       await commands.settle()
-    })
+    }
+    await (upload ? adoptSniffedUpload(files, callerOf(request).orgId, upload, run, refuseNonImages) : run())
   }
 
   return async (app) => {
@@ -105,10 +102,10 @@ export function templateRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
 
     app.post('/api/invoices/templates/', { schema: { tags: TAGS, summary: 'Add an invoice template (admins)', body: TemplateBody, response: { 201: Written, ...errors } } }, async (request, reply) => {
       requireAdmin(request)
-      const { logo: _logo, ...fields } = request.body
+      const { logo: upload, ...fields } = request.body
       if (!fields.name) return reply.code(400).send({ error: true as const, errors: { name: ['This field is required.'] } })
       const id = randomUUID()
-      await command(request, reply, id, (logo) => ({ type: 'CreateTemplate', templateId: id, fields: fields as Partial<TemplateFields>, ...(logo && { logo }), ...facts(request) }))
+      await command(request, reply, id, upload, (logo) => ({ type: 'CreateTemplate', templateId: id, fields: fields as Partial<TemplateFields>, ...(logo && { logo }), ...facts(request) }))
       return reply.code(201).send({ error: false as const, message: 'Template created', template: templateBody(await found(viewerOf(request).orgId, id)) })
     })
 
@@ -116,8 +113,8 @@ export function templateRoutes(deps: Deps, files: FileStore): FastifyPluginAsync
 
     app.put('/api/invoices/templates/:id/', { schema: { tags: TAGS, summary: 'Change an invoice template: the fields sent (admins)', params: IdParams, body: TemplateBody, response: { 200: Written, ...errors } } }, async (request, reply) => {
       requireAdmin(request)
-      const { logo: _logo, ...fields } = request.body
-      await command(request, reply, request.params.id, (logo) => ({ type: 'UpdateTemplate', fields: fields as Partial<TemplateFields>, ...(logo && { logo }), ...facts(request) }))
+      const { logo: upload, ...fields } = request.body
+      await command(request, reply, request.params.id, upload, (logo) => ({ type: 'UpdateTemplate', fields: fields as Partial<TemplateFields>, ...(logo && { logo }), ...facts(request) }))
       return { error: false as const, message: 'Template updated', template: templateBody(await found(viewerOf(request).orgId, request.params.id)) }
     })
 

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify'
 import type { AttachmentData } from '../../commands/notes.ts'
 import type { FileStore } from '../../files/file-store.ts'
 import { NotFoundError, ValidationError } from '../../errors.ts'
+import { sniffFile } from '../../files/sniff.ts'
 import { isUploadedFile } from './bodies.ts'
 import type { UploadedFile } from './bodies.ts'
 
@@ -27,6 +28,17 @@ export async function adoptUpload(files: FileStore, orgId: string, upload: Uploa
     await files.remove(key)
     throw error
   }
+}
+
+/**
+ * adoptUpload for a file kept as a file rather than an attachment (a document, a template's logo):
+ * its content type read from its bytes first, never the client's claim, which `accept` may refuse
+ * (by throwing) before anything moves.
+ */
+export async function adoptSniffedUpload(files: FileStore, orgId: string, upload: UploadedFile, record: (file: Omit<AttachmentData, 'attachment_id'>) => Promise<unknown>, accept?: (contentType: string) => void): Promise<void> {
+  upload.mimetype = await sniffFile(upload.path, upload.filename)
+  accept?.(upload.mimetype)
+  await adoptUpload(files, orgId, upload, ({ attachment_id: _id, ...file }) => record(file))
 }
 
 /** Answers a stored attachment's bytes as a download under its own name and content type. */
